@@ -1,0 +1,33 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "Airlock",
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    products: [
+        .library(name: "HTTPMock", targets: ["HTTPMock"]),
+        .executable(name: "airlock-demo", targets: ["AirlockDemo"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+    ],
+    targets: [
+        // Transport-agnostic core: request/response values, patterns, the registry and its
+        // queues. No URLRequest in here, so a loopback server can serve the same registry.
+        .target(name: "AirlockCore"),
+        // The URLSession adapter: a URLProtocol over the core, plus the documented HTTPMock API.
+        .target(name: "HTTPMock", dependencies: ["AirlockCore"]),
+        .executableTarget(name: "AirlockDemo", dependencies: ["HTTPMock"]),
+        .testTarget(name: "AirlockCoreTests", dependencies: ["AirlockCore"]),
+        .testTarget(
+            name: "HTTPMockTests",
+            dependencies: [
+                "HTTPMock",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            resources: [.copy("Fixtures")]
+        ),
+    ]
+)

@@ -1,0 +1,144 @@
+/// A parsed host or path pattern: literal segments, `*` (one segment), `**` (zero or more
+/// segments) and in-segment globs such as `api-*`.
+///
+/// Hosts split on `.` and compare case-insensitively; paths split on `/` after their leading `/`.
+struct Pattern: Hashable, Sendable {
+    enum Kind: Sendable {
+        case host
+        case path
+    }
+
+    enum Segment: Hashable, Sendable {
+        case literal(Substring)
+        /// `*`: exactly one non-empty segment.
+        case star
+        /// `**`: zero or more segments.
+        case doubleStar
+        /// A segment mixing literal text and `*`, each `*` matching any run within the segment.
+        case glob(Glob)
+    }
+
+    /// The pattern as written (hosts lowercased).
+    let source: String
+    let segments: [Segment]
+    /// How many `*` characters the pattern has: `**` counts as two.
+    let wildcardWeight: Int
+    /// How many characters of the pattern are not `*`.
+    let literalLength: Int
+
+    var isExact: Bool { wildcardWeight == 0 }
+
+    /// Parses a host pattern such as `api.example.com`, `*.example.com` or `**.example.com`.
+    static func host(_ text: String) throws(PatternError) -> Pattern {
+        let source = text.lowercased()
+        guard !source.isEmpty else {
+            throw PatternError("the host is empty", fix: "Pass a host name such as \"api.example.com\".")
+        }
+        if source.contains("://") || source.contains("/") {
+            throw PatternError(
+                "the host \"\(text)\" contains a scheme or a path",
+                fix: "Pass the bare host name, such as \"api.example.com\", and put the path in forPath:/Path(_:)."
+            )
+        }
+        if source.contains(where: \.isWhitespace) {
+            throw PatternError("the host \"\(text)\" contains white space", fix: "Remove the spaces.")
+        }
+        return try Pattern(source: source, separator: ".", kind: .host, original: text)
+    }
+
+    /// Parses a path pattern such as `/users`, `/api/*/users` or `/api/**/data`.
+    static func path(_ text: String) throws(PatternError) -> Pattern {
+        guard text.hasPrefix("/") else {
+            throw PatternError(
+                "the path \"\(text)\" does not start with \"/\"",
+                fix: "Write it as \"/\(text)\"."
+            )
+        }
+        if let index = text.firstIndex(where: { $0 == "?" || $0 == "#" }) {
+            throw PatternError(
+                "the path \"\(text)\" contains \"\(text[index])\"",
+                fix: "Give query parameters with query:/queryItems: instead of in the path."
+            )
+        }
+        return try Pattern(source: text, separator: "/", kind: .path, original: text)
+    }
+
+    private init(source: String, separator: Character, kind: Kind, original: String) throws(PatternError) {
+        let body = kind == .path ? source.dropFirst() : Substring(source)
+        var segments: [Segment] = []
+        var weight = 0
+        for part in body.split(separator: separator, omittingEmptySubsequences: false) {
+            if kind == .host && part.isEmpty {
+                throw PatternError(
+                    "the host \"\(original)\" has an empty label",
+                    fix: "Remove the doubled or trailing \".\"."
+                )
+            }
+            guard part.contains("*") else {
+                segments.append(.literal(part))
+                continue
+            }
+            let stars = part.reduce(0) { $0 + ($1 == "*" ? 1 : 0) }
+            weight += stars
+            if part == "*" {
+                segments.append(.star)
+            } else if part == "**" {
+                segments.append(.doubleStar)
+            } else if part.contains("**") {
+                throw PatternError(
+                    "the \(kind == .host ? "host" : "path") \"\(original)\" has \"**\" inside the segment \"\(part)\"",
+                    fix: "\"**\" must be a whole segment (\(kind == .host ? "**.example.com" : "/api/**/data")); "
+                        + "use a single \"*\" to match within a segment."
+                )
+            } else {
+                segments.append(.glob(Glob(part)))
+            }
+        }
+        self.source = source
+        self.segments = segments
+        self.wildcardWeight = weight
+        self.literalLength = source.count - weight
+    }
+}
+
+/// A segment with literal text around one or more `*`, such as `api-*` or `v*-beta`.
+struct Glob: Hashable, Sendable {
+    /// The literal runs between the stars; at least two (the text before the first star and after
+    /// the last, either possibly empty).
+    let parts: [Substring]
+
+    init(_ segment: Substring) {
+        parts = segment.split(separator: "*", omittingEmptySubsequences: false)
+    }
+
+    /// The literal text before the first `*`.
+    var prefix: Substring { parts[0] }
+
+    func matches(_ segment: Substring) -> Bool {
+        let bytes = segment.utf8
+        let head = parts[0].utf8
+        let tail = parts[parts.count - 1].utf8
+        guard bytes.count >= head.count + tail.count,
+            bytes.starts(with: head),
+            bytes.reversed().starts(with: tail.reversed())
+        else { return false }
+        var cursor = bytes.index(bytes.startIndex, offsetBy: head.count)
+        let end = bytes.index(bytes.endIndex, offsetBy: -tail.count)
+        for middle in parts.dropFirst().dropLast() where !middle.isEmpty {
+            guard let found = bytes[cursor..<end].firstRange(of: middle.utf8) else { return false }
+            cursor = found.upperBound
+        }
+        return true
+    }
+}
+
+/// Why a host or path pattern was rejected, and how to fix it.
+struct PatternError: Error, Sendable {
+    let problem: String
+    let fix: String
+
+    init(_ problem: String, fix: String) {
+        self.problem = problem
+        self.fix = fix
+    }
+}

@@ -1,0 +1,42 @@
+/// A stub's query requirement: parameter lists per name, compared without regard to order.
+struct QueryConstraint: Hashable, Sendable {
+    /// Values per name, each list sorted.
+    let values: [String: [String]]
+    let matching: QueryMatching
+
+    init(_ values: [String: [String]], matching: QueryMatching) {
+        self.values = values.mapValues { $0.sorted() }
+        self.matching = matching
+    }
+
+    func matches(_ request: [String: [String]]) -> Bool {
+        switch matching {
+        case .exact:
+            return request == values
+        case .contains:
+            return values.allSatisfy { name, expected in
+                guard let actual = request[name] else { return false }
+                return Self.isSubmultiset(expected, of: actual)
+            }
+        }
+    }
+
+    /// Whether every element of sorted `small` occurs in sorted `large`, counting repeats.
+    private static func isSubmultiset(_ small: [String], of large: [String]) -> Bool {
+        var index = large.startIndex
+        for element in small {
+            while index < large.endIndex && large[index] < element { index += 1 }
+            guard index < large.endIndex && large[index] == element else { return false }
+            index += 1
+        }
+        return true
+    }
+
+    /// `q=swift&page=1`, names sorted, repeated names repeated.
+    static func describe(_ values: [String: [String]]) -> String {
+        guard !values.isEmpty else { return "(none)" }
+        return values.keys.sorted().flatMap { name in
+            values[name, default: []].map { "\(name)=\($0)" }
+        }.joined(separator: "&")
+    }
+}

@@ -1,0 +1,237 @@
+extension MockRegistry {
+    /// Everything a registry holds; only ever touched under the registry's lock.
+    struct State: Sendable {
+        var unmockedPolicy: UnmockedPolicy = .notFound
+        var registrationErrors: [RegistrationError] = []
+
+        private var routes: [Route] = []
+        private var routeIDs: [RouteKey: Int] = [:]
+        /// Host patterns; each payload indexes `pathTries`.
+        private var hostTrie = SegmentTrie()
+        private var pathTries: [SegmentTrie] = []
+        /// Routes that share a host and path pattern and differ by query; path-trie payloads index it.
+        private var routeGroups: [[Int]] = []
+
+        // MARK: Registering
+
+        /// Queues a registration's responses; returns a warning worth printing, if any.
+        mutating func register(_ registration: Registration) throws(RegistrationError) -> String? {
+            let host: Pattern
+            let path: Pattern
+            do {
+                host = try Pattern.host(registration.host)
+                path = try Pattern.path(registration.path)
+            } catch {
+                throw RegistrationError(stub: registration.stubDescription, problem: error.problem, fix: error.fix)
+            }
+            for response in registration.responses {
+                try Self.validate(response, stub: registration.stubDescription)
+            }
+            guard !registration.responses.isEmpty else { return nil }
+
+            let query = registration.query.map { QueryConstraint($0, matching: registration.queryMatching) }
+            let key = RouteKey(host: host.source, path: path.source, query: query)
+            let id = routeIDs[key] ?? addRoute(key: key, host: host, path: path, query: query, registration)
+            let wasEternal = routes[id].queue.hasEternal
+            for response in registration.responses {
+                routes[id].queue.append(response)
+            }
+            if wasEternal || registration.responses.dropLast().contains(where: { $0.lifetime == .eternal }) {
+                return "HTTPMock warning: responses queued behind an .eternal response for "
+                    + "\(registration.stubDescription) are never served. Queue them before it, "
+                    + "or give the eternal one its own stub."
+            }
+            return nil
+        }
+
+        private mutating func addRoute(
+            key: RouteKey,
+            host: Pattern,
+            path: Pattern,
+            query: QueryConstraint?,
+            _ registration: Registration
+        ) -> Int {
+            let id = routes.count
+            routes.append(
+                Route(
+                    host: host,
+                    path: path,
+                    query: query,
+                    rank: Rank(host: host, path: path, query: query, order: id),
+                    stub: registration.stubDescription
+                )
+            )
+            routeIDs[key] = id
+
+            let pathTrie: Int
+            if let existing = hostTrie.value(for: host) {
+                pathTrie = existing
+            } else {
+                pathTrie = pathTries.count
+                pathTries.append(SegmentTrie())
+                hostTrie.setValue(pathTrie, for: host)
+            }
+            if let group = pathTries[pathTrie].value(for: path) {
+                routeGroups[group].append(id)
+            } else {
+                routeGroups.append([id])
+                pathTries[pathTrie].setValue(routeGroups.count - 1, for: path)
+            }
+            return id
+        }
+
+        private static func validate(_ response: MockResponse, stub: String) throws(RegistrationError) {
+            if case .multiple(let count) = response.lifetime, count < 1 {
+                throw RegistrationError(
+                    stub: stub,
+                    problem: "the lifetime .multiple(\(count)) would never serve the response",
+                    fix: "Use .multiple(n) with n ≥ 1, .single or .eternal."
+                )
+            }
+            if case .delayed(let seconds) = response.delivery, !(seconds >= 0 && seconds.isFinite) {
+                throw RegistrationError(
+                    stub: stub,
+                    problem: "the delivery .delayed(\(seconds)) is not a finite, non-negative number of seconds",
+                    fix: "Use .delayed(seconds) with seconds ≥ 0, or .instant."
+                )
+            }
+            if !response.status.isValid {
+                throw RegistrationError(
+                    stub: stub,
+                    problem: "the status \(response.status.code) is not an HTTP status code",
+                    fix: "Use a code from 100 to 599."
+                )
+            }
+        }
+
+        // MARK: Matching
+
+        mutating func respond(to request: IncomingRequest) -> MatchOutcome {
+            if let id = bestRoute(for: request), let response = routes[id].queue.next() {
+                return .matched(response, stub: routes[id].stub)
+            }
+            return .unmatched(unmockedPolicy, message: unmatchedMessage(for: request))
+        }
+
+        /// The most specific route that matches and still has a response queued.
+        private func bestRoute(for request: IncomingRequest) -> Int? {
+            let labels = request.host.split(separator: ".", omittingEmptySubsequences: false)
+            let segments = request.path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+            var requestQuery: [String: [String]]?
+            var best: Int?
+            hostTrie.forEachMatch(labels) { pathTrie in
+                pathTries[pathTrie].forEachMatch(segments) { group in
+                    for id in routeGroups[group] {
+                        let route = routes[id]
+                        guard !route.queue.isEmpty else { continue }
+                        if let best, routes[best].rank <= route.rank { continue }
+                        if let query = route.query {
+                            if requestQuery == nil { requestQuery = request.queryValues }
+                            guard query.matches(requestQuery!) else { continue }
+                        }
+                        best = id
+                    }
+                }
+            }
+            return best
+        }
+
+        private func unmatchedMessage(for request: IncomingRequest) -> String {
+            var lines = ["HTTPMock: no mock for \(request.method) \(request.url)"]
+            let query = request.queryValues
+            var path = "Path(\"\(request.path)\""
+            if !query.isEmpty {
+                let items = query.keys.sorted().map { name in
+                    let values = query[name, default: []]
+                    let value = values.count == 1 ? "\"\(values[0])\"" : "[" + values.map { "\"\($0)\"" }.joined(separator: ", ") + "]"
+                    return "\"\(name)\": \(value)"
+                }
+                path += ", query: [\(items.joined(separator: ", "))]"
+            }
+            path += ")"
+            lines.append("To stub it, register:")
+            lines.append("    mock.registerResponses {")
+            lines.append("        Host(\"\(request.host)\") {")
+            lines.append("            \(path) {")
+            lines.append("                MockResponse.plaintext(\"…\")")
+            lines.append("            }")
+            lines.append("        }")
+            lines.append("    }")
+            if !registrationErrors.isEmpty {
+                lines.append("Note: \(registrationErrors.count) stub(s) were rejected when registered:")
+                lines.append(contentsOf: registrationErrors.suffix(5).map { "  - \($0.description)" })
+            }
+            return lines.joined(separator: "\n")
+        }
+
+        // MARK: Clearing
+
+        mutating func removeAll() {
+            routes = []
+            routeIDs = [:]
+            hostTrie = SegmentTrie()
+            pathTries = []
+            routeGroups = []
+        }
+
+        mutating func removeAll(forHost host: String) {
+            guard let pattern = try? Pattern.host(host), let pathTrie = hostTrie.value(for: pattern) else { return }
+            hostTrie.setValue(nil, for: pattern)
+            pathTries[pathTrie] = SegmentTrie()
+            for (key, id) in routeIDs where key.host == pattern.source {
+                routeIDs[key] = nil
+                routes[id].queue = ResponseQueue()
+            }
+        }
+
+        var queuedResponseCount: Int {
+            routes.reduce(0) { $0 + $1.queue.count }
+        }
+    }
+
+    /// What makes two registrations share one queue.
+    struct RouteKey: Hashable, Sendable {
+        let host: String
+        let path: String
+        let query: QueryConstraint?
+    }
+
+    /// A registered stub and its queue.
+    struct Route: Sendable {
+        let host: Pattern
+        let path: Pattern
+        let query: QueryConstraint?
+        let rank: Rank
+        let stub: String
+        var queue = ResponseQueue()
+    }
+
+    /// How specific a stub is; lower ranks win. Exact patterns have no wildcards and so beat any
+    /// wildcard; fewer wildcards (`**` counting two) beat more; longer literal text breaks ties;
+    /// then a query constraint beats none (an exact one beats `contains`, more parameters beat
+    /// fewer); then the stub registered first wins.
+    struct Rank: Comparable, Sendable {
+        let wildcards: Int
+        let literalLength: Int
+        let queryClass: Int
+        let queryCount: Int
+        let order: Int
+
+        init(host: Pattern, path: Pattern, query: QueryConstraint?, order: Int) {
+            wildcards = host.wildcardWeight + path.wildcardWeight
+            literalLength = host.literalLength + path.literalLength
+            switch query?.matching {
+            case .exact: queryClass = 0
+            case .contains: queryClass = 1
+            case nil: queryClass = 2
+            }
+            queryCount = query?.values.values.reduce(0) { $0 + $1.count } ?? 0
+            self.order = order
+        }
+
+        static func < (lhs: Rank, rhs: Rank) -> Bool {
+            (lhs.wildcards, -lhs.literalLength, lhs.queryClass, -lhs.queryCount, lhs.order)
+                < (rhs.wildcards, -rhs.literalLength, rhs.queryClass, -rhs.queryCount, rhs.order)
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+
+/// A response that a mock serves instead of the network.
+///
+/// Build one with the static factories — ``encodable(_:status:lifetime:delivery:headers:jsonEncoder:)``,
+/// ``dictionary(_:status:lifetime:delivery:headers:)``, ``plaintext(_:status:lifetime:delivery:headers:)``,
+/// ``empty(status:lifetime:delivery:headers:)`` and the `file` family — and queue it for a host and path:
+///
+/// ```swift
+/// HTTPMock.shared.addResponses(forPath: "/user", host: "api.example.com") {
+///     MockResponse.encodable(User(id: 1, name: "Alice"))
+///     MockResponse.empty(status: .notFound)
+/// }
+/// ```
+///
+/// A response's own headers override headers inherited from the DSL; a `Content-Type` the factory
+/// sets (JSON, `text/plain`, or one inferred from a file's extension) yields to any `Content-Type`
+/// you give explicitly or inherit.
+public struct MockResponse: Hashable, Sendable {
+    /// The HTTP status the response carries.
+    public let status: Status
+    /// How many times the response is served before it leaves its queue.
+    public let lifetime: Lifetime
+    /// When the response is delivered to the client.
+    public let delivery: Delivery
+    /// Headers set explicitly on this response (or inherited through the DSL).
+    package let explicitHeaders: [String: String]
+    /// Headers the factory set, such as the `Content-Type` it inferred; explicit headers win.
+    package let defaultHeaders: [String: String]
+    /// Where the body comes from.
+    package let body: Body
+
+    /// The headers the response is served with: the factory's defaults overridden by explicit ones.
+    public var headers: [String: String] {
+        HeaderFields.merging(defaultHeaders, with: explicitHeaders)
+    }
+
+    /// Creates a response from raw bytes.
+    ///
+    /// Prefer the factories; use this for payloads they do not cover.
+    ///
+    /// - Parameters:
+    ///   - data: The body.
+    ///   - contentType: The `Content-Type` header, if any. An explicit `Content-Type` in `headers` wins.
+    ///   - status: The HTTP status. Defaults to `.ok`.
+    ///   - lifetime: How many times the response is served. Defaults to `.single`.
+    ///   - delivery: When the response is delivered. Defaults to `.instant`.
+    ///   - headers: Response headers.
+    public init(
+        data: Data,
+        contentType: String? = nil,
+        status: Status = .ok,
+        lifetime: Lifetime = .single,
+        delivery: Delivery = .instant,
+        headers: [String: String] = [:]
+    ) {
+        self.init(
+            body: .data(data),
+            contentType: contentType,
+            status: status,
+            lifetime: lifetime,
+            delivery: delivery,
+            headers: headers
+        )
+    }
+
+    package init(
+        body: Body,
+        contentType: String?,
+        status: Status,
+        lifetime: Lifetime,
+        delivery: Delivery,
+        headers: [String: String]
+    ) {
+        self.body = body
+        self.status = status
+        self.lifetime = lifetime
+        self.delivery = delivery
+        self.explicitHeaders = headers
+        self.defaultHeaders = contentType.map { ["Content-Type": $0] } ?? [:]
+    }
+
+    private init(copying other: MockResponse, explicitHeaders: [String: String], lifetime: Lifetime) {
+        self.body = other.body
+        self.status = other.status
+        self.lifetime = lifetime
+        self.delivery = other.delivery
+        self.explicitHeaders = explicitHeaders
+        self.defaultHeaders = other.defaultHeaders
+    }
+}
+
+extension MockResponse {
+    /// Where a response's body comes from.
+    package enum Body: Hashable, Sendable {
+        /// Bytes in memory.
+        case data(Data)
+        /// A file read when the response is delivered.
+        case file(URL)
+        /// The factory could not build a body; serving the response fails with this message.
+        case failure(String)
+    }
+
+    /// A copy whose explicit headers sit on top of `inherited` ones.
+    package func inheriting(_ inherited: [String: String]) -> MockResponse {
+        guard !inherited.isEmpty else { return self }
+        return MockResponse(
+            copying: self,
+            explicitHeaders: HeaderFields.merging(inherited, with: explicitHeaders),
+            lifetime: lifetime
+        )
+    }
+
+    /// A copy with another lifetime (the unmocked policy's response is served as `.eternal`).
+    package func with(lifetime: Lifetime) -> MockResponse {
+        MockResponse(copying: self, explicitHeaders: explicitHeaders, lifetime: lifetime)
+    }
+}

@@ -1,0 +1,32 @@
+/// One stub to register: a host and path pattern, an optional query constraint, and the responses
+/// to queue for them (headers from the DSL already folded in).
+package struct Registration: Sendable {
+    package var host: String
+    package var path: String
+    package var query: [String: [String]]?
+    package var queryMatching: QueryMatching
+    package var responses: [MockResponse]
+
+    package init(
+        host: String,
+        path: String,
+        query: [String: [String]]? = nil,
+        queryMatching: QueryMatching = .exact,
+        responses: [MockResponse]
+    ) {
+        self.host = host
+        self.path = path
+        self.query = query
+        self.queryMatching = queryMatching
+        self.responses = responses
+    }
+
+    /// How messages name this stub: `host "api.example.com", path "/users", query contains q=swift`.
+    package var stubDescription: String {
+        var text = "host \"\(host)\", path \"\(path)\""
+        if let query {
+            text += ", query \(queryMatching == .exact ? "exactly" : "contains") " + QueryConstraint.describe(query)
+        }
+        return text
+    }
+}

@@ -1,0 +1,105 @@
+extension HTTPMock {
+    /// Queues responses for a path on a host. Each matching request takes the next response.
+    ///
+    /// ```swift
+    /// HTTPMock.shared.addResponses(
+    ///     forPath: "/user",
+    ///     host: "api.example.com",
+    ///     responses: [.encodable(User(id: 1, name: "Alice")), .empty(status: .notFound)]
+    /// )
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - path: A path or path pattern starting with `/`.
+    ///   - host: A host or host pattern.
+    ///   - queryItems: Query parameters the request must carry; `nil` accepts any query.
+    ///   - queryMatching: `.exact` (the default) or `.contains`.
+    ///   - responses: The responses, served in order.
+    public func addResponses(
+        forPath path: String,
+        host: String,
+        queryItems: [String: String]? = nil,
+        queryMatching: QueryMatching = .exact,
+        responses: [MockResponse]
+    ) {
+        registry.register([
+            Registration(
+                host: host,
+                path: path,
+                query: queryItems?.mapValues { [$0] },
+                queryMatching: queryMatching,
+                responses: responses
+            )
+        ])
+    }
+
+    /// Queues responses for a path on a host, for query parameters that repeat (`?id=1&id=2`).
+    ///
+    /// - Parameters:
+    ///   - path: A path or path pattern starting with `/`.
+    ///   - host: A host or host pattern.
+    ///   - queryItems: The values each parameter must carry, in any order.
+    ///   - queryMatching: `.exact` (the default) or `.contains`.
+    ///   - responses: The responses, served in order.
+    public func addResponses(
+        forPath path: String,
+        host: String,
+        queryItems: [String: [String]],
+        queryMatching: QueryMatching = .exact,
+        responses: [MockResponse]
+    ) {
+        registry.register([
+            Registration(host: host, path: path, query: queryItems, queryMatching: queryMatching, responses: responses)
+        ])
+    }
+
+    /// Queues responses for a path on a host, listed in a builder block.
+    ///
+    /// ```swift
+    /// HTTPMock.shared.addResponses(forPath: "/user", host: "api.example.com") {
+    ///     MockResponse.encodable(User(id: 1, name: "Alice"))
+    ///     MockResponse.empty(status: .notFound)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - path: A path or path pattern starting with `/`.
+    ///   - host: A host or host pattern.
+    ///   - queryItems: Query parameters the request must carry; `nil` accepts any query.
+    ///   - queryMatching: `.exact` (the default) or `.contains`.
+    ///   - responses: The responses, served in order.
+    public func addResponses(
+        forPath path: String,
+        host: String,
+        queryItems: [String: String]? = nil,
+        queryMatching: QueryMatching = .exact,
+        @MockResponseBuilder _ responses: () -> [MockResponse]
+    ) {
+        addResponses(
+            forPath: path,
+            host: host,
+            queryItems: queryItems,
+            queryMatching: queryMatching,
+            responses: responses()
+        )
+    }
+
+    /// Registers hosts, paths, headers and responses declared with the DSL.
+    ///
+    /// ```swift
+    /// HTTPMock.shared.registerResponses {
+    ///     Host("api.example.com") {
+    ///         Headers(["X-Env": "Test"], cascade: true)
+    ///         Path("/user") {
+    ///             MockResponse.encodable(User(id: 1, name: "Alice"))
+    ///             MockResponse.empty(status: .notFound)
+    ///         }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameter hosts: The hosts to register.
+    public func registerResponses(@RegistrationBuilder _ hosts: () -> [Host]) {
+        registry.register(hosts().flatMap(\.registrations))
+    }
+}

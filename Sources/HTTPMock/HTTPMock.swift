@@ -1,0 +1,86 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Mocks HTTP for code that uses `URLSession`: queue responses for hosts and paths, hand the
+/// mock's ``urlSession`` to the code under test, and every request it makes is answered from the
+/// queues — or by the ``unmockedPolicy`` when nothing matches.
+///
+/// ```swift
+/// let mock = HTTPMock()
+/// mock.addResponses(forPath: "/user", host: "api.example.com") {
+///     MockResponse.encodable(User(id: 1, name: "Alice"))
+///     MockResponse.empty(status: .notFound)
+/// }
+/// let (data, response) = try await mock.urlSession.data(from: URL(string: "https://api.example.com/user")!)
+/// ```
+///
+/// Each instance has its own session, queues, policy and passthrough session, so tests that run in
+/// parallel each create their own `HTTPMock()` and never see each other's responses. ``shared``
+/// is one process-wide instance for code that cannot take an injected session; tests that use it
+/// share its queues.
+///
+/// Keep the instance alive for as long as its `urlSession` is used: requests on the session of a
+/// released mock fail with a `URLError` that says so.
+public final class HTTPMock: Sendable {
+    /// The process-wide instance. Its queues live as long as the process: call ``clearQueues()``
+    /// between tests that use it, and do not use it from tests that run in parallel.
+    public static let shared = HTTPMock()
+
+    /// A real `URLSession` whose requests this mock answers. Inject it into the code under test.
+    public let urlSession: URLSession
+
+    /// The session that carries unmocked requests to the network when ``unmockedPolicy`` is
+    /// `.passthrough`.
+    public let passthroughSession: URLSession
+
+    /// The stubs, queues and policy, shared with any other transport that serves this mock.
+    package let registry = MockRegistry()
+
+    /// Creates an independent mock with its own session, queues and policy.
+    ///
+    /// - Parameter passthroughSession: The session for `.passthrough` requests. Defaults to a new
+    ///   ephemeral session, separate for each instance.
+    public init(passthroughSession: URLSession = URLSession(configuration: .ephemeral)) {
+        self.passthroughSession = passthroughSession
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.protocolClasses = [MockURLProtocol.self]
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        urlSession = URLSession(configuration: configuration)
+        SessionDirectory.shared.register(urlSession, for: self)
+    }
+
+    deinit {
+        SessionDirectory.shared.remove(urlSession)
+        urlSession.finishTasksAndInvalidate()
+    }
+
+    /// What happens to a request that no queued response matches. Defaults to `.notFound`.
+    ///
+    /// ```swift
+    /// mock.unmockedPolicy = .mock(.plaintext("Service temporarily unavailable", status: .other(503)))
+    /// ```
+    public var unmockedPolicy: UnmockedPolicy {
+        get { registry.unmockedPolicy }
+        set { registry.unmockedPolicy = newValue }
+    }
+
+    /// Stubs rejected at registration (an invalid host or path pattern, lifetime, delay or status),
+    /// oldest first, each saying what was wrong and how to fix it.
+    public var registrationErrors: [RegistrationError] {
+        registry.registrationErrors
+    }
+
+    /// Removes all queued responses and registrations. The policy stays as it is.
+    public func clearQueues() {
+        registry.removeAll()
+    }
+
+    /// Removes all paths and responses registered for a host.
+    /// - Parameter host: The host or host pattern exactly as it was registered (case-insensitive).
+    public func clearQueue(forHost host: String) {
+        registry.removeAll(forHost: host)
+    }
+}
