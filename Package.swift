@@ -27,7 +27,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
-            resources: [.copy("Fixtures")]
+            resources: [.process("Fixtures")]
         ),
     ]
 )

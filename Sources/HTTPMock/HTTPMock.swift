@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -38,6 +39,9 @@ public final class HTTPMock: Sendable {
     /// The stubs, queues and policy, shared with any other transport that serves this mock.
     package let registry = MockRegistry()
 
+    /// Sessions made by ``makeURLSession(configuration:delegate:delegateQueue:)``, forgotten with the mock.
+    private let extraSessions = Mutex<[URLSession]>([])
+
     /// Creates an independent mock with its own session, queues and policy.
     ///
     /// - Parameter passthroughSession: The session for `.passthrough` requests. Defaults to a new
@@ -55,6 +59,38 @@ public final class HTTPMock: Sendable {
     deinit {
         SessionDirectory.shared.remove(urlSession)
         urlSession.finishTasksAndInvalidate()
+        for session in extraSessions.withLock({ $0 }) {
+            SessionDirectory.shared.remove(session)
+        }
+    }
+
+    /// Makes another session that this mock answers, for code that needs its own configuration,
+    /// a delegate (redirect, progress or authentication callbacks) or a delegate queue.
+    ///
+    /// ```swift
+    /// let session = mock.makeURLSession(configuration: .default, delegate: progressTracker)
+    /// ```
+    ///
+    /// The mock's protocol goes first in the configuration's `protocolClasses`, so it answers
+    /// every http and https request of the session.
+    ///
+    /// - Parameters:
+    ///   - configuration: The configuration to start from; it is copied, not changed.
+    ///     Defaults to `.ephemeral`.
+    ///   - delegate: The session delegate.
+    ///   - delegateQueue: The queue for delegate calls; `nil` makes a serial queue.
+    /// - Returns: A session whose requests this mock answers while the mock is alive.
+    public func makeURLSession(
+        configuration: URLSessionConfiguration = .ephemeral,
+        delegate: (any URLSessionDelegate)? = nil,
+        delegateQueue: OperationQueue? = nil
+    ) -> URLSession {
+        let copy = configuration.copy() as! URLSessionConfiguration
+        copy.protocolClasses = [MockURLProtocol.self] + (copy.protocolClasses ?? [])
+        let session = URLSession(configuration: copy, delegate: delegate, delegateQueue: delegateQueue)
+        SessionDirectory.shared.register(session, for: self)
+        extraSessions.withLock { $0.append(session) }
+        return session
     }
 
     /// What happens to a request that no queued response matches. Defaults to `.notFound`.

@@ -11,17 +11,11 @@ import FoundationNetworking
 /// here blocks: delays run on timers, files are read on a global queue, and passthrough tasks are
 /// resumed asynchronously.
 final class MockURLProtocol: URLProtocol {
-    /// Marks a request forwarded by `.passthrough`, so a passthrough session that lists this
-    /// class does not loop back into it.
-    static let forwardedKey = "Airlock.HTTPMock.forwarded"
-
     private let state = Mutex(State.idle)
 
     override class func canInit(with request: URLRequest) -> Bool {
-        guard let scheme = request.url?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            return false
-        }
-        return URLProtocol.property(forKey: forwardedKey, in: request) == nil
+        guard let scheme = request.url?.scheme?.lowercased() else { return false }
+        return scheme == "http" || scheme == "https"
     }
 
     override class func canonicalRequest(for request: URLRequest) -> URLRequest {
@@ -35,8 +29,8 @@ final class MockURLProtocol: URLProtocol {
             return fail(
                 URLError(
                     .unknown,
-                    message: "HTTPMock: this URLSession's HTTPMock has been released. Keep a reference to the "
-                        + "HTTPMock for as long as you use its urlSession."
+                    message: "HTTPMock: this URLSession does not belong to a live HTTPMock. Send requests "
+                        + "through mock.urlSession, and keep the HTTPMock alive for as long as you use it."
                 )
             )
         }
@@ -164,33 +158,38 @@ final class MockURLProtocol: URLProtocol {
     // MARK: Passthrough
 
     private func forward(using session: URLSession) {
-        let forwarded = (request as NSURLRequest).mutableCopy() as! NSMutableURLRequest
-        URLProtocol.setProperty(true, forKey: Self.forwardedKey, in: forwarded)
+        // No loop is possible: a mock's passthrough session is fixed before the mock exists, so
+        // it can be another mock's session (which then answers) but never its own.
+        let request = request
         let handle = Handle(self)
-        let task = session.dataTask(with: forwarded as URLRequest) { data, response, error in
-            let loader = handle.base
-            guard loader.claimDelivery(), let client = loader.client else { return }
-            if let error {
-                client.urlProtocol(loader, didFailWithError: error)
-                return
+        // Creating or resuming another task from inside startLoading() deadlocks on Linux (both
+        // wait for the queue startLoading() runs on): hop off it first.
+        DispatchQueue.global().async {
+            let task = session.dataTask(with: request) { data, response, error in
+                handle.base.finishForwarding(data: data, response: response, error: error)
             }
-            if let response {
-                client.urlProtocol(loader, didReceive: response, cacheStoragePolicy: .notAllowed)
+            let started = handle.base.state.withLock { state in
+                guard case .idle = state else { return false }
+                state = .forwarding(task)
+                return true
             }
-            if let data, !data.isEmpty {
-                client.urlProtocol(loader, didLoad: data)
-            }
-            client.urlProtocolDidFinishLoading(loader)
+            if started { task.resume() }
         }
-        let started = state.withLock { state in
-            guard case .idle = state else { return false }
-            state = .forwarding(task)
-            return true
+    }
+
+    private func finishForwarding(data: Data?, response: URLResponse?, error: (any Error)?) {
+        guard claimDelivery(), let client else { return }
+        if let error {
+            client.urlProtocol(self, didFailWithError: error)
+            return
         }
-        // Resuming another task from inside startLoading() deadlocks on Linux: hop off the queue.
-        if started {
-            DispatchQueue.global().async { task.resume() }
+        if let response {
+            client.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
         }
+        if let data, !data.isEmpty {
+            client.urlProtocol(self, didLoad: data)
+        }
+        client.urlProtocolDidFinishLoading(self)
     }
 }
 

@@ -1,0 +1,73 @@
+@testable import AirlockCore
+import Testing
+
+/// The core alone, without URLSession: what a loopback server will rely on.
+struct RegistryTests {
+    private func request(_ host: String, _ path: String, query: [(String, String?)] = []) -> IncomingRequest {
+        IncomingRequest(
+            method: "GET",
+            url: "https://\(host)\(path)",
+            host: host,
+            path: path,
+            queryItems: query.map { .init(name: $0.0, value: $0.1) }
+        )
+    }
+
+    private func body(_ outcome: MatchOutcome) -> String? {
+        guard case .matched(let response, _) = outcome, case .data(let data) = response.body else { return nil }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    @Test func matchesAmongManyStubsPickTheRightOne() {
+        let registry = MockRegistry()
+        let registrations = (0..<10_000).map { index in
+            Registration(host: "api\(index % 10).example.com", path: "/v1/items/\(index)/*", responses: [.plaintext("\(index)", lifetime: .eternal)])
+        }
+        #expect(registry.register(registrations).isEmpty)
+        #expect(body(registry.respond(to: request("api7.example.com", "/v1/items/4567/details"))) == "4567")
+        #expect(body(registry.respond(to: request("api7.example.com", "/v1/items/4568/details"))) == nil)
+    }
+
+    @Test func unmatchedCarriesThePolicyAndAMessage() {
+        let registry = MockRegistry()
+        registry.unmockedPolicy = .passthrough
+        guard case .unmatched(.passthrough, let message) = registry.respond(to: request("a.test", "/x", query: [("q", "1"), ("q", "2")])) else {
+            Issue.record("expected an unmatched outcome with the passthrough policy")
+            return
+        }
+        #expect(message.contains(#"Path("/x", query: ["q": ["1", "2"]])"#))
+    }
+
+    @Test(arguments: [
+        ("api-*", "api-x", true), ("api-*", "api-", true), ("api-*", "web-x", false),
+        ("*-v1", "a-v1", true), ("*-v1", "a-v2", false), ("a*b*c", "abc", true), ("a*b*c", "aXbYc", true),
+        ("a*b*c", "acb", false), ("report-*.pdf", "report-1.pdf", true), ("*.*", "a.b", true), ("*.*", "ab", false),
+    ])
+    func globsMatchWithinASegment(pattern: String, segment: String, matches: Bool) {
+        #expect(Glob(Substring(pattern)).matches(Substring(segment)) == matches)
+    }
+
+    @Test func specificityScoresFollowTheDocument() throws {
+        let exact = try Pattern.host("api.example.com")
+        let single = try Pattern.host("*.example.com")
+        let multi = try Pattern.host("**.example.com")
+        let twoSingles = try Pattern.host("*.example.*")
+        let root = try Pattern.path("/")
+        func rank(_ host: Pattern) -> MockRegistry.Rank { .init(host: host, path: root, query: nil, order: 0) }
+        #expect(rank(exact) < rank(single))
+        #expect(rank(single) < rank(multi))
+        #expect(rank(multi) < rank(twoSingles))
+    }
+
+    @Test func clearingAHostLeavesPatternsOfOtherHosts() {
+        let registry = MockRegistry()
+        registry.register([
+            Registration(host: "*.example.com", path: "/x", responses: [.plaintext("wild", lifetime: .eternal)]),
+            Registration(host: "api.example.com", path: "/x", responses: [.plaintext("exact", lifetime: .eternal)]),
+        ])
+        #expect(body(registry.respond(to: request("api.example.com", "/x"))) == "exact")
+        registry.removeAll(forHost: "API.example.com")
+        #expect(body(registry.respond(to: request("api.example.com", "/x"))) == "wild")
+        #expect(registry.queuedResponseCount == 1)
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import HTTPMock
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What a request through a mock's real URLSession came back with.
+struct Fetched: Sendable {
+    let status: Int
+    let headers: [String: String]
+    let data: Data
+
+    var text: String { String(decoding: data, as: UTF8.self) }
+
+    func header(_ name: String) -> String? {
+        headers.first { $0.key.lowercased() == name.lowercased() }?.value
+    }
+}
+
+extension HTTPMock {
+    /// Sends a request through `urlSession`, the way code under test would.
+    func fetch(_ address: String, method: String = "GET", headers: [String: String] = [:]) async throws -> Fetched {
+        var request = URLRequest(url: URL(string: address)!)
+        request.httpMethod = method
+        for (name, value) in headers {
+            request.setValue(value, forHTTPHeaderField: name)
+        }
+        let (data, response) = try await urlSession.data(for: request)
+        let http = try #require(response as? HTTPURLResponse)
+        var fields: [String: String] = [:]
+        for (name, value) in http.allHeaderFields {
+            fields["\(name)"] = "\(value)"
+        }
+        return Fetched(status: http.statusCode, headers: fields, data: data)
+    }
+
+    /// The bodies of `count` sequential GETs.
+    func texts(_ address: String, count: Int) async throws -> [String] {
+        var texts: [String] = []
+        for _ in 0..<count {
+            texts.append(try await fetch(address).text)
+        }
+        return texts
+    }
+}
+
+/// The `URLError` a request failed with.
+func urlError(_ body: () async throws -> Void) async -> URLError? {
+    do {
+        try await body()
+        return nil
+    } catch let error as URLError {
+        return error
+    } catch {
+        Issue.record("expected a URLError, got \(error)")
+        return nil
+    }
+}
