@@ -67,18 +67,3 @@ package final class MockRegistry: Sendable {
         state.withLock { $0.queuedResponseCount }
     }
 }
-
-/// The answer to a request.
-package enum MatchOutcome: Sendable {
-    /// A stub matched; serve this response.
-    case matched(MockResponse, stub: String)
-    /// Nothing matched; act on the policy. The message names the request and how to stub it.
-    case unmatched(UnmockedPolicy, message: String)
-}
-
-/// Where the core writes warnings and rejected stubs: standard error.
-package enum Diagnostics {
-    package static func print(_ message: String) {
-        FileHandle.standardError.write(Data((message + "\n").utf8))
-    }
-}

@@ -112,8 +112,10 @@ extension MockResponse {
         /// The numeric code as text.
         public var description: String { String(code) }
 
+        /// Whether two statuses carry the same code.
         public static func == (lhs: Status, rhs: Status) -> Bool { lhs.code == rhs.code }
 
+        /// Hashes the code, consistently with `==`.
         public func hash(into hasher: inout Hasher) { hasher.combine(code) }
     }
 }

@@ -221,10 +221,3 @@ extension MockURLProtocol {
         case stopped
     }
 }
-
-extension URLError {
-    /// A `URLError` whose `localizedDescription` is `message`.
-    init(_ code: URLError.Code, message: String) {
-        self.init(code, userInfo: [NSLocalizedDescriptionKey: message])
-    }
-}

@@ -1,0 +1,11 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension URLError {
+    /// A `URLError` whose `localizedDescription` is `message`.
+    init(_ code: URLError.Code, message: String) {
+        self.init(code, userInfo: [NSLocalizedDescriptionKey: message])
+    }
+}
