@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "HTTPMock", targets: ["HTTPMock"]),
         .executable(name: "airlock-demo", targets: ["AirlockDemo"]),
+        .executable(name: "airlock-bench", targets: ["AirlockBenchmarks"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -18,6 +19,8 @@ let package = Package(
         // The URLSession adapter: a URLProtocol over the core, plus the documented HTTPMock API.
         .target(name: "HTTPMock", dependencies: ["AirlockCore"]),
         .executableTarget(name: "AirlockDemo", dependencies: ["HTTPMock"]),
+        // Prints figures; run in release: swift run -c release airlock-bench
+        .executableTarget(name: "AirlockBenchmarks", dependencies: ["HTTPMock"], path: "Benchmarks/AirlockBenchmarks"),
         .testTarget(name: "AirlockCoreTests", dependencies: ["AirlockCore"]),
         .testTarget(
             name: "HTTPMockTests",

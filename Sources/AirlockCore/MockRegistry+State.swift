@@ -11,6 +11,9 @@ extension MockRegistry {
         private var pathTries: [SegmentTrie] = []
         /// Routes that share a host and path pattern and differ by query; path-trie payloads index it.
         private var routeGroups: [[Int]] = []
+        /// Scratch buffers for matching, kept to avoid allocating on every request.
+        private var matchedHosts: [Int] = []
+        private var matchedGroups: [Int] = []
 
         // MARK: Registering
 
@@ -114,23 +117,26 @@ extension MockRegistry {
         }
 
         /// The most specific route that matches and still has a response queued.
-        private func bestRoute(for request: IncomingRequest) -> Int? {
-            let labels = request.host.split(separator: ".", omittingEmptySubsequences: false)
-            let segments = request.path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+        private mutating func bestRoute(for request: IncomingRequest) -> Int? {
+            let labels = request.host.splitSegments(on: UInt8(ascii: "."))
+            let segments = request.path.dropFirst().splitSegments(on: UInt8(ascii: "/"))
+            matchedHosts.removeAll(keepingCapacity: true)
+            hostTrie.collectMatches(labels, into: &matchedHosts)
+            matchedGroups.removeAll(keepingCapacity: true)
+            for pathTrie in matchedHosts {
+                pathTries[pathTrie].collectMatches(segments, into: &matchedGroups)
+            }
             var requestQuery: [String: [String]]?
             var best: Int?
-            hostTrie.forEachMatch(labels) { pathTrie in
-                pathTries[pathTrie].forEachMatch(segments) { group in
-                    for id in routeGroups[group] {
-                        let route = routes[id]
-                        guard !route.queue.isEmpty else { continue }
-                        if let best, routes[best].rank <= route.rank { continue }
-                        if let query = route.query {
-                            if requestQuery == nil { requestQuery = request.queryValues }
-                            guard query.matches(requestQuery!) else { continue }
-                        }
-                        best = id
+            for group in matchedGroups {
+                for id in routeGroups[group] {
+                    guard !routes[id].queue.isEmpty else { continue }
+                    if let best, routes[best].rank <= routes[id].rank { continue }
+                    if let query = routes[id].query {
+                        if requestQuery == nil { requestQuery = request.queryValues }
+                        guard query.matches(requestQuery!) else { continue }
                     }
+                    best = id
                 }
             }
             return best

@@ -43,7 +43,7 @@ struct Pattern: Hashable, Sendable {
         if source.contains(where: \.isWhitespace) {
             throw PatternError("the host \"\(text)\" contains white space", fix: "Remove the spaces.")
         }
-        return try Pattern(source: source, separator: ".", kind: .host, original: text)
+        return try Pattern(source: source, separator: UInt8(ascii: "."), kind: .host, original: text)
     }
 
     /// Parses a path pattern such as `/users`, `/api/*/users` or `/api/**/data`.
@@ -60,14 +60,14 @@ struct Pattern: Hashable, Sendable {
                 fix: "Give query parameters with query:/queryItems: instead of in the path."
             )
         }
-        return try Pattern(source: text, separator: "/", kind: .path, original: text)
+        return try Pattern(source: text, separator: UInt8(ascii: "/"), kind: .path, original: text)
     }
 
-    private init(source: String, separator: Character, kind: Kind, original: String) throws(PatternError) {
+    private init(source: String, separator: UInt8, kind: Kind, original: String) throws(PatternError) {
         let body = kind == .path ? source.dropFirst() : Substring(source)
         var segments: [Segment] = []
         var weight = 0
-        for part in body.split(separator: separator, omittingEmptySubsequences: false) {
+        for part in body.splitSegments(on: separator) {
             if kind == .host && part.isEmpty {
                 throw PatternError(
                     "the host \"\(original)\" has an empty label",

@@ -20,16 +20,18 @@ struct SegmentTrie: Sendable {
         var byPrefix: [Substring: [(glob: Glob, child: Int)]] = [:]
         var prefixLengths: [Int] = []
 
-        func forEachMatch(of segment: Substring, _ body: (Int) -> Void) {
+        func matches(of segment: Substring) -> [Int] {
             let bytes = segment.utf8
+            var children: [Int] = []
             for length in prefixLengths {
                 guard length <= bytes.count else { break }
                 let end = bytes.index(bytes.startIndex, offsetBy: length)
                 guard let entries = byPrefix[segment[segment.startIndex..<end]] else { continue }
                 for entry in entries where entry.glob.matches(segment) {
-                    body(entry.child)
+                    children.append(entry.child)
                 }
             }
+            return children
         }
 
         func child(for glob: Glob) -> Int? {
@@ -96,33 +98,54 @@ struct SegmentTrie: Sendable {
         return created
     }
 
-    /// Calls `body` with the payload of every pattern that matches `segments`. A payload can be
-    /// reported more than once when several `**` paths reach it.
-    func forEachMatch(_ segments: [Substring], _ body: (Int) -> Void) {
-        visit(0, segments, 0, body)
+    /// Appends the payload of every pattern that matches `segments` to `payloads`. A payload
+    /// can be appended more than once when several `**` paths reach it.
+    func collectMatches(_ segments: [Substring], into payloads: inout [Int]) {
+        visit(0, segments, 0, &payloads)
     }
 
-    private func visit(_ index: Int, _ segments: [Substring], _ position: Int, _ body: (Int) -> Void) {
-        let node = nodes[index]
-        if let doubleStar = node.doubleStar {
+    private func visit(_ index: Int, _ segments: [Substring], _ position: Int, _ payloads: inout [Int]) {
+        if let doubleStar = nodes[index].doubleStar {
             // `**` consumes zero or more segments.
             for next in position...segments.count {
-                visit(doubleStar, segments, next, body)
+                visit(doubleStar, segments, next, &payloads)
             }
         }
         guard position < segments.count else {
-            if let value = node.value { body(value) }
+            if let value = nodes[index].value { payloads.append(value) }
             return
         }
         let segment = segments[position]
-        if let child = node.literal[segment] {
-            visit(child, segments, position + 1, body)
+        if let child = nodes[index].literal[segment] {
+            visit(child, segments, position + 1, &payloads)
         }
-        if let star = node.star, !segment.isEmpty {
-            visit(star, segments, position + 1, body)
+        if let star = nodes[index].star, !segment.isEmpty {
+            visit(star, segments, position + 1, &payloads)
         }
-        node.globs?.forEachMatch(of: segment) { child in
-            visit(child, segments, position + 1, body)
+        if let globs = nodes[index].globs {
+            for child in globs.matches(of: segment) {
+                visit(child, segments, position + 1, &payloads)
+            }
         }
+    }
+}
+
+extension StringProtocol {
+    /// Splits on an ASCII separator byte without Unicode segmentation: hosts and paths are
+    /// compared byte for byte.
+    func splitSegments(on separator: UInt8) -> [Substring] {
+        var segments: [Substring] = []
+        let bytes = utf8
+        var start = bytes.startIndex
+        var index = start
+        while index != bytes.endIndex {
+            if bytes[index] == separator {
+                segments.append(Substring(self[start..<index]))
+                start = bytes.index(after: index)
+            }
+            index = bytes.index(after: index)
+        }
+        segments.append(Substring(self[start..<index]))
+        return segments
     }
 }

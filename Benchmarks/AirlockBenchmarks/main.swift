@@ -1,0 +1,196 @@
+// airlock-bench: what a mocked request costs, side by side with the least a URLProtocol can do.
+//
+//     swift run -c release airlock-bench [--requests N]
+//
+// Prints one table: registration time and peak memory at 100,000 stubs; per-request median and
+// p99 through a real URLSession for HTTPMock and for a minimal dictionary-lookup URLProtocol; and
+// per-match time in the core alone, with exact and wildcard stubs at 1, 1,000 and 100,000.
+import AirlockCore
+import Foundation
+import HTTPMock
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+enum Kind: String, CaseIterable {
+    case exact
+    case wildcard
+
+    /// The stub pattern for index `i`: exact paths, or wildcard hosts and paths (every tenth a `**`).
+    func registration(_ i: Int) -> Registration {
+        switch self {
+        case .exact:
+            return Registration(host: "api.example.com", path: "/v1/items/\(i)", responses: [.plaintext("item \(i)", lifetime: .eternal)])
+        case .wildcard:
+            let path = i % 10 == 0 ? "/v1/items\(i)/**" : "/v1/items\(i)/*"
+            return Registration(host: "*.example.com", path: path, responses: [.plaintext("item \(i)", lifetime: .eternal)])
+        }
+    }
+
+    /// A concrete path that stub `i` answers.
+    func requestPath(_ i: Int) -> String {
+        switch self {
+        case .exact: "/v1/items/\(i)"
+        case .wildcard: "/v1/items\(i)/detail"
+        }
+    }
+}
+
+/// A deterministic spread of stub indexes to request.
+func indexes(count: Int, stubs: Int) -> [Int] {
+    var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+    return (0..<count).map { _ in
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        return Int((state >> 33) % UInt64(stubs))
+    }
+}
+
+let arguments = CommandLine.arguments
+let requestCount = arguments.firstIndex(of: "--requests").flatMap { Int(arguments[$0 + 1]) } ?? 3_000
+/// `--only register|session|core` runs one part, for profiling.
+let only = arguments.firstIndex(of: "--only").map { arguments[$0 + 1] }
+func runs(_ part: String) -> Bool { only == nil || only == part }
+let sizes = [1, 1_000, 100_000]
+let clock = ContinuousClock()
+var rows: [[String]] = []
+
+// MARK: Registration (first, so the process's peak memory reflects it)
+
+if runs("register") {
+    let baseline = Memory.resident
+    let mock = HTTPMock()
+    let start = clock.now
+    for i in 0..<100_000 {
+        let stub = Kind.wildcard.registration(i)
+        mock.addResponses(forPath: stub.path, host: stub.host, responses: stub.responses)
+    }
+    let elapsed = clock.now - start
+    let peak = Memory.peak - baseline
+    rows.append(["register 100,000 wildcard (addResponses)", "-", formatNanos(nanoseconds(elapsed)), "+\(peak / 1_048_576) MB peak RSS", "", ""])
+    withExtendedLifetime(mock) {}
+}
+
+if runs("register") {
+    let mock = HTTPMock()
+    let start = clock.now
+    mock.registerResponses {
+        Host("*.example.com") {
+            for i in 0..<100_000 {
+                Path("/v1/items\(i)/*") { MockResponse.plaintext("item \(i)", lifetime: .eternal) }
+            }
+        }
+    }
+    let elapsed = clock.now - start
+    rows.append(["register 100,000 wildcard (DSL)", "-", formatNanos(nanoseconds(elapsed)), "", "", ""])
+}
+
+// MARK: Through a real URLSession
+
+func fetch(_ session: URLSession, _ path: String) async throws -> Duration {
+    let request = URLRequest(url: URL(string: "https://api.example.com\(path)")!)
+    let start = clock.now
+    let (data, response) = try await session.data(for: request)
+    let elapsed = clock.now - start
+    guard (response as? HTTPURLResponse)?.statusCode == 200, !data.isEmpty else {
+        fatalError("benchmark request for \(path) was not answered from a stub")
+    }
+    return elapsed
+}
+
+for kind in Kind.allCases where runs("session") {
+    for size in sizes {
+        let mock = HTTPMock()
+        mock.registry.register((0..<size).map(kind.registration))
+        MinimalProtocol.bodies.withLock { bodies in
+            bodies = [:]
+            for i in 0..<size { bodies[kind.requestPath(i)] = Data("item \(i)".utf8) }
+        }
+        let minimal = MinimalProtocol.makeSession()
+        let picks = indexes(count: requestCount, stubs: size)
+        for i in picks.prefix(300) {
+            _ = try await fetch(mock.urlSession, kind.requestPath(i))
+            _ = try await fetch(minimal, kind.requestPath(i))
+        }
+        var mocked = Samples()
+        var bare = Samples()
+        // Interleaved, each going first in turn, so that drift in the machine's speed and the
+        // cost of going first hit both alike.
+        for (n, i) in picks.enumerated() {
+            if n.isMultiple(of: 2) {
+                mocked.append(try await fetch(mock.urlSession, kind.requestPath(i)))
+                bare.append(try await fetch(minimal, kind.requestPath(i)))
+            } else {
+                bare.append(try await fetch(minimal, kind.requestPath(i)))
+                mocked.append(try await fetch(mock.urlSession, kind.requestPath(i)))
+            }
+        }
+        minimal.invalidateAndCancel()
+        rows.append([
+            "URLSession GET, \(kind.rawValue)", size.formatted(),
+            formatNanos(mocked.median) + " / " + formatNanos(mocked.p99),
+            formatNanos(bare.median) + " / " + formatNanos(bare.p99),
+            String(format: "%.2f", mocked.median / bare.median),
+            String(format: "%.2f", mocked.p99 / bare.p99),
+        ])
+    }
+}
+
+// MARK: The core alone
+
+for kind in Kind.allCases where runs("core") {
+    for size in sizes {
+        let registry = MockRegistry()
+        registry.register((0..<size).map(kind.registration))
+        var dictionary: [String: MockResponse] = [:]
+        for i in 0..<size { dictionary[kind.requestPath(i)] = .plaintext("item \(i)") }
+        let requests = indexes(count: 2_000, stubs: size).map { i in
+            IncomingRequest(method: "GET", url: "", host: "api.example.com", path: kind.requestPath(i), queryItems: [])
+        }
+        var matched = Samples()
+        var looked = Samples()
+        for round in 0..<20 {
+            for request in requests {
+                let start = clock.now
+                let outcome = registry.respond(to: request)
+                let elapsed = clock.now - start
+                guard case .matched = outcome else { fatalError("core benchmark request \(request.path) did not match") }
+                let lookupStart = clock.now
+                let found = dictionary[request.path]
+                let lookupElapsed = clock.now - lookupStart
+                precondition(found != nil)
+                if round > 0 {
+                    matched.append(elapsed)
+                    looked.append(lookupElapsed)
+                }
+            }
+        }
+        rows.append([
+            "core match, \(kind.rawValue)", size.formatted(),
+            formatNanos(matched.median) + " / " + formatNanos(matched.p99),
+            formatNanos(looked.median) + " / " + formatNanos(looked.p99),
+            String(format: "%.2f", matched.median / looked.median),
+            String(format: "%.2f", matched.p99 / looked.p99),
+        ])
+    }
+}
+
+// MARK: Table
+
+let header = ["row", "stubs", "HTTPMock median / p99", "minimal median / p99", "ratio median", "ratio p99"]
+let widths = (0..<header.count).map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
+func line(_ cells: [String]) -> String {
+    "| " + cells.enumerated().map { index, cell in index < 2 ? pad(cell, widths[index]) : padLeft(cell, widths[index]) }.joined(separator: " | ") + " |"
+}
+print("")
+print("airlock-bench: \(requestCount) requests per URLSession row, 38,000 matches per core row; Swift \(swiftVersion), \(ProcessInfo.processInfo.activeProcessorCount) cores")
+print(line(header))
+print("|" + widths.map { String(repeating: "-", count: $0 + 2) }.joined(separator: "|") + "|")
+for row in rows { print(line(row)) }
+
+var swiftVersion: String {
+    #if swift(>=6.3)
+    "6.3+"
+    #else
+    "6.x"
+    #endif
+}
