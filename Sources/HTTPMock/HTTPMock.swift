@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -39,8 +38,9 @@ public final class HTTPMock: Sendable {
     /// The stubs, queues and policy, shared with any other transport that serves this mock.
     package let registry = MockRegistry()
 
-    /// Sessions made by ``makeURLSession(configuration:delegate:delegateQueue:)``, forgotten with the mock.
-    private let extraSessions = Mutex<[URLSession]>([])
+    /// This mock's slot in the directory, which names its URLProtocol subclass.
+    private let slot: Int
+    private let protocolClass: MockURLProtocol.Type
 
     /// Creates an independent mock with its own session, queues and policy.
     ///
@@ -48,20 +48,22 @@ public final class HTTPMock: Sendable {
     ///   ephemeral session, separate for each instance.
     public init(passthroughSession: URLSession = URLSession(configuration: .ephemeral)) {
         self.passthroughSession = passthroughSession
+        // The slot is taken before `self` exists and filled in once it does.
+        let slot = MockDirectory.shared.reserve()
+        self.slot = slot
+        protocolClass = ProtocolSlot.protocolClass(for: slot)
         let configuration = URLSessionConfiguration.ephemeral
-        configuration.protocolClasses = [MockURLProtocol.self]
+        configuration.protocolClasses = [protocolClass]
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         urlSession = URLSession(configuration: configuration)
-        SessionDirectory.shared.register(urlSession, for: self)
+        MockDirectory.shared.assign(slot, to: self)
     }
 
     deinit {
-        SessionDirectory.shared.remove(urlSession)
-        urlSession.finishTasksAndInvalidate()
-        for session in extraSessions.withLock({ $0 }) {
-            SessionDirectory.shared.remove(session)
-        }
+        // The sessions are left valid: code may still hold one, and using an invalidated session
+        // crashes. Their requests now fail with a URLError that says the mock was released.
+        MockDirectory.shared.release(slot)
     }
 
     /// Makes another session that this mock answers, for code that needs its own configuration,
@@ -86,11 +88,8 @@ public final class HTTPMock: Sendable {
         delegateQueue: OperationQueue? = nil
     ) -> URLSession {
         let copy = configuration.copy() as! URLSessionConfiguration
-        copy.protocolClasses = [MockURLProtocol.self] + (copy.protocolClasses ?? [])
-        let session = URLSession(configuration: copy, delegate: delegate, delegateQueue: delegateQueue)
-        SessionDirectory.shared.register(session, for: self)
-        extraSessions.withLock { $0.append(session) }
-        return session
+        copy.protocolClasses = [protocolClass] + (copy.protocolClasses ?? [])
+        return URLSession(configuration: copy, delegate: delegate, delegateQueue: delegateQueue)
     }
 
     /// What happens to a request that no queued response matches. Defaults to `.notFound`.

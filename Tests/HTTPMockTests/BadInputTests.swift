@@ -120,12 +120,23 @@ struct BadInputTests {
         #expect(try await mock.fetch("https://a.test/x").status == 404)
     }
 
-    @Test func aSessionThatNoMockOwnsFailsWithAnExplanation() async throws {
-        let mock = HTTPMock()
-        let stranger = URLSession(configuration: mock.urlSession.configuration)
-        defer { stranger.invalidateAndCancel() }
-        let error = await urlError { _ = try await stranger.data(from: URL(string: "https://a.test/")!) }
+    @Test func aSessionOfAReleasedMockFailsWithAnExplanation() async throws {
+        var mock: HTTPMock? = HTTPMock()
+        let configuration = try #require(mock?.urlSession.configuration)
+        mock = nil
+        let orphan = URLSession(configuration: configuration)
+        defer { orphan.invalidateAndCancel() }
+        let error = await urlError { _ = try await orphan.data(from: URL(string: "https://a.test/")!) }
         #expect(error?.code == .unknown)
-        #expect(error?.localizedDescription.contains("does not belong to a live HTTPMock") == true)
+        #expect(error?.localizedDescription.contains("HTTPMock has been released") == true)
+    }
+
+    @Test func aSessionBuiltFromAMocksConfigurationIsAnsweredByThatMock() async throws {
+        let mock = HTTPMock()
+        mock.addResponses(forPath: "/x", host: "a.test") { MockResponse.plaintext("same mock") }
+        let sibling = URLSession(configuration: mock.urlSession.configuration)
+        defer { sibling.invalidateAndCancel() }
+        let (data, _) = try await sibling.data(from: URL(string: "https://a.test/x")!)
+        #expect(String(decoding: data, as: UTF8.self) == "same mock")
     }
 }

@@ -10,7 +10,12 @@ import FoundationNetworking
 /// On Linux every session's `startLoading()` runs on one process-wide serial queue, so nothing
 /// here blocks: delays run on timers, files are read on a global queue, and passthrough tasks are
 /// resumed asynchronously.
-final class MockURLProtocol: URLProtocol {
+///
+/// Sessions list a `SlottedMockURLProtocol<N>` subclass, whose ``slot`` says which mock to ask.
+class MockURLProtocol: URLProtocol {
+    /// The slot of the mock that answers this class's requests; overridden by each slotted subclass.
+    class var slot: Int { -1 }
+
     private let state = Mutex(State.idle)
 
     override class func canInit(with request: URLRequest) -> Bool {
@@ -23,14 +28,12 @@ final class MockURLProtocol: URLProtocol {
     }
 
     override func startLoading() {
-        guard let task, let session = SessionDirectory.session(of: task),
-            let mock = SessionDirectory.shared.mock(for: session)
-        else {
+        guard let mock = MockDirectory.shared.mock(at: Self.slot) else {
             return fail(
                 URLError(
                     .unknown,
-                    message: "HTTPMock: this URLSession does not belong to a live HTTPMock. Send requests "
-                        + "through mock.urlSession, and keep the HTTPMock alive for as long as you use it."
+                    message: "HTTPMock: this URLSession's HTTPMock has been released. Keep the HTTPMock alive "
+                        + "for as long as you use its urlSession or the sessions it made."
                 )
             )
         }

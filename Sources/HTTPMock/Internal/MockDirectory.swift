@@ -1,0 +1,65 @@
+import Synchronization
+
+/// Which `HTTPMock` answers which protocol slot.
+///
+/// Each live mock holds one slot number, and its sessions list the `URLProtocol` subclass made for
+/// that number, so a loading request finds its mock from its own class: one array read, no
+/// reflection over URLSession's internals. Slots of released mocks are reused, oldest first and
+/// only once `quarantine` later slots have been released too, so that a configuration copied from
+/// a released mock does not quietly reach the next owner of its slot, while the number of distinct
+/// protocol classes stays near the number of mocks alive at once.
+final class MockDirectory: Sendable {
+    static let shared = MockDirectory()
+
+    private struct Entry {
+        weak var mock: HTTPMock?
+    }
+
+    private struct State {
+        var entries: [Entry] = []
+        /// Released slots, oldest first, from `freeHead` on.
+        var free: [Int] = []
+        var freeHead = 0
+    }
+
+    private let quarantine = 256
+
+    private let state = Mutex(State())
+
+    /// Takes a free slot, empty until ``assign(_:to:)``.
+    func reserve() -> Int {
+        state.withLock { state in
+            if state.free.count - state.freeHead > quarantine {
+                let slot = state.free[state.freeHead]
+                state.freeHead += 1
+                if state.freeHead * 2 > state.free.count {
+                    state.free.removeFirst(state.freeHead)
+                    state.freeHead = 0
+                }
+                return slot
+            }
+            state.entries.append(Entry(mock: nil))
+            return state.entries.count - 1
+        }
+    }
+
+    /// Puts `mock` in its reserved slot.
+    func assign(_ slot: Int, to mock: HTTPMock) {
+        state.withLock { $0.entries[slot] = Entry(mock: mock) }
+    }
+
+    /// Returns a slot for reuse once its mock is gone.
+    func release(_ slot: Int) {
+        state.withLock { state in
+            state.entries[slot] = Entry(mock: nil)
+            state.free.append(slot)
+        }
+    }
+
+    /// The mock holding `slot`, if it is alive.
+    func mock(at slot: Int) -> HTTPMock? {
+        state.withLock { state in
+            state.entries.indices.contains(slot) ? state.entries[slot].mock : nil
+        }
+    }
+}
