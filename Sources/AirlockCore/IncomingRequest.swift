@@ -20,15 +20,36 @@ package struct IncomingRequest: Sendable {
     package var host: String
     /// The percent-decoded path; `/` when the URL has none.
     package var path: String
-    /// The query parameters in order.
-    package var queryItems: [QueryItem]
+    /// The query as sent (percent-encoded), parsed only when a stub or a message needs it.
+    private var rawQuery: String?
+    private var parsedItems: [QueryItem]?
 
-    package init(method: String, url: String, host: String, path: String, queryItems: [QueryItem]) {
+    /// A request whose query is still the percent-encoded text after `?`, if any.
+    package init(method: String, url: String, host: String, path: String, query: String?) {
         self.method = method.uppercased()
         self.url = url
         self.host = host.lowercased()
         self.path = path.isEmpty ? "/" : path
-        self.queryItems = queryItems
+        self.rawQuery = query
+    }
+
+    /// A request whose query parameters are already parsed.
+    package init(method: String, url: String, host: String, path: String, queryItems: [QueryItem]) {
+        self.init(method: method, url: url, host: host, path: path, query: nil)
+        self.parsedItems = queryItems
+    }
+
+    /// The query parameters in order, percent-decoded. `+` is kept as it is, as `URLComponents` does.
+    package var queryItems: [QueryItem] {
+        if let parsedItems { return parsedItems }
+        guard let rawQuery, !rawQuery.isEmpty else { return [] }
+        return rawQuery.split(separator: "&", omittingEmptySubsequences: true).map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            return QueryItem(
+                name: PercentDecoding.decode(parts[0]),
+                value: parts.count > 1 ? PercentDecoding.decode(parts[1]) : nil
+            )
+        }
     }
 
     /// The query as lists of values per name, each list sorted so that order does not matter.

@@ -55,15 +55,7 @@ extension MockRegistry {
             _ registration: Registration
         ) -> Int {
             let id = routes.count
-            routes.append(
-                Route(
-                    host: host,
-                    path: path,
-                    query: query,
-                    rank: Rank(host: host, path: path, query: query, order: id),
-                    stub: registration.stubDescription
-                )
-            )
+            routes.append(Route(key: key, rank: Rank(host: host, path: path, query: query, order: id)))
             routeIDs[key] = id
 
             let pathTrie: Int
@@ -111,7 +103,8 @@ extension MockRegistry {
 
         mutating func respond(to request: IncomingRequest) -> MatchOutcome {
             if let id = bestRoute(for: request), let response = routes[id].queue.next() {
-                return .matched(response, stub: routes[id].stub)
+                let key = routes[id].key
+                return .matched(response, stub: StubDescription(host: key.host, path: key.path, query: key.query))
             }
             return .unmatched(unmockedPolicy, message: unmatchedMessage(for: request))
         }
@@ -132,7 +125,7 @@ extension MockRegistry {
                 for id in routeGroups[group] {
                     guard !routes[id].queue.isEmpty else { continue }
                     if let best, routes[best].rank <= routes[id].rank { continue }
-                    if let query = routes[id].query {
+                    if let query = routes[id].key.query {
                         if requestQuery == nil { requestQuery = request.queryValues }
                         guard query.matches(requestQuery!) else { continue }
                     }
@@ -204,11 +197,8 @@ extension MockRegistry {
 
     /// A registered stub and its queue.
     struct Route: Sendable {
-        let host: Pattern
-        let path: Pattern
-        let query: QueryConstraint?
+        let key: RouteKey
         let rank: Rank
-        let stub: String
         var queue = ResponseQueue()
     }
 

@@ -23,17 +23,15 @@ public struct MockResponse: Hashable, Sendable {
     public let lifetime: Lifetime
     /// When the response is delivered to the client.
     public let delivery: Delivery
+    /// The headers the response is served with: the factory's `Content-Type`, if any, overridden
+    /// by explicit and inherited headers.
+    public let headers: [String: String]
     /// Headers set explicitly on this response (or inherited through the DSL).
     package let explicitHeaders: [String: String]
-    /// Headers the factory set, such as the `Content-Type` it inferred; explicit headers win.
-    package let defaultHeaders: [String: String]
+    /// The `Content-Type` the factory chose; any explicit `Content-Type` wins over it.
+    package let defaultContentType: String?
     /// Where the body comes from.
     package let body: Body
-
-    /// The headers the response is served with: the factory's defaults overridden by explicit ones.
-    public var headers: [String: String] {
-        HeaderFields.merging(defaultHeaders, with: explicitHeaders)
-    }
 
     /// Creates a response from raw bytes.
     ///
@@ -77,7 +75,13 @@ public struct MockResponse: Hashable, Sendable {
         self.lifetime = lifetime
         self.delivery = delivery
         self.explicitHeaders = headers
-        self.defaultHeaders = contentType.map { ["Content-Type": $0] } ?? [:]
+        self.defaultContentType = contentType
+        self.headers = Self.served(contentType: contentType, explicit: headers)
+    }
+
+    private static func served(contentType: String?, explicit: [String: String]) -> [String: String] {
+        guard let contentType else { return explicit }
+        return HeaderFields.merging(["Content-Type": contentType], with: explicit)
     }
 
     private init(copying other: MockResponse, explicitHeaders: [String: String], lifetime: Lifetime) {
@@ -86,7 +90,8 @@ public struct MockResponse: Hashable, Sendable {
         self.lifetime = lifetime
         self.delivery = other.delivery
         self.explicitHeaders = explicitHeaders
-        self.defaultHeaders = other.defaultHeaders
+        self.defaultContentType = other.defaultContentType
+        self.headers = Self.served(contentType: other.defaultContentType, explicit: explicitHeaders)
     }
 }
 

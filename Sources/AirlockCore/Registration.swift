@@ -23,10 +23,6 @@ package struct Registration: Sendable {
 
     /// How messages name this stub: `host "api.example.com", path "/users", query contains q=swift`.
     package var stubDescription: String {
-        var text = "host \"\(host)\", path \"\(path)\""
-        if let query {
-            text += ", query \(queryMatching == .exact ? "exactly" : "contains") " + QueryConstraint.describe(query)
-        }
-        return text
+        StubDescription(host: host, path: path, query: query.map { QueryConstraint($0, matching: queryMatching) }).description
     }
 }

@@ -23,7 +23,7 @@ struct Pattern: Hashable, Sendable {
     let segments: [Segment]
     /// How many `*` characters the pattern has: `**` counts as two.
     let wildcardWeight: Int
-    /// How many characters of the pattern are not `*`.
+    /// How many bytes of the pattern are not `*`.
     let literalLength: Int
 
     var isExact: Bool { wildcardWeight == 0 }
@@ -34,13 +34,13 @@ struct Pattern: Hashable, Sendable {
         guard !source.isEmpty else {
             throw PatternError("the host is empty", fix: "Pass a host name such as \"api.example.com\".")
         }
-        if source.contains("://") || source.contains("/") {
+        if source.utf8.contains(UInt8(ascii: "/")) {
             throw PatternError(
                 "the host \"\(text)\" contains a scheme or a path",
                 fix: "Pass the bare host name, such as \"api.example.com\", and put the path in forPath:/Path(_:)."
             )
         }
-        if source.contains(where: \.isWhitespace) {
+        if source.utf8.contains(where: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\n") }) {
             throw PatternError("the host \"\(text)\" contains white space", fix: "Remove the spaces.")
         }
         return try Pattern(source: source, separator: UInt8(ascii: "."), kind: .host, original: text)
@@ -48,15 +48,15 @@ struct Pattern: Hashable, Sendable {
 
     /// Parses a path pattern such as `/users`, `/api/*/users` or `/api/**/data`.
     static func path(_ text: String) throws(PatternError) -> Pattern {
-        guard text.hasPrefix("/") else {
+        guard text.utf8.first == UInt8(ascii: "/") else {
             throw PatternError(
                 "the path \"\(text)\" does not start with \"/\"",
                 fix: "Write it as \"/\(text)\"."
             )
         }
-        if let index = text.firstIndex(where: { $0 == "?" || $0 == "#" }) {
+        if let byte = text.utf8.first(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) {
             throw PatternError(
-                "the path \"\(text)\" contains \"\(text[index])\"",
+                "the path \"\(text)\" contains \"\(Character(Unicode.Scalar(byte)))\"",
                 fix: "Give query parameters with query:/queryItems: instead of in the path."
             )
         }
@@ -74,11 +74,11 @@ struct Pattern: Hashable, Sendable {
                     fix: "Remove the doubled or trailing \".\"."
                 )
             }
-            guard part.contains("*") else {
+            let stars = part.utf8.reduce(0) { $0 + ($1 == UInt8(ascii: "*") ? 1 : 0) }
+            guard stars > 0 else {
                 segments.append(.literal(part))
                 continue
             }
-            let stars = part.reduce(0) { $0 + ($1 == "*" ? 1 : 0) }
             weight += stars
             if part == "*" {
                 segments.append(.star)
@@ -97,7 +97,7 @@ struct Pattern: Hashable, Sendable {
         self.source = source
         self.segments = segments
         self.wildcardWeight = weight
-        self.literalLength = source.count - weight
+        self.literalLength = source.utf8.count - weight
     }
 }
 

@@ -4,18 +4,15 @@ import FoundationNetworking
 #endif
 
 extension IncomingRequest {
-    /// The parts of a `URLRequest` the core matches on.
+    /// The parts of a `URLRequest` the core matches on. The query is parsed only if needed.
     init?(_ request: URLRequest) {
-        guard let url = request.url,
-            let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
-            let host = components.host
-        else { return nil }
+        guard let url = request.url, let host = url.host(percentEncoded: false), !host.isEmpty else { return nil }
         self.init(
             method: request.httpMethod ?? "GET",
             url: url.absoluteString,
             host: host,
-            path: components.path,
-            queryItems: (components.queryItems ?? []).map { QueryItem(name: $0.name, value: $0.value) }
+            path: url.path(percentEncoded: false),
+            query: url.query(percentEncoded: true)
         )
     }
 }

@@ -44,9 +44,9 @@ class MockURLProtocol: URLProtocol {
         case .matched(let response, let stub):
             deliver(response, stub: stub)
         case .unmatched(.notFound, let message):
-            deliver(.plaintext(message + "\n", status: .notFound, headers: ["X-HTTPMock-Unmatched": "true"]), stub: "unmatched")
+            deliver(.plaintext(message + "\n", status: .notFound, headers: ["X-HTTPMock-Unmatched": "true"]), stub: nil)
         case .unmatched(.mock(let response), _):
-            deliver(response, stub: "unmockedPolicy .mock")
+            deliver(response, stub: nil)
         case .unmatched(.passthrough, _):
             forward(using: mock.passthroughSession)
         case .unmatched(.fatalError, let message):
@@ -68,7 +68,8 @@ class MockURLProtocol: URLProtocol {
 
     // MARK: Delivering a mocked response
 
-    private func deliver(_ response: MockResponse, stub: String) {
+    /// Delivers `response`, which came from `stub` (`nil`: from the unmocked policy).
+    private func deliver(_ response: MockResponse, stub: StubDescription?) {
         let delay = response.delivery.seconds
         if delay == 0, case .data(let body) = response.body {
             // The common case: bytes in memory, no delay. Answer right away.
@@ -94,12 +95,13 @@ class MockURLProtocol: URLProtocol {
         }
     }
 
-    private static func loadBody(of response: MockResponse, stub: String) -> Result<Data, URLError> {
+    private static func loadBody(of response: MockResponse, stub: StubDescription?) -> Result<Data, URLError> {
+        let stub = stub.map { "the response for \($0)" } ?? "the unmocked policy's response"
         switch response.body {
         case .data(let data):
             return .success(data)
         case .failure(let problem):
-            return .failure(URLError(.cannotParseResponse, message: "HTTPMock: the response for \(stub) cannot be served: \(problem)"))
+            return .failure(URLError(.cannotParseResponse, message: "HTTPMock: \(stub) cannot be served: \(problem)"))
         case .file(let url):
             do {
                 return .success(try Data(contentsOf: url))
@@ -109,7 +111,7 @@ class MockURLProtocol: URLProtocol {
                 return .failure(
                     URLError(
                         exists ? .noPermissionsToReadFile : .fileDoesNotExist,
-                        message: "HTTPMock: the response for \(stub) reads the file \(where_), which "
+                        message: "HTTPMock: \(stub) reads the file \(where_), which "
                             + (exists ? "cannot be read (\(error.localizedDescription)). Check its permissions." :
                                 "does not exist. Relative paths resolve against the working directory "
                                 + "\(FileManager.default.currentDirectoryPath); for test resources, use "
