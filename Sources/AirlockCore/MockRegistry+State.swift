@@ -5,7 +5,6 @@ extension MockRegistry {
         var registrationErrors: [RegistrationError] = []
 
         private var routes: [Route] = []
-        private var routeIDs: [RouteKey: Int] = [:]
         /// Host patterns; each payload indexes `pathTries`.
         private var hostTrie = SegmentTrie()
         private var pathTries: [SegmentTrie] = []
@@ -14,6 +13,8 @@ extension MockRegistry {
         /// Scratch buffers for matching, kept to avoid allocating on every request.
         private var matchedHosts: [Int] = []
         private var matchedGroups: [Int] = []
+        private var labels: [Substring] = []
+        private var segments: [Substring] = []
 
         // MARK: Registering
 
@@ -34,7 +35,7 @@ extension MockRegistry {
 
             let query = registration.query.map { QueryConstraint($0, matching: registration.queryMatching) }
             let key = RouteKey(host: host.source, path: path.source, query: query)
-            let id = routeIDs[key] ?? addRoute(key: key, host: host, path: path, query: query, registration)
+            let id = existingRoute(key: key, host: host, path: path) ?? addRoute(key: key, host: host, path: path, query: query)
             let wasEternal = routes[id].queue.hasEternal
             for response in registration.responses {
                 routes[id].queue.append(response)
@@ -47,16 +48,17 @@ extension MockRegistry {
             return nil
         }
 
-        private mutating func addRoute(
-            key: RouteKey,
-            host: Pattern,
-            path: Pattern,
-            query: QueryConstraint?,
-            _ registration: Registration
-        ) -> Int {
+        /// The route registered with the same patterns and query, found through the tries.
+        private func existingRoute(key: RouteKey, host: Pattern, path: Pattern) -> Int? {
+            guard let pathTrie = hostTrie.value(for: host), let group = pathTries[pathTrie].value(for: path) else {
+                return nil
+            }
+            return routeGroups[group].first { routes[$0].key.query == key.query }
+        }
+
+        private mutating func addRoute(key: RouteKey, host: Pattern, path: Pattern, query: QueryConstraint?) -> Int {
             let id = routes.count
             routes.append(Route(key: key, rank: Rank(host: host, path: path, query: query, order: id)))
-            routeIDs[key] = id
 
             let pathTrie: Int
             if let existing = hostTrie.value(for: host) {
@@ -111,8 +113,13 @@ extension MockRegistry {
 
         /// The most specific route that matches and still has a response queued.
         private mutating func bestRoute(for request: IncomingRequest) -> Int? {
-            let labels = request.host.splitSegments(on: UInt8(ascii: "."))
-            let segments = request.path.dropFirst().splitSegments(on: UInt8(ascii: "/"))
+            request.host.splitSegments(on: UInt8(ascii: "."), into: &labels)
+            request.path.dropFirst().splitSegments(on: UInt8(ascii: "/"), into: &segments)
+            defer {
+                // Drop the request's strings now rather than holding them until the next request.
+                labels.removeAll(keepingCapacity: true)
+                segments.removeAll(keepingCapacity: true)
+            }
             matchedHosts.removeAll(keepingCapacity: true)
             hostTrie.collectMatches(labels, into: &matchedHosts)
             matchedGroups.removeAll(keepingCapacity: true)
@@ -167,7 +174,6 @@ extension MockRegistry {
 
         mutating func removeAll() {
             routes = []
-            routeIDs = [:]
             hostTrie = SegmentTrie()
             pathTries = []
             routeGroups = []
@@ -177,8 +183,7 @@ extension MockRegistry {
             guard let pattern = try? Pattern.host(host), let pathTrie = hostTrie.value(for: pattern) else { return }
             hostTrie.setValue(nil, for: pattern)
             pathTries[pathTrie] = SegmentTrie()
-            for (key, id) in routeIDs where key.host == pattern.source {
-                routeIDs[key] = nil
+            for id in routes.indices where routes[id].key.host == pattern.source {
                 routes[id].queue = ResponseQueue()
             }
         }

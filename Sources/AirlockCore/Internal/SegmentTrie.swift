@@ -1,28 +1,30 @@
 /// A trie over pattern segments, so that matching a request costs what its own segments cost,
 /// not what the number of registered patterns costs.
 ///
-/// Each node finds its children by a dictionary lookup for literal segments, one slot each for
-/// `*` and `**`, and a small index of in-segment globs keyed by their literal prefix. Matching
-/// walks only the branches the request's segments can take. Nodes live in one array and refer to
-/// each other by index, which keeps a large trie compact and cheap to build.
+/// Nodes live in one array and refer to each other by index. A node's `*` and `**` children sit in
+/// slots of their own; its in-segment globs in a small index keyed by their literal prefix; and
+/// every literal edge of the whole trie in one open-addressing table keyed by (parent node,
+/// fingerprint of the segment). That table replaces a dictionary per node: no per-node
+/// allocations, and a lookup is one hash mix and a short probe, without `Hasher`.
 struct SegmentTrie: Sendable {
     struct Node: Sendable {
-        var literal: [Substring: Int] = [:]
-        var star: Int?
-        var doubleStar: Int?
-        var globs: GlobIndex?
-        /// The payload of a pattern that ends here.
-        var value: Int?
+        /// The literal segment that leads here (empty for the root and wildcard children).
+        var label: String
+        var star: Int32 = -1
+        var doubleStar: Int32 = -1
+        /// Index into `globIndexes`, or -1.
+        var globs: Int32 = -1
+        /// The payload of a pattern that ends here, or -1.
+        var value: Int = -1
     }
 
     /// In-segment globs of one node, bucketed by the length and text of their literal prefix.
     struct GlobIndex: Sendable {
-        var byPrefix: [Substring: [(glob: Glob, child: Int)]] = [:]
+        var byPrefix: [Substring: [(glob: Glob, child: Int32)]] = [:]
         var prefixLengths: [Int] = []
 
-        func matches(of segment: Substring) -> [Int] {
+        func matches(of segment: Substring, into children: inout [Int32]) {
             let bytes = segment.utf8
-            var children: [Int] = []
             for length in prefixLengths {
                 guard length <= bytes.count else { break }
                 let end = bytes.index(bytes.startIndex, offsetBy: length)
@@ -31,14 +33,13 @@ struct SegmentTrie: Sendable {
                     children.append(entry.child)
                 }
             }
-            return children
         }
 
-        func child(for glob: Glob) -> Int? {
+        func child(for glob: Glob) -> Int32? {
             byPrefix[glob.prefix]?.first { $0.glob == glob }?.child
         }
 
-        mutating func insert(_ glob: Glob, child: Int) {
+        mutating func insert(_ glob: Glob, child: Int32) {
             byPrefix[glob.prefix, default: []].append((glob, child))
             let length = glob.prefix.utf8.count
             if !prefixLengths.contains(length) {
@@ -48,54 +49,68 @@ struct SegmentTrie: Sendable {
         }
     }
 
-    private(set) var nodes: [Node] = [Node()]
+    private(set) var nodes: [Node] = [Node(label: "")]
+    private var edges = LiteralEdges()
+    private var globIndexes: [GlobIndex] = []
 
     /// The payload stored for exactly this pattern, if any.
     func value(for pattern: Pattern) -> Int? {
-        var node = 0
+        var node: Int32 = 0
         for segment in pattern.segments {
-            let next: Int?
-            switch segment {
-            case .literal(let text): next = nodes[node].literal[text]
-            case .star: next = nodes[node].star
-            case .doubleStar: next = nodes[node].doubleStar
-            case .glob(let glob): next = nodes[node].globs?.child(for: glob)
-            }
-            guard let next else { return nil }
+            guard let next = existingChild(of: node, for: segment) else { return nil }
             node = next
         }
-        return nodes[node].value
+        let value = nodes[Int(node)].value
+        return value < 0 ? nil : value
     }
 
-    /// Stores a payload for a pattern, creating the nodes it needs.
+    /// Stores a payload for a pattern (`nil` removes it), creating the nodes it needs.
     mutating func setValue(_ value: Int?, for pattern: Pattern) {
-        var node = 0
+        var node: Int32 = 0
         for segment in pattern.segments {
             node = child(of: node, for: segment)
         }
-        nodes[node].value = value
+        nodes[Int(node)].value = value ?? -1
     }
 
-    private mutating func child(of node: Int, for segment: Pattern.Segment) -> Int {
-        let existing: Int?
+    private func existingChild(of node: Int32, for segment: Pattern.Segment) -> Int32? {
+        let current = nodes[Int(node)]
         switch segment {
-        case .literal(let text): existing = nodes[node].literal[text]
-        case .star: existing = nodes[node].star
-        case .doubleStar: existing = nodes[node].doubleStar
-        case .glob(let glob): existing = nodes[node].globs?.child(for: glob)
+        case .literal(let text): return literalChild(of: node, text, fingerprint: Fingerprint.of(text))
+        case .star: return current.star < 0 ? nil : current.star
+        case .doubleStar: return current.doubleStar < 0 ? nil : current.doubleStar
+        case .glob(let glob): return current.globs < 0 ? nil : globIndexes[Int(current.globs)].child(for: glob)
         }
-        if let existing { return existing }
-        let created = nodes.count
-        nodes.append(Node())
+    }
+
+    private mutating func child(of node: Int32, for segment: Pattern.Segment) -> Int32 {
+        if let existing = existingChild(of: node, for: segment) { return existing }
+        let created = Int32(nodes.count)
         switch segment {
-        case .literal(let text): nodes[node].literal[text] = created
-        case .star: nodes[node].star = created
-        case .doubleStar: nodes[node].doubleStar = created
+        case .literal(let text):
+            nodes.append(Node(label: String(text)))
+            edges.insert(parent: node, fingerprint: Fingerprint.of(text), child: created)
+        case .star:
+            nodes.append(Node(label: ""))
+            nodes[Int(node)].star = created
+        case .doubleStar:
+            nodes.append(Node(label: ""))
+            nodes[Int(node)].doubleStar = created
         case .glob(let glob):
-            if nodes[node].globs == nil { nodes[node].globs = GlobIndex() }
-            nodes[node].globs!.insert(glob, child: created)
+            nodes.append(Node(label: ""))
+            if nodes[Int(node)].globs < 0 {
+                nodes[Int(node)].globs = Int32(globIndexes.count)
+                globIndexes.append(GlobIndex())
+            }
+            globIndexes[Int(nodes[Int(node)].globs)].insert(glob, child: created)
         }
         return created
+    }
+
+    private func literalChild(of node: Int32, _ text: Substring, fingerprint: UInt64) -> Int32? {
+        edges.find(parent: node, fingerprint: fingerprint) { candidate in
+            nodes[Int(candidate)].label.utf8.elementsEqual(text.utf8)
+        }
     }
 
     /// Appends the payload of every pattern that matches `segments` to `payloads`. A payload
@@ -104,29 +119,105 @@ struct SegmentTrie: Sendable {
         visit(0, segments, 0, &payloads)
     }
 
-    private func visit(_ index: Int, _ segments: [Substring], _ position: Int, _ payloads: inout [Int]) {
-        if let doubleStar = nodes[index].doubleStar {
+    private func visit(_ index: Int32, _ segments: [Substring], _ position: Int, _ payloads: inout [Int]) {
+        let node = Int(index)
+        let doubleStar = nodes[node].doubleStar
+        if doubleStar >= 0 {
             // `**` consumes zero or more segments.
             for next in position...segments.count {
                 visit(doubleStar, segments, next, &payloads)
             }
         }
         guard position < segments.count else {
-            if let value = nodes[index].value { payloads.append(value) }
+            if nodes[node].value >= 0 { payloads.append(nodes[node].value) }
             return
         }
         let segment = segments[position]
-        if let child = nodes[index].literal[segment] {
+        if let child = literalChild(of: index, segment, fingerprint: Fingerprint.of(segment)) {
             visit(child, segments, position + 1, &payloads)
         }
-        if let star = nodes[index].star, !segment.isEmpty {
+        let star = nodes[node].star
+        if star >= 0, !segment.isEmpty {
             visit(star, segments, position + 1, &payloads)
         }
-        if let globs = nodes[index].globs {
-            for child in globs.matches(of: segment) {
+        let globs = nodes[node].globs
+        if globs >= 0 {
+            var children: [Int32] = []
+            globIndexes[Int(globs)].matches(of: segment, into: &children)
+            for child in children {
                 visit(child, segments, position + 1, &payloads)
             }
         }
+    }
+}
+
+/// Every literal edge of a trie: (parent, segment fingerprint) → child, in one open-addressing
+/// table with linear probing. Callers confirm a candidate by comparing the child's label.
+struct LiteralEdges: Sendable {
+    private struct Slot: Sendable {
+        var parent: Int32 = -1
+        var child: Int32 = -1
+        var fingerprint: UInt64 = 0
+    }
+
+    private var slots = [Slot](repeating: Slot(), count: 16)
+    private var count = 0
+
+    private static func mix(_ parent: Int32, _ fingerprint: UInt64) -> Int {
+        // splitmix64's finaliser over the fingerprint and the parent.
+        var x = fingerprint ^ (UInt64(UInt32(bitPattern: parent)) &* 0x9E37_79B9_7F4A_7C15)
+        x = (x ^ (x >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        x = (x ^ (x >> 27)) &* 0x94D0_49BB_1331_11EB
+        return Int(truncatingIfNeeded: x ^ (x >> 31))
+    }
+
+    func find(parent: Int32, fingerprint: UInt64, where isMatch: (Int32) -> Bool) -> Int32? {
+        let mask = slots.count - 1
+        var index = Self.mix(parent, fingerprint) & mask
+        while slots[index].parent >= 0 {
+            let slot = slots[index]
+            if slot.parent == parent && slot.fingerprint == fingerprint && isMatch(slot.child) {
+                return slot.child
+            }
+            index = (index + 1) & mask
+        }
+        return nil
+    }
+
+    mutating func insert(parent: Int32, fingerprint: UInt64, child: Int32) {
+        if (count + 1) * 2 > slots.count {
+            grow()
+        }
+        place(Slot(parent: parent, child: child, fingerprint: fingerprint))
+        count += 1
+    }
+
+    private mutating func place(_ slot: Slot) {
+        let mask = slots.count - 1
+        var index = Self.mix(slot.parent, slot.fingerprint) & mask
+        while slots[index].parent >= 0 {
+            index = (index + 1) & mask
+        }
+        slots[index] = slot
+    }
+
+    private mutating func grow() {
+        let old = slots
+        slots = [Slot](repeating: Slot(), count: old.count * 2)
+        for slot in old where slot.parent >= 0 {
+            place(slot)
+        }
+    }
+}
+
+/// FNV-1a over a segment's bytes: cheap, and good enough once mixed with the parent node.
+enum Fingerprint {
+    static func of(_ text: Substring) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+        }
+        return hash
     }
 }
 
@@ -135,6 +226,13 @@ extension StringProtocol {
     /// compared byte for byte.
     func splitSegments(on separator: UInt8) -> [Substring] {
         var segments: [Substring] = []
+        splitSegments(on: separator, into: &segments)
+        return segments
+    }
+
+    /// Splits into a reused buffer, replacing its contents.
+    func splitSegments(on separator: UInt8, into segments: inout [Substring]) {
+        segments.removeAll(keepingCapacity: true)
         let bytes = utf8
         var start = bytes.startIndex
         var index = start
@@ -146,6 +244,5 @@ extension StringProtocol {
             index = bytes.index(after: index)
         }
         segments.append(Substring(self[start..<index]))
-        return segments
     }
 }
