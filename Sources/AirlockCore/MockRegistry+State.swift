@@ -10,6 +10,8 @@ extension MockRegistry {
         private var pathTries: [SegmentTrie] = []
         /// Routes that share a host and path pattern and differ by query; path-trie payloads index it.
         private var routeGroups: [[Int]] = []
+        /// The last host pattern parsed, since registrations tend to come in runs for one host.
+        private var lastHost: (text: String, pattern: Pattern)?
         /// Scratch buffers for matching, kept to avoid allocating on every request.
         private var matchedHosts: [Int] = []
         private var matchedGroups: [Int] = []
@@ -23,7 +25,12 @@ extension MockRegistry {
             let host: Pattern
             let path: Pattern
             do {
-                host = try Pattern.host(registration.host)
+                if let lastHost, lastHost.text == registration.host {
+                    host = lastHost.pattern
+                } else {
+                    host = try Pattern.host(registration.host)
+                    lastHost = (registration.host, host)
+                }
                 path = try Pattern.path(registration.path)
             } catch {
                 throw RegistrationError(stub: registration.stubDescription, problem: error.problem, fix: error.fix)
@@ -35,7 +42,7 @@ extension MockRegistry {
 
             let query = registration.query.map { QueryConstraint($0, matching: registration.queryMatching) }
             let key = RouteKey(host: host.source, path: path.source, query: query)
-            let id = existingRoute(key: key, host: host, path: path) ?? addRoute(key: key, host: host, path: path, query: query)
+            let id = route(for: key, host: host, path: path, query: query)
             let wasEternal = routes[id].queue.hasEternal
             for response in registration.responses {
                 routes[id].queue.append(response)
@@ -48,32 +55,22 @@ extension MockRegistry {
             return nil
         }
 
-        /// The route registered with the same patterns and query, found through the tries.
-        private func existingRoute(key: RouteKey, host: Pattern, path: Pattern) -> Int? {
-            guard let pathTrie = hostTrie.value(for: host), let group = pathTries[pathTrie].value(for: path) else {
-                return nil
+        /// The route registered with the same patterns and query, added if there is none yet.
+        private mutating func route(for key: RouteKey, host: Pattern, path: Pattern, query: QueryConstraint?) -> Int {
+            let pathTrie = hostTrie.value(for: host) {
+                pathTries.append(SegmentTrie())
+                return pathTries.count - 1
+            }.value
+            let group = pathTries[pathTrie].value(for: path) {
+                routeGroups.append([])
+                return routeGroups.count - 1
             }
-            return routeGroups[group].first { routes[$0].key.query == key.query }
-        }
-
-        private mutating func addRoute(key: RouteKey, host: Pattern, path: Pattern, query: QueryConstraint?) -> Int {
+            if !group.inserted, let existing = routeGroups[group.value].first(where: { routes[$0].key.query == query }) {
+                return existing
+            }
             let id = routes.count
             routes.append(Route(key: key, rank: Rank(host: host, path: path, query: query, order: id)))
-
-            let pathTrie: Int
-            if let existing = hostTrie.value(for: host) {
-                pathTrie = existing
-            } else {
-                pathTrie = pathTries.count
-                pathTries.append(SegmentTrie())
-                hostTrie.setValue(pathTrie, for: host)
-            }
-            if let group = pathTries[pathTrie].value(for: path) {
-                routeGroups[group].append(id)
-            } else {
-                routeGroups.append([id])
-                pathTries[pathTrie].setValue(routeGroups.count - 1, for: path)
-            }
+            routeGroups[group.value].append(id)
             return id
         }
 

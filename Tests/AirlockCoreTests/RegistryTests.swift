@@ -71,3 +71,51 @@ struct RegistryTests {
         #expect(registry.queuedResponseCount == 1)
     }
 }
+
+struct TrieTests {
+    private func body(_ registry: MockRegistry, _ host: String, _ path: String) -> String? {
+        let request = IncomingRequest(method: "GET", url: "https://\(host)\(path)", host: host, path: path, query: nil)
+        guard case .matched(let response, _) = registry.respond(to: request), case .data(let data) = response.body else { return nil }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    @Test func everyOneOfManyLiteralSiblingsIsFoundAfterTheTableGrows() {
+        let registry = MockRegistry()
+        let count = 5_000
+        registry.register((0..<count).map { Registration(host: "h\($0 % 7).test", path: "/s/\($0)", responses: [.plaintext("\($0)", lifetime: .eternal)]) })
+        for index in stride(from: 0, to: count, by: 37) {
+            #expect(body(registry, "h\(index % 7).test", "/s/\(index)") == "\(index)")
+        }
+        #expect(body(registry, "h1.test", "/s/0") == nil)
+        #expect(body(registry, "h0.test", "/s/\(count)") == nil)
+    }
+
+    @Test func registeringTheSameStubAgainAppendsToItsQueue() {
+        let registry = MockRegistry()
+        registry.register([Registration(host: "a.test", path: "/x", responses: [.plaintext("1")])])
+        registry.register([Registration(host: "A.test", path: "/x", responses: [.plaintext("2")])])
+        registry.register([Registration(host: "a.test", path: "/x", query: ["q": ["1"]], responses: [.plaintext("query")])])
+        #expect(registry.queuedResponseCount == 3)
+        #expect(body(registry, "a.test", "/x") == "1")
+        #expect(body(registry, "a.test", "/x") == "2")
+        #expect(body(registry, "a.test", "/x") == nil)
+    }
+
+    @Test func aClearedHostCanBeRegisteredAgain() {
+        let registry = MockRegistry()
+        registry.register([Registration(host: "a.test", path: "/x", responses: [.plaintext("old", lifetime: .eternal)])])
+        registry.removeAll(forHost: "a.test")
+        #expect(body(registry, "a.test", "/x") == nil)
+        registry.register([Registration(host: "a.test", path: "/x", responses: [.plaintext("new")])])
+        #expect(body(registry, "a.test", "/x") == "new")
+    }
+
+    @Test func queryStringsArePercentDecodedLazily() {
+        let request = IncomingRequest(method: "get", url: "", host: "A.Test", path: "", query: "q=a%20b&flag&q=c%2Bd&broken=%zz")
+        #expect(request.method == "GET")
+        #expect(request.host == "a.test")
+        #expect(request.path == "/")
+        #expect(request.queryItems.map(\.name) == ["q", "flag", "q", "broken"])
+        #expect(request.queryItems.map(\.value) == ["a b", nil, "c+d", "%zz"])
+    }
+}

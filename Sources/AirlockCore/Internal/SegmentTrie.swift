@@ -66,11 +66,23 @@ struct SegmentTrie: Sendable {
 
     /// Stores a payload for a pattern (`nil` removes it), creating the nodes it needs.
     mutating func setValue(_ value: Int?, for pattern: Pattern) {
+        nodes[Int(node(for: pattern))].value = value ?? -1
+    }
+
+    /// The payload of a pattern, storing `make()` first if it has none; creates the nodes it needs.
+    mutating func value(for pattern: Pattern, orInsert make: () -> Int) -> (value: Int, inserted: Bool) {
+        let node = Int(node(for: pattern))
+        if nodes[node].value >= 0 { return (nodes[node].value, false) }
+        nodes[node].value = make()
+        return (nodes[node].value, true)
+    }
+
+    private mutating func node(for pattern: Pattern) -> Int32 {
         var node: Int32 = 0
         for segment in pattern.segments {
             node = child(of: node, for: segment)
         }
-        nodes[Int(node)].value = value ?? -1
+        return node
     }
 
     private func existingChild(of node: Int32, for segment: Pattern.Segment) -> Int32? {
