@@ -84,6 +84,17 @@ if runs("register") {
     rows.append(["register 100,000 wildcard (DSL)", "-", formatNanos(nanoseconds(elapsed)), "", "", ""])
 }
 
+/// A table row: HTTPMock's median and p99 beside the minimal implementation's, and their ratios.
+func comparisonRow(_ label: String, size: Int, ours: Samples, minimal: Samples) -> [String] {
+    [
+        label, size.formatted(),
+        formatNanos(ours.median) + " / " + formatNanos(ours.p99),
+        formatNanos(minimal.median) + " / " + formatNanos(minimal.p99),
+        String(format: "%.2f", ours.median / minimal.median),
+        String(format: "%.2f", ours.p99 / minimal.p99),
+    ]
+}
+
 // MARK: Through a real URLSession
 
 func fetch(_ session: URLSession, _ path: String) async throws -> Duration {
@@ -125,13 +136,7 @@ for kind in Kind.allCases where runs("session") {
             }
         }
         minimal.invalidateAndCancel()
-        rows.append([
-            "URLSession GET, \(kind.rawValue)", size.formatted(),
-            formatNanos(mocked.median) + " / " + formatNanos(mocked.p99),
-            formatNanos(bare.median) + " / " + formatNanos(bare.p99),
-            String(format: "%.2f", mocked.median / bare.median),
-            String(format: "%.2f", mocked.p99 / bare.p99),
-        ])
+        rows.append(comparisonRow("URLSession GET, \(kind.rawValue)", size: size, ours: mocked, minimal: bare))
     }
 }
 
@@ -164,13 +169,7 @@ for kind in Kind.allCases where runs("core") {
                 }
             }
         }
-        rows.append([
-            "core match, \(kind.rawValue)", size.formatted(),
-            formatNanos(matched.median) + " / " + formatNanos(matched.p99),
-            formatNanos(looked.median) + " / " + formatNanos(looked.p99),
-            String(format: "%.2f", matched.median / looked.median),
-            String(format: "%.2f", matched.p99 / looked.p99),
-        ])
+        rows.append(comparisonRow("core match, \(kind.rawValue)", size: size, ours: matched, minimal: looked))
     }
 }
 

@@ -15,8 +15,8 @@ extension MockRegistry {
         /// Scratch buffers for matching, kept to avoid allocating on every request.
         private var matchedHosts: [Int] = []
         private var matchedGroups: [Int] = []
-        private var labels: [Substring] = []
-        private var segments: [Substring] = []
+        private var labelRanges: [Range<Int>] = []
+        private var segmentRanges: [Range<Int>] = []
 
         // MARK: Registering
 
@@ -110,18 +110,17 @@ extension MockRegistry {
 
         /// The most specific route that matches and still has a response queued.
         private mutating func bestRoute(for request: IncomingRequest) -> Int? {
-            request.host.splitSegments(on: UInt8(ascii: "."), into: &labels)
-            request.path.dropFirst().splitSegments(on: UInt8(ascii: "/"), into: &segments)
-            defer {
-                // Drop the request's strings now rather than holding them until the next request.
-                labels.removeAll(keepingCapacity: true)
-                segments.removeAll(keepingCapacity: true)
-            }
             matchedHosts.removeAll(keepingCapacity: true)
-            hostTrie.collectMatches(labels, into: &matchedHosts)
+            SegmentView.with(request.host, separator: UInt8(ascii: "."), ranges: &labelRanges) { labels in
+                hostTrie.collectMatches(labels, into: &matchedHosts)
+            }
             matchedGroups.removeAll(keepingCapacity: true)
-            for pathTrie in matchedHosts {
-                pathTries[pathTrie].collectMatches(segments, into: &matchedGroups)
+            if !matchedHosts.isEmpty {
+                SegmentView.with(request.path, skipping: 1, separator: UInt8(ascii: "/"), ranges: &segmentRanges) { segments in
+                    for pathTrie in matchedHosts {
+                        pathTries[pathTrie].collectMatches(segments, into: &matchedGroups)
+                    }
+                }
             }
             var requestQuery: [String: [String]]?
             var best: Int?

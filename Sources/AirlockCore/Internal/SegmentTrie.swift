@@ -88,7 +88,10 @@ struct SegmentTrie: Sendable {
     private func existingChild(of node: Int32, for segment: Pattern.Segment) -> Int32? {
         let current = nodes[Int(node)]
         switch segment {
-        case .literal(let text): return literalChild(of: node, text, fingerprint: Fingerprint.of(text))
+        case .literal(let text):
+            return edges.find(parent: node, fingerprint: Fingerprint.of(text.utf8)) { candidate in
+                nodes[Int(candidate)].label.utf8.elementsEqual(text.utf8)
+            }
         case .star: return current.star < 0 ? nil : current.star
         case .doubleStar: return current.doubleStar < 0 ? nil : current.doubleStar
         case .glob(let glob): return current.globs < 0 ? nil : globIndexes[Int(current.globs)].child(for: glob)
@@ -101,7 +104,7 @@ struct SegmentTrie: Sendable {
         switch segment {
         case .literal(let text):
             nodes.append(Node(label: String(text)))
-            edges.insert(parent: node, fingerprint: Fingerprint.of(text), child: created)
+            edges.insert(parent: node, fingerprint: Fingerprint.of(text.utf8), child: created)
         case .star:
             nodes.append(Node(label: ""))
             nodes[Int(node)].star = created
@@ -119,19 +122,13 @@ struct SegmentTrie: Sendable {
         return created
     }
 
-    private func literalChild(of node: Int32, _ text: Substring, fingerprint: UInt64) -> Int32? {
-        edges.find(parent: node, fingerprint: fingerprint) { candidate in
-            nodes[Int(candidate)].label.utf8.elementsEqual(text.utf8)
-        }
-    }
-
     /// Appends the payload of every pattern that matches `segments` to `payloads`. A payload
     /// can be appended more than once when several `**` paths reach it.
-    func collectMatches(_ segments: [Substring], into payloads: inout [Int]) {
+    func collectMatches(_ segments: SegmentView, into payloads: inout [Int]) {
         visit(0, segments, 0, &payloads)
     }
 
-    private func visit(_ index: Int32, _ segments: [Substring], _ position: Int, _ payloads: inout [Int]) {
+    private func visit(_ index: Int32, _ segments: SegmentView, _ position: Int, _ payloads: inout [Int]) {
         let node = Int(index)
         let doubleStar = nodes[node].doubleStar
         if doubleStar >= 0 {
@@ -145,8 +142,11 @@ struct SegmentTrie: Sendable {
             return
         }
         let segment = segments[position]
-        if let child = literalChild(of: index, segment, fingerprint: Fingerprint.of(segment)) {
-            visit(child, segments, position + 1, &payloads)
+        let literal = edges.find(parent: index, fingerprint: Fingerprint.of(segment)) { candidate in
+            Self.equal(nodes[Int(candidate)].label, segment)
+        }
+        if let literal {
+            visit(literal, segments, position + 1, &payloads)
         }
         let star = nodes[node].star
         if star >= 0, !segment.isEmpty {
@@ -155,10 +155,52 @@ struct SegmentTrie: Sendable {
         let globs = nodes[node].globs
         if globs >= 0 {
             var children: [Int32] = []
-            globIndexes[Int(globs)].matches(of: segment, into: &children)
+            let text = Substring(String(decoding: segment, as: UTF8.self))
+            globIndexes[Int(globs)].matches(of: text, into: &children)
             for child in children {
                 visit(child, segments, position + 1, &payloads)
             }
+        }
+    }
+
+    private static func equal(_ label: String, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let utf8 = label.utf8
+        guard utf8.count == bytes.count else { return false }
+        return utf8.withContiguousStorageIfAvailable { $0.elementsEqual(bytes) } ?? utf8.elementsEqual(bytes)
+    }
+}
+
+/// A request's host labels or path segments as byte ranges over its UTF-8, so that matching
+/// neither allocates nor builds a `Substring` per segment. Valid only inside `with`'s body.
+struct SegmentView {
+    let bytes: UnsafeBufferPointer<UInt8>
+    let ranges: [Range<Int>]
+
+    var count: Int { ranges.count }
+
+    subscript(position: Int) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: bytes[ranges[position]])
+    }
+
+    /// Splits `text`, after its first `skipping` bytes, on an ASCII separator into `ranges` (a
+    /// reused buffer) and runs `body` with the view.
+    static func with<Result>(
+        _ text: String,
+        skipping: Int = 0,
+        separator: UInt8,
+        ranges: inout [Range<Int>],
+        _ body: (SegmentView) -> Result
+    ) -> Result {
+        var string = text
+        return string.withUTF8 { bytes in
+            ranges.removeAll(keepingCapacity: true)
+            var start = min(skipping, bytes.count)
+            for index in start..<bytes.count where bytes[index] == separator {
+                ranges.append(start..<index)
+                start = index + 1
+            }
+            ranges.append(start..<bytes.count)
+            return body(SegmentView(bytes: bytes, ranges: ranges))
         }
     }
 }
@@ -224,9 +266,9 @@ struct LiteralEdges: Sendable {
 
 /// FNV-1a over a segment's bytes: cheap, and good enough once mixed with the parent node.
 enum Fingerprint {
-    static func of(_ text: Substring) -> UInt64 {
+    static func of(_ bytes: some Sequence<UInt8>) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
+        for byte in bytes {
             hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
         }
         return hash
@@ -238,13 +280,6 @@ extension StringProtocol {
     /// compared byte for byte.
     func splitSegments(on separator: UInt8) -> [Substring] {
         var segments: [Substring] = []
-        splitSegments(on: separator, into: &segments)
-        return segments
-    }
-
-    /// Splits into a reused buffer, replacing its contents.
-    func splitSegments(on separator: UInt8, into segments: inout [Substring]) {
-        segments.removeAll(keepingCapacity: true)
         let bytes = utf8
         var start = bytes.startIndex
         var index = start
@@ -256,5 +291,6 @@ extension StringProtocol {
             index = bytes.index(after: index)
         }
         segments.append(Substring(self[start..<index]))
+        return segments
     }
 }
