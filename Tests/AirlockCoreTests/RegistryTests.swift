@@ -119,3 +119,20 @@ struct TrieTests {
         #expect(request.queryItems.map(\.value) == ["a b", nil, "c+d", "%zz"])
     }
 }
+
+struct HostPatternTests {
+    @Test(arguments: [
+        ("api.example.com", "API.example.com", true), ("*.example.com", "a.example.com", true),
+        ("*.example.com", "a.b.example.com", false), ("**.example.com", "example.com", true),
+        ("**.example.com", "a.b.example.com", true), ("api-*.example.com", "api-x.example.com", true),
+        ("localhost", "localhost", true), ("localhost", "localhost.example", false),
+    ])
+    func matchesOnItsOwn(pattern: String, host: String, matches: Bool) throws {
+        #expect(try HostPattern(pattern).matches(host) == matches)
+    }
+
+    @Test func rejectsInvalidPatterns() {
+        #expect(throws: HostPatternError.self) { try HostPattern("") }
+        #expect(throws: HostPatternError.self) { try HostPattern("https://x") }
+    }
+}
