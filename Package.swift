@@ -53,6 +53,7 @@ let package = Package(
             dependencies: [
                 "HTTPMock",
                 "HTTPMockTesting",
+                .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

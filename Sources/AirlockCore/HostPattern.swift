@@ -19,8 +19,37 @@ package struct HostPattern: Hashable, Sendable, CustomStringConvertible {
 
     /// Whether `host` matches: `*` is one label, `**` zero or more, `*` inside a label any run.
     package func matches(_ host: String) -> Bool {
-        let labels = host.lowercased().splitSegments(on: UInt8(ascii: "."))
-        return Self.match(pattern.segments[...], labels[...])
+        pattern.matches(host.lowercased().splitSegments(on: UInt8(ascii: ".")))
+    }
+}
+
+/// One path pattern — `/users`, `/users/*`, `/api/**/data` — matched on its own.
+package struct PathPattern: Hashable, Sendable, CustomStringConvertible {
+    private let pattern: Pattern
+
+    /// Parses a path pattern, which must start with `/`.
+    package init(_ text: String) throws(HostPatternError) {
+        do {
+            pattern = try Pattern.path(text)
+        } catch {
+            throw HostPatternError(pattern: text, problem: error.problem, fix: error.fix)
+        }
+    }
+
+    /// The pattern as written.
+    package var description: String { pattern.source }
+
+    /// Whether the percent-decoded `path` matches.
+    package func matches(_ path: String) -> Bool {
+        let trimmed = path.isEmpty ? "" : String(path.dropFirst())
+        return pattern.matches(trimmed.splitSegments(on: UInt8(ascii: "/")))
+    }
+}
+
+extension Pattern {
+    /// Matches one pattern against a request's labels or segments, without a trie.
+    func matches(_ parts: [Substring]) -> Bool {
+        Self.match(segments[...], parts[...])
     }
 
     private static func match(_ segments: ArraySlice<Pattern.Segment>, _ labels: ArraySlice<Substring>) -> Bool {
@@ -47,7 +76,7 @@ package struct HostPattern: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// Why a host pattern was rejected, and how to fix it.
+/// Why a host or path pattern was rejected, and how to fix it.
 package struct HostPatternError: Error, Sendable, CustomStringConvertible {
     package let pattern: String
     package let problem: String

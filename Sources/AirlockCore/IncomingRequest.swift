@@ -1,3 +1,5 @@
+import Foundation
+
 /// A request as the core sees it, whatever transport it came through (a `URLProtocol`, a loopback
 /// server): only the parts matching needs, with no Foundation networking types.
 package struct IncomingRequest: Sendable {
@@ -20,6 +22,10 @@ package struct IncomingRequest: Sendable {
     package var host: String
     /// The percent-decoded path; `/` when the URL has none.
     package var path: String
+    /// The header fields in order.
+    package var headers: [(name: String, value: String)] = []
+    /// The complete body, if any.
+    package var body: Data?
     /// The query as sent (percent-encoded), parsed only when a stub or a message needs it.
     private var rawQuery: String?
     private var parsedItems: [QueryItem]?

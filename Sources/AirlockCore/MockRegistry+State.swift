@@ -1,10 +1,17 @@
+import Foundation
+
 extension MockRegistry {
     /// Everything a registry holds; only ever touched under the registry's lock.
     struct State: Sendable {
         var unmockedPolicy: UnmockedPolicy = .notFound
         var registrationErrors: [RegistrationError] = []
 
-        private var routes: [Route] = []
+        /// Every request received, in order.
+        var journal: [RecordedRequest] = []
+        /// How requests, messages and exports show credentials.
+        var redaction: Redaction = .standard
+
+        private(set) var routes: [Route] = []
         /// Host patterns; each payload indexes `pathTries`.
         private var hostTrie = SegmentTrie()
         private var pathTries: [SegmentTrie] = []
@@ -42,7 +49,7 @@ extension MockRegistry {
 
             let query = registration.query.map { QueryConstraint($0, matching: registration.queryMatching) }
             let key = RouteKey(host: host.source, path: path.source, query: query)
-            let id = route(for: key, host: host, path: path, query: query)
+            let id = route(for: key, host: host, path: path, query: query, requirement: registration.requirement)
             let wasEternal = routes[id].queue.hasEternal
             for response in registration.responses {
                 routes[id].queue.append(response)
@@ -56,7 +63,13 @@ extension MockRegistry {
         }
 
         /// The route registered with the same patterns and query, added if there is none yet.
-        private mutating func route(for key: RouteKey, host: Pattern, path: Pattern, query: QueryConstraint?) -> Int {
+        private mutating func route(
+            for key: RouteKey,
+            host: Pattern,
+            path: Pattern,
+            query: QueryConstraint?,
+            requirement: RequestMatcher?
+        ) -> Int {
             let pathTrie = hostTrie.value(for: host) {
                 pathTries.append(SegmentTrie())
                 return pathTries.count - 1
@@ -65,11 +78,20 @@ extension MockRegistry {
                 routeGroups.append([])
                 return routeGroups.count - 1
             }
-            if !group.inserted, let existing = routeGroups[group.value].first(where: { routes[$0].key.query == query }) {
+            // A stub with a requirement always gets a queue of its own: matchers cannot be compared.
+            if requirement == nil, !group.inserted,
+                let existing = routeGroups[group.value].first(where: { routes[$0].key.query == query && routes[$0].requirement == nil })
+            {
                 return existing
             }
             let id = routes.count
-            routes.append(Route(key: key, rank: Rank(host: host, path: path, query: query, order: id)))
+            routes.append(
+                Route(
+                    key: key,
+                    requirement: requirement,
+                    rank: Rank(host: host, path: path, query: query, requirement: requirement, order: id)
+                )
+            )
             routeGroups[group.value].append(id)
             return id
         }
@@ -100,16 +122,22 @@ extension MockRegistry {
 
         // MARK: Matching
 
-        mutating func respond(to request: IncomingRequest) -> MatchOutcome {
-            if let id = bestRoute(for: request), let response = routes[id].queue.next() {
-                let key = routes[id].key
-                return .matched(response, stub: StubDescription(host: key.host, path: key.path, query: key.query))
+        mutating func respond(to request: IncomingRequest, at date: Date) -> MatchOutcome {
+            var recorded = RecordedRequest(sequence: journal.count + 1, request: request, date: date)
+            if let id = bestRoute(for: request, recorded: recorded), let response = routes[id].queue.next() {
+                routes[id].served += 1
+                let stub = routes[id].stub
+                recorded.stub = stub.description
+                journal.append(recorded)
+                return .matched(response, stub: stub, sequence: recorded.sequence)
             }
-            return .unmatched(unmockedPolicy, message: unmatchedMessage(for: request))
+            let message = unmatchedMessage(for: recorded)
+            journal.append(recorded)
+            return .unmatched(unmockedPolicy, message: message, sequence: recorded.sequence)
         }
 
         /// The most specific route that matches and still has a response queued.
-        private mutating func bestRoute(for request: IncomingRequest) -> Int? {
+        private mutating func bestRoute(for request: IncomingRequest, recorded: RecordedRequest) -> Int? {
             matchedHosts.removeAll(keepingCapacity: true)
             SegmentView.with(request.host, separator: UInt8(ascii: "."), ranges: &labelRanges) { labels in
                 hostTrie.collectMatches(labels, into: &matchedHosts)
@@ -132,44 +160,29 @@ extension MockRegistry {
                         if requestQuery == nil { requestQuery = request.queryValues }
                         guard query.matches(requestQuery!) else { continue }
                     }
+                    if let requirement = routes[id].requirement, !requirement.matches(recorded) { continue }
                     best = id
                 }
             }
             return best
         }
 
-        private func unmatchedMessage(for request: IncomingRequest) -> String {
-            var lines = ["HTTPMock: no mock for \(request.method) \(request.url)"]
-            let query = request.queryValues
-            var path = "Path(\"\(request.path)\""
-            if !query.isEmpty {
-                let items = query.keys.sorted().map { name in
-                    let values = query[name, default: []]
-                    let value = values.count == 1 ? "\"\(values[0])\"" : "[" + values.map { "\"\($0)\"" }.joined(separator: ", ") + "]"
-                    return "\"\(name)\": \(value)"
-                }
-                path += ", query: [\(items.joined(separator: ", "))]"
-            }
-            path += ")"
-            lines.append("To stub it, register:")
-            lines.append("    mock.registerResponses {")
-            lines.append("        Host(\"\(request.host)\") {")
-            lines.append("            \(path) {")
-            lines.append("                MockResponse.plaintext(\"…\")")
-            lines.append("            }")
-            lines.append("        }")
-            lines.append("    }")
-            if !registrationErrors.isEmpty {
-                lines.append("Note: \(registrationErrors.count) stub(s) were rejected when registered:")
-                lines.append(contentsOf: registrationErrors.suffix(5).map { "  - \($0.description)" })
-            }
-            return lines.joined(separator: "\n")
+        /// Stores what was delivered for a journal entry.
+        mutating func record(_ response: RecordedResponse, forSequence sequence: Int) {
+            guard journal.indices.contains(sequence - 1) else { return }
+            journal[sequence - 1].response = response
+        }
+
+        /// Stubs that have served nothing and were not cleared.
+        var unusedStubs: [String] {
+            routes.filter { $0.served == 0 && !$0.cleared }.map(\.stub.description)
         }
 
         // MARK: Clearing
 
         mutating func removeAll() {
             routes = []
+            lastHost = nil
             hostTrie = SegmentTrie()
             pathTries = []
             routeGroups = []
@@ -181,6 +194,7 @@ extension MockRegistry {
             pathTries[pathTrie] = SegmentTrie()
             for id in routes.indices where routes[id].key.host == pattern.source {
                 routes[id].queue = ResponseQueue()
+                routes[id].cleared = true
             }
         }
 
@@ -199,24 +213,36 @@ extension MockRegistry {
     /// A registered stub and its queue.
     struct Route: Sendable {
         let key: RouteKey
+        let requirement: RequestMatcher?
         let rank: Rank
         var queue = ResponseQueue()
+        /// How many responses it has served.
+        var served = 0
+        /// Whether `clearQueue(forHost:)` removed it.
+        var cleared = false
+
+        var stub: StubDescription {
+            StubDescription(host: key.host, path: key.path, query: key.query, requirement: requirement?.description)
+        }
     }
 
     /// How specific a stub is; lower ranks win. Exact patterns have no wildcards and so beat any
     /// wildcard; fewer wildcards (`**` counting two) beat more; longer literal text breaks ties;
-    /// then a query constraint beats none (an exact one beats `contains`, more parameters beat
-    /// fewer); then the stub registered first wins.
+    /// then a stub with a `requiring:` matcher beats one without; then a query constraint beats
+    /// none (an exact one beats `contains`, more parameters beat fewer); then the stub registered
+    /// first wins.
     struct Rank: Comparable, Sendable {
         let wildcards: Int
         let literalLength: Int
+        let requirementClass: Int
         let queryClass: Int
         let queryCount: Int
         let order: Int
 
-        init(host: Pattern, path: Pattern, query: QueryConstraint?, order: Int) {
+        init(host: Pattern, path: Pattern, query: QueryConstraint?, requirement: RequestMatcher? = nil, order: Int) {
             wildcards = host.wildcardWeight + path.wildcardWeight
             literalLength = host.literalLength + path.literalLength
+            requirementClass = requirement == nil ? 1 : 0
             switch query?.matching {
             case .exact: queryClass = 0
             case .contains: queryClass = 1
@@ -227,8 +253,8 @@ extension MockRegistry {
         }
 
         static func < (lhs: Rank, rhs: Rank) -> Bool {
-            (lhs.wildcards, -lhs.literalLength, lhs.queryClass, -lhs.queryCount, lhs.order)
-                < (rhs.wildcards, -rhs.literalLength, rhs.queryClass, -rhs.queryCount, rhs.order)
+            (lhs.wildcards, -lhs.literalLength, lhs.requirementClass, lhs.queryClass, -lhs.queryCount, lhs.order)
+                < (rhs.wildcards, -rhs.literalLength, rhs.requirementClass, rhs.queryClass, -rhs.queryCount, rhs.order)
         }
     }
 }

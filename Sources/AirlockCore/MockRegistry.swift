@@ -47,9 +47,40 @@ package final class MockRegistry: Sendable {
     }
 
     /// Finds the most specific stub for a request and takes its next response, or says what the
-    /// unmocked policy wants.
-    package func respond(to request: IncomingRequest) -> MatchOutcome {
-        state.withLock { $0.respond(to: request) }
+    /// unmocked policy wants. Either way the request goes into the journal.
+    package func respond(to request: IncomingRequest, at date: Date = Date()) -> MatchOutcome {
+        state.withLock { $0.respond(to: request, at: date) }
+    }
+
+    /// Stores what was delivered for the journal entry `sequence`.
+    package func record(_ response: RecordedResponse, forSequence sequence: Int) {
+        state.withLock { $0.record(response, forSequence: sequence) }
+    }
+
+    /// Every request received, in order.
+    package var journal: [RecordedRequest] {
+        state.withLock { $0.journal }
+    }
+
+    /// The unmatched-request diagnostic for a recorded request, as the 404 body shows it.
+    package func diagnostic(for request: RecordedRequest) -> String {
+        state.withLock { $0.unmatchedMessage(for: request) }
+    }
+
+    /// Empties the journal.
+    package func clearJournal() {
+        state.withLock { $0.journal.removeAll() }
+    }
+
+    /// Stubs registered but never used (and not cleared), described.
+    package var unusedStubs: [String] {
+        state.withLock { $0.unusedStubs }
+    }
+
+    /// How credentials are shown in messages and exports.
+    package var redaction: Redaction {
+        get { state.withLock { $0.redaction } }
+        set { state.withLock { $0.redaction = newValue } }
     }
 
     /// Removes every stub and queued response. The policy and the rejected-stub list stay.

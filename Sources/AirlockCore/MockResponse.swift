@@ -104,6 +104,21 @@ extension MockResponse {
         case file(URL)
         /// The factory could not build a body; serving the response fails with this message.
         case failure(String)
+        /// The request fails with this error instead of receiving a response.
+        case error(ErrorBox)
+    }
+
+    /// An error to fail a request with, compared by identity.
+    package final class ErrorBox: Hashable, Sendable {
+        package let error: any Error
+
+        init(_ error: any Error) {
+            self.error = error
+        }
+
+        package static func == (lhs: ErrorBox, rhs: ErrorBox) -> Bool { lhs === rhs }
+
+        package func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
     }
 
     /// A copy whose explicit headers sit on top of `inherited` ones.

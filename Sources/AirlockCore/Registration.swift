@@ -6,14 +6,18 @@ package struct Registration: Sendable {
     package var query: [String: [String]]?
     package var queryMatching: QueryMatching
     package var responses: [MockResponse]
+    /// A condition the request must also meet, beyond host, path and query.
+    package var requirement: RequestMatcher?
 
     package init(
         host: String,
         path: String,
         query: [String: [String]]? = nil,
         queryMatching: QueryMatching = .exact,
+        requirement: RequestMatcher? = nil,
         responses: [MockResponse]
     ) {
+        self.requirement = requirement
         self.host = host
         self.path = path
         self.query = query
@@ -23,6 +27,11 @@ package struct Registration: Sendable {
 
     /// How messages name this stub: `host "api.example.com", path "/users", query contains q=swift`.
     package var stubDescription: String {
-        StubDescription(host: host, path: path, query: query.map { QueryConstraint($0, matching: queryMatching) }).description
+        StubDescription(
+            host: host,
+            path: path,
+            query: query.map { QueryConstraint($0, matching: queryMatching) },
+            requirement: requirement?.description
+        ).description
     }
 }

@@ -3,17 +3,23 @@ package struct StubDescription: Sendable, CustomStringConvertible {
     package let host: String
     package let path: String
     let query: QueryConstraint?
+    /// The description of the stub's `requiring:` matcher, if it has one.
+    package let requirement: String?
 
-    init(host: String, path: String, query: QueryConstraint?) {
+    init(host: String, path: String, query: QueryConstraint?, requirement: String? = nil) {
         self.host = host
         self.path = path
         self.query = query
+        self.requirement = requirement
     }
 
     package var description: String {
         var text = "host \"\(host)\", path \"\(path)\""
         if let query {
             text += ", query \(query.matching == .exact ? "exactly" : "contains") " + QueryConstraint.describe(query.values)
+        }
+        if let requirement {
+            text += ", requiring \(requirement)"
         }
         return text
     }

@@ -84,6 +84,45 @@ extension HTTPMock {
         )
     }
 
+    /// Queues responses for requests that also satisfy a matcher: only `POST`, only with this JSON
+    /// body, only with this header.
+    ///
+    /// ```swift
+    /// mock.addResponses(forPath: "/users", host: "api.example.com", requiring: .post && .json(#"{"name":"Alice"}"#)) {
+    ///     MockResponse.empty(status: .created)
+    /// }
+    /// ```
+    ///
+    /// A stub with a requirement beats one without at the same pattern specificity, so a general
+    /// stub for the path can still answer everything else.
+    ///
+    /// - Parameters:
+    ///   - path: A path or path pattern starting with `/`.
+    ///   - host: A host or host pattern.
+    ///   - queryItems: Query parameters the request must carry; `nil` accepts any query.
+    ///   - queryMatching: `.exact` (the default) or `.contains`.
+    ///   - requirement: What else the request must satisfy.
+    ///   - responses: The responses, served in order.
+    public func addResponses(
+        forPath path: String,
+        host: String,
+        queryItems: [String: String]? = nil,
+        queryMatching: QueryMatching = .exact,
+        requiring requirement: RequestMatcher,
+        @MockResponseBuilder _ responses: () -> [MockResponse]
+    ) {
+        registry.register([
+            Registration(
+                host: host,
+                path: path,
+                query: queryItems?.mapValues { [$0] },
+                queryMatching: queryMatching,
+                requirement: requirement,
+                responses: responses()
+            )
+        ])
+    }
+
     /// Registers hosts, paths, headers and responses declared with the DSL.
     ///
     /// ```swift

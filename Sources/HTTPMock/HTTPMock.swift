@@ -49,21 +49,21 @@ public final class HTTPMock: Sendable {
     public init(passthroughSession: URLSession = URLSession(configuration: .ephemeral)) {
         self.passthroughSession = passthroughSession
         // The slot is taken before `self` exists and filled in once it does.
-        let slot = MockDirectory.shared.reserve()
+        let slot = Directories.mocks.reserve()
         self.slot = slot
-        protocolClass = ProtocolSlot.protocolClass(for: slot)
+        protocolClass = ProtocolSlot.mockProtocolClass(for: slot)
         let configuration = URLSessionConfiguration.ephemeral
         configuration.protocolClasses = [protocolClass]
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         urlSession = URLSession(configuration: configuration)
-        MockDirectory.shared.assign(slot, to: self)
+        Directories.mocks.assign(slot, to: self)
     }
 
     deinit {
         // The sessions are left valid: code may still hold one, and using an invalidated session
         // crashes. Their requests now fail with a URLError that says the mock was released.
-        MockDirectory.shared.release(slot)
+        Directories.mocks.release(slot)
     }
 
     /// Makes another session that this mock answers, for code that needs its own configuration,

@@ -14,7 +14,7 @@ struct RegistryTests {
     }
 
     private func body(_ outcome: MatchOutcome) -> String? {
-        guard case .matched(let response, _) = outcome, case .data(let data) = response.body else { return nil }
+        guard case .matched(let response, _, _) = outcome, case .data(let data) = response.body else { return nil }
         return String(decoding: data, as: UTF8.self)
     }
 
@@ -31,7 +31,7 @@ struct RegistryTests {
     @Test func unmatchedCarriesThePolicyAndAMessage() {
         let registry = MockRegistry()
         registry.unmockedPolicy = .passthrough
-        guard case .unmatched(.passthrough, let message) = registry.respond(to: request("a.test", "/x", query: [("q", "1"), ("q", "2")])) else {
+        guard case .unmatched(.passthrough, let message, _) = registry.respond(to: request("a.test", "/x", query: [("q", "1"), ("q", "2")])) else {
             Issue.record("expected an unmatched outcome with the passthrough policy")
             return
         }
@@ -75,7 +75,7 @@ struct RegistryTests {
 struct TrieTests {
     private func body(_ registry: MockRegistry, _ host: String, _ path: String) -> String? {
         let request = IncomingRequest(method: "GET", url: "https://\(host)\(path)", host: host, path: path, query: nil)
-        guard case .matched(let response, _) = registry.respond(to: request), case .data(let data) = response.body else { return nil }
+        guard case .matched(let response, _, _) = registry.respond(to: request), case .data(let data) = response.body else { return nil }
         return String(decoding: data, as: UTF8.self)
     }
 

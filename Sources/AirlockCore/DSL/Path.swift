@@ -17,6 +17,8 @@ public struct Path: Sendable {
     public let query: [String: [String]]?
     /// How `query` is compared with the request's parameters.
     public let matching: QueryMatching
+    /// What else a request must satisfy, such as `.post` or `.json(…)`; `nil` for nothing more.
+    public let requirement: RequestMatcher?
     let elements: [PathElement]
 
     /// Declares a path, optionally requiring query parameters.
@@ -24,14 +26,16 @@ public struct Path: Sendable {
     ///   - path: A path or pattern starting with `/`.
     ///   - query: Parameters the request must carry; `nil` accepts any query.
     ///   - matching: `.exact` (the default) accepts only these parameters; `.contains` ignores others.
+    ///   - requirement: What else a request must satisfy, such as `.post && .json(…)`; not inherited.
     ///   - content: `MockResponse`s, `Headers` and nested `Path`s.
     public init(
         _ path: String,
         query: [String: String]? = nil,
         matching: QueryMatching = .exact,
+        requiring requirement: RequestMatcher? = nil,
         @PathBuilder _ content: () -> [PathElement]
     ) {
-        self.init(path, lists: query?.mapValues { [$0] }, matching: matching, elements: content())
+        self.init(path, lists: query?.mapValues { [$0] }, matching: matching, requirement: requirement, elements: content())
     }
 
     /// Declares a path whose query parameters repeat, such as `?id=1&id=2`.
@@ -45,20 +49,29 @@ public struct Path: Sendable {
     ///   - query: The values each parameter must carry, in any order.
     ///   - matching: `.exact` (the default) accepts only these parameters and values; `.contains`
     ///     requires at least them.
+    ///   - requirement: What else a request must satisfy, such as `.post && .json(…)`; not inherited.
     ///   - content: `MockResponse`s, `Headers` and nested `Path`s.
     public init(
         _ path: String,
         query: [String: [String]],
         matching: QueryMatching = .exact,
+        requiring requirement: RequestMatcher? = nil,
         @PathBuilder _ content: () -> [PathElement]
     ) {
-        self.init(path, lists: query, matching: matching, elements: content())
+        self.init(path, lists: query, matching: matching, requirement: requirement, elements: content())
     }
 
-    private init(_ path: String, lists: [String: [String]]?, matching: QueryMatching, elements: [PathElement]) {
+    private init(
+        _ path: String,
+        lists: [String: [String]]?,
+        matching: QueryMatching,
+        requirement: RequestMatcher?,
+        elements: [PathElement]
+    ) {
         self.path = path
         self.query = lists
         self.matching = matching
+        self.requirement = requirement
         self.elements = elements
     }
 
@@ -88,6 +101,7 @@ public struct Path: Sendable {
                     path: fullPath,
                     query: query,
                     queryMatching: matching,
+                    requirement: requirement,
                     responses: responses.map { $0.inheriting(scoped) }
                 )
             )

@@ -21,6 +21,28 @@ struct QueryConstraint: Hashable, Sendable {
         }
     }
 
+    /// What differs between the request's query and this constraint; empty when it matches.
+    func differences(from request: [String: [String]]) -> [String] {
+        var differences: [String] = []
+        for name in values.keys.sorted() {
+            let expected = values[name, default: []]
+            guard let actual = request[name] else {
+                differences.append("query missing \(name)")
+                continue
+            }
+            let fits = matching == .exact ? actual == expected : Self.isSubmultiset(expected, of: actual)
+            if !fits {
+                differences.append("query \(name)=\(actual.joined(separator: ",")) vs \(expected.joined(separator: ","))")
+            }
+        }
+        if matching == .exact {
+            for name in request.keys.sorted() where values[name] == nil {
+                differences.append("query has unexpected \(name)")
+            }
+        }
+        return differences
+    }
+
     /// Whether every element of sorted `small` occurs in sorted `large`, counting repeats.
     private static func isSubmultiset(_ small: [String], of large: [String]) -> Bool {
         var index = large.startIndex

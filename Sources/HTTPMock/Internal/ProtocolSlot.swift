@@ -29,23 +29,52 @@ final class SlottedMockURLProtocol<Slot: SlotNumber>: MockURLProtocol {
     override class var slot: Int { Slot.value }
 }
 
+/// The logging protocol subclass for one slot.
+final class SlottedLoggingURLProtocol<Slot: SlotNumber>: LoggingURLProtocol {
+    override class var slot: Int { Slot.value }
+}
+
 enum ProtocolSlot {
     /// The `URLProtocol` class whose requests go to the mock holding `slot`.
-    static func protocolClass(for slot: Int) -> MockURLProtocol.Type {
+    static func mockProtocolClass(for slot: Int) -> MockURLProtocol.Type {
+        withSlotType(slot, MockClass())
+    }
+
+    /// The `URLProtocol` class whose requests go to the logger holding `slot`.
+    static func loggingProtocolClass(for slot: Int) -> LoggingURLProtocol.Type {
+        withSlotType(slot, LoggingClass())
+    }
+
+    /// Something to make from a slot number's type.
+    private protocol Visitor {
+        associatedtype Result
+        func visit<Slot: SlotNumber>(_: Slot.Type) -> Result
+    }
+
+    private struct MockClass: Visitor {
+        func visit<Slot: SlotNumber>(_: Slot.Type) -> MockURLProtocol.Type { SlottedMockURLProtocol<Slot>.self }
+    }
+
+    private struct LoggingClass: Visitor {
+        func visit<Slot: SlotNumber>(_: Slot.Type) -> LoggingURLProtocol.Type { SlottedLoggingURLProtocol<Slot>.self }
+    }
+
+    /// Spells `slot` as a type, most significant bit outermost, and hands it to `visitor`.
+    private static func withSlotType<V: Visitor>(_ slot: Int, _ visitor: V) -> V.Result {
         precondition(slot >= 0)
         var number: any SlotNumber.Type = SlotEnd.self
         let bits = Int.bitWidth - slot.leadingZeroBitCount
         for bit in stride(from: bits - 1, through: 0, by: -1) {
             number = appending(slot >> bit & 1 == 1, to: number)
         }
-        return protocolClass(number)
+        return visit(number, visitor)
     }
 
     private static func appending<Higher: SlotNumber>(_ one: Bool, to _: Higher.Type) -> any SlotNumber.Type {
         one ? One<Higher>.self : Zero<Higher>.self
     }
 
-    private static func protocolClass<Slot: SlotNumber>(_: Slot.Type) -> MockURLProtocol.Type {
-        SlottedMockURLProtocol<Slot>.self
+    private static func visit<Slot: SlotNumber, V: Visitor>(_ slot: Slot.Type, _ visitor: V) -> V.Result {
+        visitor.visit(slot)
     }
 }

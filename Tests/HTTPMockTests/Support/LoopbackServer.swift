@@ -1,31 +1,40 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import Synchronization
 
 /// A real HTTP server on 127.0.0.1 and an ephemeral port, standing in for "the network" in
-/// passthrough tests. It answers every request with `200` and the body
-/// `real <METHOD> <URI>`, and echoes the `X-Probe` request header as `X-Probe-Echo`.
+/// passthrough and logging tests. It answers every request with `200` and the body
+/// `real <METHOD> <URI>` (plus ` body=<body>` when the request had one), echoes the `X-Probe`
+/// request header as `X-Probe-Echo`, and counts the requests it received.
 final class LoopbackServer: Sendable {
     private let channel: any Channel
+    private let counter: RequestCounter
     let port: Int
 
-    private init(channel: any Channel) {
+    private init(channel: any Channel, counter: RequestCounter) {
         self.channel = channel
+        self.counter = counter
         self.port = channel.localAddress?.port ?? 0
     }
 
+    /// How many requests the server has received.
+    var requestCount: Int { counter.count }
+
     static func start() async throws -> LoopbackServer {
+        let counter = RequestCounter()
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 64)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
-                channel.pipeline.configureHTTPServerPipeline().flatMap {
-                    channel.pipeline.addHandler(EchoHandler())
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                    try channel.pipeline.syncOperations.addHandler(EchoHandler(counter: counter))
                 }
             }
             .bind(host: "127.0.0.1", port: 0)
             .get()
-        return LoopbackServer(channel: channel)
+        return LoopbackServer(channel: channel, counter: counter)
     }
 
     /// Runs `body` with a started server and always shuts it down.
@@ -43,19 +52,47 @@ final class LoopbackServer: Sendable {
     func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
 }
 
-private final class EchoHandler: ChannelInboundHandler, Sendable {
+final class RequestCounter: Sendable {
+    private let value = Mutex(0)
+
+    var count: Int { value.withLock { $0 } }
+
+    func increment() { value.withLock { $0 += 1 } }
+}
+
+private final class EchoHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
+    private let counter: RequestCounter
+    private var head: HTTPRequestHead?
+    private var body = ByteBuffer()
+
+    init(counter: RequestCounter) {
+        self.counter = counter
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard case .head(let head) = unwrapInboundIn(data) else { return }
-        let body = "real \(head.method.rawValue) \(head.uri)"
-        var headers = HTTPHeaders([("Content-Type", "text/plain"), ("Content-Length", "\(body.utf8.count)")])
-        if let probe = head.headers.first(name: "X-Probe") {
-            headers.add(name: "X-Probe-Echo", value: probe)
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            self.head = head
+            body.clear()
+        case .body(var chunk):
+            body.writeBuffer(&chunk)
+        case .end:
+            guard let head else { return }
+            counter.increment()
+            var text = "real \(head.method.rawValue) \(head.uri)"
+            if body.readableBytes > 0 {
+                text += " body=" + String(buffer: body)
+            }
+            var headers = HTTPHeaders([("Content-Type", "text/plain"), ("Content-Length", "\(text.utf8.count)")])
+            if let probe = head.headers.first(name: "X-Probe") {
+                headers.add(name: "X-Probe-Echo", value: probe)
+            }
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+            context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: text)))), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         }
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
-        context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: body)))), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
     }
 }

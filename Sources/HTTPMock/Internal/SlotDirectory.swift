@@ -1,18 +1,16 @@
 import Synchronization
 
-/// Which `HTTPMock` answers which protocol slot.
+/// Which owner — an `HTTPMock` or an `HTTPLogger` — serves which protocol slot.
 ///
-/// Each live mock holds one slot number, and its sessions list the `URLProtocol` subclass made for
-/// that number, so a loading request finds its mock from its own class: one array read, no
+/// Each live owner holds one slot number, and its sessions list the `URLProtocol` subclass made
+/// for that number, so a loading request finds its owner from its own class: one array read, no
 /// reflection over URLSession's internals. Slots of released mocks are reused, oldest first and
 /// only once `quarantine` later slots have been released too, so that a configuration copied from
 /// a released mock does not quietly reach the next owner of its slot, while the number of distinct
 /// protocol classes stays near the number of mocks alive at once.
-final class MockDirectory: Sendable {
-    static let shared = MockDirectory()
-
+final class SlotDirectory<Owner: AnyObject & Sendable>: Sendable {
     private struct Entry {
-        weak var mock: HTTPMock?
+        weak var owner: Owner?
     }
 
     private struct State {
@@ -38,28 +36,34 @@ final class MockDirectory: Sendable {
                 }
                 return slot
             }
-            state.entries.append(Entry(mock: nil))
+            state.entries.append(Entry(owner: nil))
             return state.entries.count - 1
         }
     }
 
-    /// Puts `mock` in its reserved slot.
-    func assign(_ slot: Int, to mock: HTTPMock) {
-        state.withLock { $0.entries[slot] = Entry(mock: mock) }
+    /// Puts `owner` in its reserved slot.
+    func assign(_ slot: Int, to owner: Owner) {
+        state.withLock { $0.entries[slot] = Entry(owner: owner) }
     }
 
-    /// Returns a slot for reuse once its mock is gone.
+    /// Returns a slot for reuse once its owner is gone.
     func release(_ slot: Int) {
         state.withLock { state in
-            state.entries[slot] = Entry(mock: nil)
+            state.entries[slot] = Entry(owner: nil)
             state.free.append(slot)
         }
     }
 
-    /// The mock holding `slot`, if it is alive.
-    func mock(at slot: Int) -> HTTPMock? {
+    /// The owner holding `slot`, if it is alive.
+    func owner(at slot: Int) -> Owner? {
         state.withLock { state in
-            state.entries.indices.contains(slot) ? state.entries[slot].mock : nil
+            state.entries.indices.contains(slot) ? state.entries[slot].owner : nil
         }
     }
+}
+
+/// The process's directories: one for mocks, one for loggers.
+enum Directories {
+    static let mocks = SlotDirectory<HTTPMock>()
+    static let loggers = SlotDirectory<HTTPLogger>()
 }

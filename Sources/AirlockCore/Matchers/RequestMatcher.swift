@@ -1,0 +1,81 @@
+/// A condition on a request, used both to stub (`requiring:`) and to verify (`mock.verify(…)`).
+///
+/// Matchers combine with `&&`, `||` and `!`:
+///
+/// ```swift
+/// let createUser: RequestMatcher = .post && .path("/users") && .json(#"{"name": "Alice"}"#)
+/// mock.addResponses(forPath: "/users", host: "api.example.com", requiring: createUser) {
+///     MockResponse.empty(status: .created)
+/// }
+/// mock.verify(createUser, .exactly(1))
+/// ```
+///
+/// Each matcher describes itself and, for a request it rejects, says what differed — the text
+/// diagnostics and verification failures show.
+public struct RequestMatcher: Sendable, CustomStringConvertible {
+    /// What the matcher requires, such as `method POST`.
+    public let description: String
+    private let check: @Sendable (RecordedRequest) -> [String]
+
+    /// A matcher from a predicate: the validator of your own.
+    ///
+    /// ```swift
+    /// RequestMatcher("has a trace id") { $0.header("X-Trace-Id") != nil }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - description: What the predicate requires, for messages.
+    ///   - predicate: Whether a request satisfies it.
+    public init(_ description: String, _ predicate: @escaping @Sendable (RecordedRequest) -> Bool) {
+        self.description = description
+        self.check = { predicate($0) ? [] : ["\(description): not satisfied"] }
+    }
+
+    /// A matcher that explains each mismatch.
+    /// - Parameters:
+    ///   - description: What the matcher requires.
+    ///   - mismatches: What differs for a request; empty when it matches.
+    public init(description: String, mismatches: @escaping @Sendable (RecordedRequest) -> [String]) {
+        self.description = description
+        self.check = mismatches
+    }
+
+    /// Whether the request satisfies the matcher.
+    public func matches(_ request: RecordedRequest) -> Bool {
+        check(request).isEmpty
+    }
+
+    /// What differs between the request and the matcher; empty when it matches.
+    public func mismatches(_ request: RecordedRequest) -> [String] {
+        check(request)
+    }
+
+    /// Matches every request.
+    public static var any: RequestMatcher {
+        RequestMatcher(description: "any request") { _ in [] }
+    }
+
+    /// Both matchers must match.
+    public static func && (lhs: RequestMatcher, rhs: RequestMatcher) -> RequestMatcher {
+        RequestMatcher(description: "\(lhs.description) and \(rhs.description)") {
+            lhs.mismatches($0) + rhs.mismatches($0)
+        }
+    }
+
+    /// Either matcher must match.
+    public static func || (lhs: RequestMatcher, rhs: RequestMatcher) -> RequestMatcher {
+        RequestMatcher(description: "(\(lhs.description) or \(rhs.description))") { request in
+            let left = lhs.mismatches(request)
+            guard !left.isEmpty else { return [] }
+            let right = rhs.mismatches(request)
+            return right.isEmpty ? [] : ["neither \(lhs.description) nor \(rhs.description)"]
+        }
+    }
+
+    /// The matcher must not match.
+    public static prefix func ! (matcher: RequestMatcher) -> RequestMatcher {
+        RequestMatcher(description: "not \(matcher.description)") { request in
+            matcher.matches(request) ? ["\(matcher.description): matched, but must not"] : []
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+
+/// A request a mock received, as the journal keeps it: what the app sent, when, and which stub
+/// (if any) answered.
+///
+/// ```swift
+/// let posts = mock.requests(matching: .post && .path("/users"))
+/// #expect(posts.first?.bodyText == #"{"name":"Alice"}"#)
+/// ```
+public struct RecordedRequest: Sendable, CustomStringConvertible {
+    /// A query parameter; repeated names stay separate items, in order.
+    public struct QueryItem: Hashable, Sendable {
+        /// The parameter's name, percent-decoded.
+        public let name: String
+        /// The parameter's value, percent-decoded; `nil` for a bare `?flag`.
+        public let value: String?
+
+        /// Creates a query item.
+        public init(name: String, value: String?) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// A header field as sent.
+    public struct Header: Hashable, Sendable {
+        /// The field name, as the client spelled it.
+        public let name: String
+        /// The field value.
+        public let value: String
+
+        /// Creates a header field.
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// The request's position in its mock's journal, from 1.
+    public let sequence: Int
+    /// The HTTP method, uppercased.
+    public let method: String
+    /// The absolute URL.
+    public internal(set) var url: String
+    /// The host, lowercased.
+    public let host: String
+    /// The percent-decoded path.
+    public let path: String
+    /// The query parameters in order.
+    public internal(set) var queryItems: [QueryItem]
+    /// The header fields in the order the client set them.
+    public internal(set) var headers: [Header]
+    /// The complete body, however it was sent (`httpBody`, a body stream, or an upload task);
+    /// `nil` when there was none.
+    public internal(set) var body: Data?
+    /// When the request reached the mock.
+    public let date: Date
+    /// The stub that answered, such as `host "api.example.com", path "/users"`; `nil` when no
+    /// stub matched and the unmocked policy answered.
+    public internal(set) var stub: String?
+    /// What the client got back, once it has been delivered.
+    public internal(set) var response: RecordedResponse?
+
+    package init(sequence: Int, request: IncomingRequest, date: Date) {
+        self.sequence = sequence
+        self.method = request.method
+        self.url = request.url
+        self.host = request.host
+        self.path = request.path
+        self.queryItems = request.queryItems.map { QueryItem(name: $0.name, value: $0.value) }
+        self.headers = request.headers.map { Header(name: $0.name, value: $0.value) }
+        self.body = request.body
+        self.date = date
+    }
+
+    /// The value of the first header with this name, compared case-insensitively.
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+
+    /// The body decoded as UTF-8, if there is one and it is valid UTF-8.
+    public var bodyText: String? {
+        body.flatMap { String(data: $0, encoding: .utf8) }
+    }
+
+    /// Whether a stub answered the request.
+    public var wasMatched: Bool { stub != nil }
+
+    /// One line: `#3 POST https://api.example.com/users (stub host "api.example.com", path "/users")`.
+    public var description: String {
+        "#\(sequence) \(method) \(url) (\(stub.map { "stub \($0)" } ?? "no stub matched"))"
+    }
+}
+
+/// What a mock delivered for a recorded request.
+public struct RecordedResponse: Sendable {
+    /// The HTTP status; `nil` when the request failed with an error instead.
+    public let status: Int?
+    /// The response headers.
+    public let headers: [String: String]
+    /// The size of the body in bytes.
+    public let bodySize: Int
+    /// The body, kept for HAR export.
+    public let body: Data
+    /// The error the request failed with, if it failed.
+    public let error: String?
+    /// From the request reaching the mock to the response being delivered.
+    public let duration: TimeInterval
+
+    package init(status: Int?, headers: [String: String], body: Data, error: String?, duration: TimeInterval) {
+        self.status = status
+        self.headers = headers
+        self.bodySize = body.count
+        self.body = body
+        self.error = error
+        self.duration = duration
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+
+extension HTTPMock {
+    /// Every request this mock received, matched or not, in order: method, URL, headers, the
+    /// complete body, when, which stub answered, and what was delivered.
+    ///
+    /// ```swift
+    /// let sent = mock.requests.last
+    /// #expect(sent?.method == "POST")
+    /// #expect(sent?.bodyText == #"{"name":"Alice"}"#)
+    /// ```
+    ///
+    /// Values are recorded as sent; use ``redactedRequests`` to show them to people.
+    public var requests: [RecordedRequest] {
+        registry.journal
+    }
+
+    /// The requests that satisfy a matcher, in order.
+    /// - Parameter matcher: The condition, such as `.post && .path("/users")`.
+    /// - Returns: The matching requests.
+    public func requests(matching matcher: RequestMatcher) -> [RecordedRequest] {
+        requests.filter(matcher.matches)
+    }
+
+    /// The requests no stub answered (the unmocked policy did), in order.
+    public var unmatchedRequests: [RecordedRequest] {
+        requests.filter { !$0.wasMatched }
+    }
+
+    /// ``requests`` with credentials hidden according to ``redaction``.
+    public var redactedRequests: [RecordedRequest] {
+        let redaction = self.redaction
+        return requests.map(redaction.apply)
+    }
+
+    /// Stubs that were registered but have served nothing, described as in messages
+    /// (`host "api.example.com", path "/users"`). Cleared stubs are not listed.
+    public var unusedStubs: [String] {
+        registry.unusedStubs
+    }
+
+    /// Forgets the recorded requests. Stubs and queues stay.
+    public func clearRequests() {
+        registry.clearJournal()
+    }
+
+    /// How credentials are shown in messages, ``redactedRequests`` and HAR exports. Defaults to
+    /// ``Redaction/standard``.
+    public var redaction: Redaction {
+        get { registry.redaction }
+        set { registry.redaction = newValue }
+    }
+}
+
+extension HTTPMock {
+    /// The recorded requests as a HAR 1.2 document, credentials hidden by ``redaction``: open it
+    /// in browser dev tools or any HAR viewer.
+    ///
+    /// ```swift
+    /// try mock.exportHAR().write(to: URL(fileURLWithPath: "failing-test.har"))
+    /// ```
+    public func exportHAR() -> Data {
+        HAR.document(for: requests, redaction: redaction)
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import Synchronization
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What the mock and logging protocols share: answering the client exactly once (never after
+/// `stopLoading()`), reading bodies that travel outside the request, timers, and forwarding to a
+/// real session — all without blocking the process-wide queue `startLoading()` runs on.
+class LoadingURLProtocol: URLProtocol {
+    private let state = Mutex(State.idle)
+
+    override class func canInit(with request: URLRequest) -> Bool {
+        guard let scheme = request.url?.scheme?.lowercased() else { return false }
+        return scheme == "http" || scheme == "https"
+    }
+
+    override class func canonicalRequest(for request: URLRequest) -> URLRequest {
+        request
+    }
+
+    override func stopLoading() {
+        let previous = state.withLock { state in
+            defer { state = .stopped }
+            return state
+        }
+        switch previous {
+        case .waiting(let work): work.item.cancel()
+        case .forwarding(let task): task.cancel()
+        case .idle, .stopped: break
+        }
+    }
+
+    /// Calls `body` with the complete request body: at once when it is `httpBody` or absent, on a
+    /// global queue when it is a stream or an upload task's body (reading may block).
+    func withRequestBody(_ body: @escaping @Sendable (LoadingURLProtocol, Data?) -> Void) {
+        guard request.httpBody == nil, RequestBody.travelsOutsideTheRequest(request, task: task) else {
+            return body(self, request.httpBody)
+        }
+        let handle = Handle(self)
+        DispatchQueue.global().async {
+            let loader = handle.base
+            body(loader, RequestBody.read(loader.request, task: loader.task))
+        }
+    }
+
+    /// Runs `work` on a global queue after `delay` seconds, unless the load stops first.
+    func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) {
+        let item = DispatchWorkItem(block: work)
+        let scheduled = state.withLock { state in
+            guard case .idle = state else { return false }
+            state = .waiting(PendingWork(item: item))
+            return true
+        }
+        guard scheduled else { return }
+        if delay > 0 {
+            DispatchQueue.global().asyncAfter(deadline: .now() + delay, execute: item)
+        } else {
+            DispatchQueue.global().async(execute: item)
+        }
+    }
+
+    /// Takes the right to talk to the client once; false after `stopLoading()`.
+    func claimDelivery() -> Bool {
+        state.withLock { state in
+            switch state {
+            case .stopped: return false
+            case .idle, .waiting, .forwarding:
+                state = .stopped
+                return true
+            }
+        }
+    }
+
+    /// Sends the request (with `body` when it had to be read from a stream or task) through
+    /// `session`, reports the outcome, and relays it to the client.
+    func forward(
+        body: Data?,
+        using session: URLSession,
+        report: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) {
+        var request = request
+        if request.httpBody == nil, let body {
+            // The stream was read for the journal; send the bytes it held.
+            request.httpBodyStream = nil
+            request.httpBody = body
+        }
+        let handle = Handle(self)
+        // Creating or resuming another task from inside startLoading() deadlocks on Linux (both
+        // wait for the queue startLoading() runs on): hop off it first.
+        DispatchQueue.global().async { [request] in
+            let task = session.dataTask(with: request) { data, response, error in
+                let loader = handle.base
+                guard loader.claimDelivery() else { return }
+                report(data, response, error)
+                loader.relay(data: data, response: response, error: error)
+            }
+            let started = handle.base.state.withLock { state in
+                guard case .idle = state else { return false }
+                state = .forwarding(task)
+                return true
+            }
+            if started { task.resume() }
+        }
+    }
+
+    private func relay(data: Data?, response: URLResponse?, error: (any Error)?) {
+        guard let client else { return }
+        if let error {
+            client.urlProtocol(self, didFailWithError: error)
+            return
+        }
+        if let response {
+            client.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
+        }
+        if let data, !data.isEmpty {
+            client.urlProtocol(self, didLoad: data)
+        }
+        client.urlProtocolDidFinishLoading(self)
+    }
+}
+
+extension LoadingURLProtocol {
+    /// Carries the protocol into the timer and completion closures that finish its load.
+    // @unchecked Sendable: URLProtocol is not Sendable on Linux, but the loading system sets its
+    // request and client before startLoading() and never changes them; the client's methods may
+    // be called from any thread; and what these classes add (`state`) sits behind a Mutex.
+    struct Handle: @unchecked Sendable {
+        let base: LoadingURLProtocol
+
+        init(_ base: LoadingURLProtocol) {
+            self.base = base
+        }
+    }
+
+    /// A scheduled delivery, cancelled by `stopLoading()`.
+    // @unchecked Sendable: DispatchWorkItem is thread-safe (cancel() may be called from any
+    // thread); swift-corelibs-libdispatch just does not annotate it.
+    struct PendingWork: @unchecked Sendable {
+        let item: DispatchWorkItem
+    }
+
+    /// Where one load stands; `stopped` once the client has been answered or the load cancelled.
+    enum State: Sendable {
+        case idle
+        case waiting(PendingWork)
+        case forwarding(URLSessionDataTask)
+        case stopped
+    }
+}
+
+extension HTTPURLResponse {
+    /// The header fields as strings.
+    var headerDictionary: [String: String] {
+        var headers: [String: String] = [:]
+        for (name, value) in allHeaderFields {
+            headers["\(name)"] = "\(value)"
+        }
+        return headers
+    }
+}
