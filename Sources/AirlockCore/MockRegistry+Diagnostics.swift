@@ -14,7 +14,7 @@ extension MockRegistry.State {
         }
         lines.append("")
         lines.append("To stub it, register:")
-        lines.append(contentsOf: snippet(for: request).map { "    " + $0 })
+        lines.append(contentsOf: snippet(for: shown).map { "    " + $0 })
 
         let nearest = nearestStubs(to: request, limit: 3)
         if !nearest.isEmpty {

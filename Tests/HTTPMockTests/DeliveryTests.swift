@@ -43,19 +43,23 @@ struct DeliveryTests {
 
     @Test func cancellingATaskCancelsItsPendingDelivery() async throws {
         let mock = HTTPMock()
+        // A long delay, so that the cancellation lands first even when other tests keep the
+        // URL loading queue busy.
         mock.addResponses(forPath: "/slow", host: "a.test") {
-            MockResponse.plaintext("too late", delivery: .delayed(0.5))
+            MockResponse.plaintext("too late", delivery: .delayed(2))
         }
         let recorder = CallbackRecorder()
         let session = mock.makeURLSession(delegate: recorder)
         defer { session.invalidateAndCancel() }
         let task = session.dataTask(with: URL(string: "https://a.test/slow")!)
         task.resume()
-        try await Task.sleep(for: .milliseconds(100))
+        // Cancel once the request has reached the mock, so its delivery is pending.
+        try await waitUntil { mock.requests.count == 1 }
         task.cancel()
-        // Wait well past the delay: a delivery that was not cancelled would now report a
-        // response and data after the completion.
-        try await Task.sleep(for: .milliseconds(900))
+        try await waitUntil { !recorder.calls.isEmpty }
+        // Wait past the delay: a delivery that was not cancelled would now report a response
+        // and data after the completion.
+        try await Task.sleep(for: .milliseconds(2_300))
         #expect(recorder.calls == ["complete -999"])
     }
 
@@ -107,4 +111,12 @@ final class OrderLog: Sendable {
     func append(_ line: String) {
         lines.withLock { $0.append(line) }
     }
+}
+
+/// Polls `condition` every 10 ms, for at most 10 s.
+func waitUntil(_ condition: () -> Bool) async throws {
+    for _ in 0..<1_000 where !condition() {
+        try await Task.sleep(for: .milliseconds(10))
+    }
+    try #require(condition())
 }

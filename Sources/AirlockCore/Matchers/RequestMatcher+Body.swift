@@ -68,18 +68,16 @@ extension RequestMatcher {
     /// ```
     ///
     /// - Parameters:
-    ///   - type: The type to decode the JSON body as.
-    ///   - decoder: The decoder. Defaults to a plain `JSONDecoder`.
+    ///   - type: The type to decode the JSON body as, with a default `JSONDecoder`.
     ///   - predicate: What the decoded value must satisfy; defaults to accepting any value.
     public static func decodable<T: Decodable & SendableMetatype>(
         _ type: T.Type,
-        decoder: @escaping @Sendable () -> JSONDecoder = { JSONDecoder() },
         where predicate: @escaping @Sendable (T) -> Bool = { _ in true }
     ) -> RequestMatcher {
         RequestMatcher(description: "body decoding as \(T.self)") { request in
             guard let body = request.body else { return ["body missing; expected \(T.self)"] }
             do {
-                let value = try decoder().decode(T.self, from: body)
+                let value = try JSONDecoder().decode(T.self, from: body)
                 return predicate(value) ? [] : ["decoded \(T.self) does not satisfy the predicate: \(value)"]
             } catch {
                 return ["body does not decode as \(T.self): \(error)"]

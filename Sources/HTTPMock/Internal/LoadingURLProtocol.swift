@@ -48,9 +48,14 @@ class LoadingURLProtocol: URLProtocol {
     func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) {
         let item = DispatchWorkItem(block: work)
         let scheduled = state.withLock { state in
-            guard case .idle = state else { return false }
-            state = .waiting(PendingWork(item: item))
-            return true
+            switch state {
+            case .idle, .waiting:
+                // A redirect's next hop may schedule again after a delayed first hop.
+                state = .waiting(PendingWork(item: item))
+                return true
+            case .forwarding, .stopped:
+                return false
+            }
         }
         guard scheduled else { return }
         if delay > 0 {
@@ -75,6 +80,7 @@ class LoadingURLProtocol: URLProtocol {
     /// Sends the request (with `body` when it had to be read from a stream or task) through
     /// `session`, reports the outcome, and relays it to the client.
     func forward(
+        _ request: URLRequest,
         body: Data?,
         using session: URLSession,
         report: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void

@@ -46,7 +46,7 @@ class LoggingURLProtocol: LoadingURLProtocol {
                 "http.request.body.size": "\(body?.count ?? 0)",
             ]
         )
-        forward(body: body, using: owner.forwardingSession) { data, response, error in
+        forward(request, body: body, using: owner.forwardingSession) { data, response, error in
             let duration = Date().timeIntervalSince(started)
             let milliseconds = Int((duration * 1000).rounded())
             if let error {

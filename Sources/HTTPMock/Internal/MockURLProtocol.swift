@@ -27,27 +27,29 @@ class MockURLProtocol: LoadingURLProtocol {
                 journal: nil
             )
         }
-        let started = Date()
         withRequestBody { loader, body in
-            (loader as! MockURLProtocol).respond(with: mock, body: body, started: started)
+            (loader as! MockURLProtocol).respond(to: Load(mock: mock, request: loader.request, body: body, hops: 0))
         }
     }
 
-    private func respond(with mock: HTTPMock, body: Data?, started: Date) {
-        guard var incoming = IncomingRequest(request) else {
-            return fail(URLError(.badURL, message: "HTTPMock: the request has no URL with a host: \(request)"), journal: nil)
+    /// Asks the registry about one request — the client's, or a redirect's next hop — and acts on the answer.
+    private func respond(to load: Load) {
+        guard var incoming = IncomingRequest(load.request) else {
+            return fail(URLError(.badURL, message: "HTTPMock: the request has no URL with a host: \(load.request)"), journal: nil)
         }
-        incoming.body = body
-        switch mock.registry.respond(to: incoming, at: started) {
+        incoming.body = load.body
+        let started = Date()
+        let registry = load.mock.registry
+        switch registry.respond(to: incoming, at: started) {
         case .matched(let response, let stub, let sequence):
-            deliver(response, stub: stub, journal: JournalEntry(registry: mock.registry, sequence: sequence, started: started))
+            deliver(response, stub: stub, load: load, journal: JournalEntry(registry: registry, sequence: sequence, started: started))
         case .unmatched(.notFound, let message, let sequence):
             let notFound = MockResponse.plaintext(message + "\n", status: .notFound, headers: ["X-HTTPMock-Unmatched": "true"])
-            deliver(notFound, stub: nil, journal: JournalEntry(registry: mock.registry, sequence: sequence, started: started))
+            deliver(notFound, stub: nil, load: load, journal: JournalEntry(registry: registry, sequence: sequence, started: started))
         case .unmatched(.mock(let response), _, let sequence):
-            deliver(response, stub: nil, journal: JournalEntry(registry: mock.registry, sequence: sequence, started: started))
+            deliver(response, stub: nil, load: load, journal: JournalEntry(registry: registry, sequence: sequence, started: started))
         case .unmatched(.passthrough, _, let sequence):
-            forward(using: mock.passthroughSession, body: body, journal: JournalEntry(registry: mock.registry, sequence: sequence, started: started))
+            forward(load, journal: JournalEntry(registry: registry, sequence: sequence, started: started))
         case .unmatched(.fatalError, let message, _):
             fatalError(message + "\n(unmockedPolicy is .fatalError)")
         }
@@ -56,17 +58,17 @@ class MockURLProtocol: LoadingURLProtocol {
     // MARK: Delivering a mocked response
 
     /// Delivers `response`, which came from `stub` (`nil`: from the unmocked policy).
-    private func deliver(_ response: MockResponse, stub: StubDescription?, journal: JournalEntry) {
+    private func deliver(_ response: MockResponse, stub: StubDescription?, load: Load, journal: JournalEntry) {
         let delay = response.delivery.seconds
         if delay == 0, case .data(let body) = response.body {
             // The common case: bytes in memory, no delay. Answer right away.
-            return send(response, body: body, journal: journal)
+            return send(response, body: body, load: load, journal: journal)
         }
         let handle = Handle(self)
         schedule(after: delay) {
             let loader = handle.base as! MockURLProtocol
             switch Self.loadBody(of: response, stub: stub) {
-            case .success(let body): loader.send(response, body: body, journal: journal)
+            case .success(let body): loader.send(response, body: body, load: load, journal: journal)
             case .failure(let error): loader.fail(error, journal: journal)
             }
         }
@@ -101,11 +103,11 @@ class MockURLProtocol: LoadingURLProtocol {
         }
     }
 
-    private func send(_ response: MockResponse, body: Data, journal: JournalEntry) {
+    private func send(_ response: MockResponse, body: Data, load: Load, journal: JournalEntry) {
         if case .error(let box) = response.body {
             return fail(box.error, journal: journal)
         }
-        guard claimDelivery(), let url = request.url, let client else { return }
+        guard let url = load.request.url else { return }
         guard
             let http = HTTPURLResponse(
                 url: url,
@@ -114,16 +116,13 @@ class MockURLProtocol: LoadingURLProtocol {
                 headerFields: response.headers
             )
         else {
-            let error = URLError(.badServerResponse, message: "HTTPMock: cannot build a response for \(url)")
-            journal.record(error: error)
-            client.urlProtocol(self, didFailWithError: error)
-            return
+            return fail(URLError(.badServerResponse, message: "HTTPMock: cannot build a response for \(url)"), journal: journal)
         }
         journal.record(status: http.statusCode, headers: response.headers, body: body)
-        if let redirect = Redirect.request(following: http, from: request) {
-            client.urlProtocol(self, wasRedirectedTo: redirect, redirectResponse: http)
-            return
+        if let next = Redirect.request(following: http, from: load.request) {
+            return follow(next, after: http, load: load)
         }
+        guard claimDelivery(), let client else { return }
         client.urlProtocol(self, didReceive: http, cacheStoragePolicy: .notAllowed)
         if !body.isEmpty {
             client.urlProtocol(self, didLoad: body)
@@ -137,12 +136,31 @@ class MockURLProtocol: LoadingURLProtocol {
         client?.urlProtocol(self, didFailWithError: error)
     }
 
+    /// Follows a mocked redirect. Apple's URL loading system follows what a protocol reports;
+    /// swift-corelibs-foundation stops the process instead ("doesn't currently handle redirects
+    /// directly"), so on Linux the mock follows the chain itself: each hop is asked of the
+    /// registry and recorded, and the client receives the last response, whose URL is the final
+    /// location.
+    private func follow(_ next: URLRequest, after response: HTTPURLResponse, load: Load) {
+        #if canImport(FoundationNetworking)
+        guard load.hops < Redirect.maximumHops else {
+            let error = URLError(.httpTooManyRedirects, message: "HTTPMock: more than \(Redirect.maximumHops) redirects, from \(load.request.url?.absoluteString ?? "?")")
+            return fail(error, journal: nil)
+        }
+        let body = next.httpBody
+        respond(to: Load(mock: load.mock, request: next, body: body, hops: load.hops + 1))
+        #else
+        guard claimDelivery(), let client else { return }
+        client.urlProtocol(self, wasRedirectedTo: next, redirectResponse: response)
+        #endif
+    }
+
     // MARK: Passthrough
 
-    private func forward(using session: URLSession, body: Data?, journal: JournalEntry) {
+    private func forward(_ load: Load, journal: JournalEntry) {
         // No loop is possible: a mock's passthrough session is fixed before the mock exists, so
         // it can be another mock's session (which then answers) but never its own.
-        forward(body: body, using: session) { data, response, error in
+        forward(load.request, body: load.body, using: load.mock.passthroughSession) { data, response, error in
             if let error {
                 journal.record(error: error)
             } else if let http = response as? HTTPURLResponse {
@@ -153,6 +171,14 @@ class MockURLProtocol: LoadingURLProtocol {
 }
 
 extension MockURLProtocol {
+    /// One request being answered: the client's, or the next hop of a redirect.
+    struct Load: Sendable {
+        let mock: HTTPMock
+        let request: URLRequest
+        let body: Data?
+        let hops: Int
+    }
+
     /// The journal entry a load reports its outcome to.
     struct JournalEntry: Sendable {
         let registry: MockRegistry

@@ -69,6 +69,9 @@ enum RequestBody {
 
 /// The request a 3xx mock response redirects to, as a browser or URLSession would make it.
 enum Redirect {
+    /// How many redirects a chain may have before the request fails, as browsers allow.
+    static let maximumHops = 20
+
     static func request(following response: HTTPURLResponse, from request: URLRequest) -> URLRequest? {
         let status = response.statusCode
         guard [301, 302, 303, 307, 308].contains(status),
