@@ -22,8 +22,14 @@ package struct IncomingRequest: Sendable {
     package var host: String
     /// The percent-decoded path; `/` when the URL has none.
     package var path: String
-    /// The header fields in order.
-    package var headers: [(name: String, value: String)] = []
+    /// The header fields, as the transport handed them over (`URLRequest` keeps a dictionary).
+    package var headerFields: HeaderFieldStorage = .list([])
+
+    /// The header fields; dictionaries come out sorted by name.
+    package var headers: [(name: String, value: String)] {
+        get { headerFields.fields }
+        set { headerFields = .list(newValue) }
+    }
     /// The complete body, if any.
     package var body: Data?
     /// The query as sent (percent-encoded), parsed only when a stub or a message needs it.
@@ -45,6 +51,9 @@ package struct IncomingRequest: Sendable {
         self.parsedItems = queryItems
     }
 
+    /// The query as sent, if it was not given as items.
+    package var queryText: String? { rawQuery }
+
     /// The query parameters in order, percent-decoded. `+` is kept as it is, as `URLComponents` does.
     package var queryItems: [QueryItem] {
         if let parsedItems { return parsedItems }
@@ -65,5 +74,20 @@ package struct IncomingRequest: Sendable {
             values[item.name, default: []].append(item.value ?? "")
         }
         return values.mapValues { $0.sorted() }
+    }
+}
+
+/// Header fields kept the way they arrived, turned into an ordered list only when read.
+package enum HeaderFieldStorage: Sendable {
+    case dictionary([String: String])
+    case list([(name: String, value: String)])
+
+    package var fields: [(name: String, value: String)] {
+        switch self {
+        case .list(let fields):
+            return fields
+        case .dictionary(let dictionary):
+            return dictionary.sorted { $0.key.lowercased() < $1.key.lowercased() }.map { (name: $0.key, value: $0.value) }
+        }
     }
 }

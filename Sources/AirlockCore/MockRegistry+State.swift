@@ -127,7 +127,7 @@ extension MockRegistry {
             if let id = bestRoute(for: request, recorded: recorded), let response = routes[id].queue.next() {
                 routes[id].served += 1
                 let stub = routes[id].stub
-                recorded.stub = stub.description
+                recorded.answeredBy = stub
                 journal.append(recorded)
                 return .matched(response, stub: stub, sequence: recorded.sequence)
             }

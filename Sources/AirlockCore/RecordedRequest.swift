@@ -47,9 +47,20 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
     /// The percent-decoded path.
     public let path: String
     /// The query parameters in order.
-    public internal(set) var queryItems: [QueryItem]
-    /// The header fields in the order the client set them.
-    public internal(set) var headers: [Header]
+    public internal(set) var queryItems: [QueryItem] {
+        get {
+            if let queryOverride { return queryOverride }
+            return IncomingRequest(method: method, url: url, host: host, path: path, query: rawQuery).queryItems
+                .map { QueryItem(name: $0.name, value: $0.value) }
+        }
+        set { queryOverride = newValue }
+    }
+    /// The header fields: in the order the client set them where the transport keeps an order,
+    /// sorted by name where it keeps a dictionary (`URLRequest`).
+    public internal(set) var headers: [Header] {
+        get { headerFields.fields.map { Header(name: $0.name, value: $0.value) } }
+        set { headerFields = .list(newValue.map { (name: $0.name, value: $0.value) }) }
+    }
     /// The complete body, however it was sent (`httpBody`, a body stream, or an upload task);
     /// `nil` when there was none.
     public internal(set) var body: Data?
@@ -57,9 +68,17 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
     public let date: Date
     /// The stub that answered, such as `host "api.example.com", path "/users"`; `nil` when no
     /// stub matched and the unmocked policy answered.
-    public internal(set) var stub: String?
+    public var stub: String? { answeredBy?.description }
+    /// The stub that answered, described only when someone asks.
+    var answeredBy: StubDescription?
     /// What the client got back, once it has been delivered.
     public internal(set) var response: RecordedResponse?
+
+    // Recording happens for every request, so it only copies references; the query is parsed
+    // and the header dictionary ordered when someone reads them.
+    private var rawQuery: String?
+    private var queryOverride: [QueryItem]?
+    private var headerFields: HeaderFieldStorage
 
     package init(sequence: Int, request: IncomingRequest, date: Date) {
         self.sequence = sequence
@@ -67,8 +86,12 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
         self.url = request.url
         self.host = request.host
         self.path = request.path
-        self.queryItems = request.queryItems.map { QueryItem(name: $0.name, value: $0.value) }
-        self.headers = request.headers.map { Header(name: $0.name, value: $0.value) }
+        if let text = request.queryText {
+            self.rawQuery = text
+        } else {
+            self.queryOverride = request.queryItems.map { QueryItem(name: $0.name, value: $0.value) }
+        }
+        self.headerFields = request.headerFields
         self.body = request.body
         self.date = date
     }
@@ -84,7 +107,7 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
     }
 
     /// Whether a stub answered the request.
-    public var wasMatched: Bool { stub != nil }
+    public var wasMatched: Bool { answeredBy != nil }
 
     /// One line: `#3 POST https://api.example.com/users (stub host "api.example.com", path "/users")`.
     public var description: String {

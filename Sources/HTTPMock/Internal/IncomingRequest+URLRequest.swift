@@ -14,7 +14,6 @@ extension IncomingRequest {
             path: url.path(percentEncoded: false),
             query: url.query(percentEncoded: true)
         )
-        headers = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key.lowercased() < $1.key.lowercased() }
-            .map { (name: $0.key, value: $0.value) }
+        headerFields = .dictionary(request.allHTTPHeaderFields ?? [:])
     }
 }

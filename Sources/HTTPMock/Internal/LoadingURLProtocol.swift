@@ -11,8 +11,11 @@ class LoadingURLProtocol: URLProtocol {
     private let state = Mutex(State.idle)
 
     override class func canInit(with request: URLRequest) -> Bool {
-        guard let scheme = request.url?.scheme?.lowercased() else { return false }
-        return scheme == "http" || scheme == "https"
+        guard let scheme = request.url?.scheme else { return false }
+        // Case-insensitive "http" or "https", without allocating a lowercased copy.
+        let utf8 = scheme.utf8
+        guard utf8.count == 4 || utf8.count == 5 else { return false }
+        return zip(utf8, "https".utf8).allSatisfy { $0 | 0x20 == $1 }
     }
 
     override class func canonicalRequest(for request: URLRequest) -> URLRequest {
