@@ -1,1 +1,197 @@
 import CAirgap
+import Foundation
+import Synchronization
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Detects and fails any test that attempts real network access.
+///
+/// Airgap is a process-wide guard with two layers on Linux:
+///
+/// - **URLSession layer**: ``AirgapURLProtocol``, registered with `URLProtocol.registerClass`
+///   by ``activate()`` (which reaches `URLSession.shared` when activated before its first use)
+///   and added to any configuration with ``protect(_:)``. It reports the method, URL and
+///   `Content-Type` and answers with ``errorCode`` after ``responseDelay``.
+/// - **Socket layer**: `connect` and `getaddrinfo` hooks that catch every other client in the
+///   process (`URLSession(configuration: .default)`, `Data(contentsOf:)`, SwiftNIO,
+///   AsyncHTTPClient, raw sockets). In ``Mode/fail`` a blocked `connect` fails with
+///   `ECONNREFUSED` and a blocked lookup with `EAI_NONAME`, before any packet leaves.
+///
+/// ```swift
+/// Airgap.allowedHosts = ["localhost", "127.0.0.1"]
+/// Airgap.activate()
+/// defer { Airgap.deactivate() }
+/// ```
+///
+/// > Warning: Airgap replaces `connect` and `getaddrinfo` for the whole process that links it.
+/// > Add it to test targets only, never to an app or server target.
+public enum Airgap {
+    /// The guard's state. Process-wide by necessity: the hooks and the `URLProtocol`
+    /// registration it drives are process-wide.
+    static let state = Mutex(GuardState())
+
+    /// How violations are reported, and whether the socket layer lets calls through.
+    /// Defaults to ``Mode/fail``.
+    public static var mode: Mode {
+        get { state.withLock { $0.mode } }
+        set {
+            state.withLock { $0.mode = newValue }
+            synchronise()
+        }
+    }
+
+    /// Where ``writeReport()`` writes: JSON when the path ends in `.json`, text otherwise.
+    /// `nil` (the default) writes nothing.
+    public static var reportPath: String? {
+        get { state.withLock { $0.reportPath } }
+        set { state.withLock { $0.reportPath = newValue } }
+    }
+
+    /// The violations collected since the last ``clearViolations()``, oldest first.
+    public static var violations: [Violation] {
+        state.withLock { $0.violations }
+    }
+
+    /// Hosts that pass through the guard while it is active.
+    ///
+    /// Accepts exact names (`"localhost"`), wildcard patterns (`"*.mock-server.local"` matches
+    /// `mock-server.local` and every name below it), IP literals (`"127.0.0.1"`, `"::1"`) and
+    /// CIDR ranges (`"127.0.0.0/8"`). Names compare case-insensitively; ports are not part of a
+    /// host (`"localhost:8080"` never matches). Addresses that an allowed name resolves to are
+    /// allowed too. Nothing is allowed by default. Allowed hosts persist across
+    /// ``activate()`` / ``deactivate()``: they are configuration, not per-test state.
+    public static var allowedHosts: Set<String> {
+        get { state.withLock { $0.allowedHosts } }
+        set {
+            let rules = HostRules(newValue)
+            for entry in rules.rejected {
+                printToStandardError("Airgap: ignoring allowed host \"\(entry)\": it is neither a host name pattern nor an IP address or CIDR range. Write \"localhost\", \"*.example.com\", \"127.0.0.1\" or \"10.0.0.0/8\" (no port, no scheme).")
+            }
+            state.withLock { state in
+                state.allowedHosts = newValue
+                state.hostRules = rules
+                rules.installAddressRules()
+            }
+        }
+    }
+
+    /// `URLProtocol` classes that Airgap yields to: when one of them answers `true` from
+    /// `canInit(with:)`, the guard lets it handle the request (mocked requests pass, unmocked
+    /// ones are still blocked).
+    ///
+    /// ```swift
+    /// Airgap.passthroughProtocols = [MockingURLProtocol.self]
+    /// ```
+    public static var passthroughProtocols: [URLProtocol.Type] {
+        get { state.withLock { $0.passthroughProtocols } }
+        set { state.withLock { $0.passthroughProtocols = newValue } }
+    }
+
+    /// Called with a message for each violation outside an `.airgapped` scope.
+    ///
+    /// The built-in handler records an `Issue` when a Swift Testing test is running on the
+    /// reporting task, calls `XCTFail` while an ``AirgapTestCase`` or ``AirgapObserver`` test
+    /// runs, and otherwise prints the message to standard error. Inside `.airgapped` scopes the
+    /// trait manages reporting; use ``violationReporter`` for your own structured reporting.
+    public static var violationHandler: @Sendable (String) -> Void {
+        get { state.withLock { $0.violationHandler } ?? DefaultReporting.handle }
+        set { state.withLock { $0.violationHandler = newValue } }
+    }
+
+    /// Called with every ``Violation`` as soon as it is detected, in addition to
+    /// ``violationHandler`` (also inside `.airgapped` scopes). `nil` by default.
+    public static var violationReporter: (@Sendable (Violation) -> Void)? {
+        get { state.withLock { $0.violationReporter } }
+        set { state.withLock { $0.violationReporter = newValue } }
+    }
+
+    /// The `URLError` code that the URLSession layer delivers to blocked requests.
+    /// Defaults to `NSURLErrorNotConnectedToInternet` (-1009).
+    public static var errorCode: Int {
+        get { state.withLock { $0.errorCode } }
+        set { state.withLock { $0.errorCode = newValue } }
+    }
+
+    /// Seconds the URLSession layer waits (on a timer) before delivering ``errorCode``.
+    /// Defaults to 0.
+    public static var responseDelay: TimeInterval {
+        get { state.withLock { $0.responseDelay } }
+        set { state.withLock { $0.responseDelay = newValue } }
+    }
+
+    /// Whether the guard is active (between ``activate()`` and ``deactivate()``).
+    /// Stays `true` after ``allowNetworkAccess()``.
+    public static var isActive: Bool {
+        state.withLock { $0.isActive }
+    }
+
+    /// Whether Airgap reports to an XCTest test. Set by ``AirgapObserver`` and
+    /// ``AirgapTestCase``. On Linux, where there is no `XCTExpectFailure`, warn-mode violations
+    /// in an XCTest context print one warning line each instead of calling the handler.
+    public static var inXCTestContext: Bool {
+        get { state.withLock { $0.inXCTestContext } }
+        set { state.withLock { $0.inXCTestContext = newValue } }
+    }
+
+    /// Activates the guard: registers ``AirgapURLProtocol`` and turns the socket hooks on.
+    ///
+    /// Idempotent. Resets ``allowNetworkAccess()`` and forgets addresses resolved under the
+    /// previous activation.
+    public static func activate() {
+        SocketGuard.install()
+        state.withLock { state in
+            state.isActive = true
+            state.isAllowed = false
+        }
+        airgap_clear_resolved()
+        synchronise()
+    }
+
+    /// Deactivates the guard: unregisters ``AirgapURLProtocol`` and turns the socket hooks off.
+    /// Collected ``violations`` are kept.
+    public static func deactivate() {
+        state.withLock { $0.isActive = false }
+        synchronise()
+        airgap_clear_resolved()
+    }
+
+    /// Lets all network access through until the next ``activate()``.
+    ///
+    /// Prefer ``withNetworkAccessAllowed(_:)-(()->T)``, which restores the previous state.
+    public static func allowNetworkAccess() {
+        state.withLock { $0.isAllowed = true }
+        synchronise()
+    }
+
+    /// Removes all collected ``violations``. Inside an `.airgapped` or ``scoped(mode:allowedHosts:_:)``
+    /// scope it also drops the violations that the scope would record when it ends.
+    public static func clearViolations() {
+        let sinks = state.withLock { state in
+            state.violations.removeAll()
+            return state.scopeSinks
+        }
+        sinks.forEach { $0.removeAll() }
+    }
+
+    /// Serialises ``synchronise()`` so registration changes apply in order. Never taken by the
+    /// URLProtocol queue, so registering under it cannot deadlock against `canInit(with:)`.
+    private static let synchronisation = Mutex(())
+
+    /// Applies the state to the two layers: the `URLProtocol` registration and the C hooks.
+    static func synchronise() {
+        synchronisation.withLock { _ in
+            let (register, unregister, enforcing, fail) = state.withLock { state in
+                let register = state.isActive && !state.isProtocolRegistered
+                let unregister = !state.isActive && state.isProtocolRegistered
+                state.isProtocolRegistered = state.isActive
+                return (register, unregister, state.isActive && !state.isAllowed, state.mode == .fail)
+            }
+            if register { _ = URLProtocol.registerClass(AirgapURLProtocol.self) }
+            if unregister { URLProtocol.unregisterClass(AirgapURLProtocol.self) }
+            airgap_set_fail_mode(fail ? 1 : 0)
+            airgap_set_enforcing(enforcing ? 1 : 0)
+        }
+    }
+}

@@ -17,6 +17,21 @@ import Foundation
 /// sets (JSON, `text/plain`, or one inferred from a file's extension) yields to any `Content-Type`
 /// you give explicitly or inherit.
 public struct MockResponse: Hashable, Sendable {
+    /// Two responses are equal when everything they serve is.
+    public static func == (lhs: MockResponse, rhs: MockResponse) -> Bool {
+        lhs.status == rhs.status && lhs.lifetime == rhs.lifetime && lhs.delivery == rhs.delivery
+            && lhs.explicitHeaders == rhs.explicitHeaders && lhs.defaultContentType == rhs.defaultContentType
+            && lhs.body == rhs.body && lhs.dribble?.chunks == rhs.dribble?.chunks && lhs.dribble?.seconds == rhs.dribble?.seconds
+    }
+
+    /// Hashes what `==` compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(status)
+        hasher.combine(body)
+        hasher.combine(explicitHeaders)
+        hasher.combine(dribble?.chunks)
+    }
+
     /// The HTTP status the response carries.
     public let status: Status
     /// How many times the response is served before it leaves its queue.
@@ -32,6 +47,8 @@ public struct MockResponse: Hashable, Sendable {
     package let defaultContentType: String?
     /// Where the body comes from.
     package let body: Body
+    /// Send the body in this many chunks spread over this many seconds, if set.
+    package private(set) var dribble: (chunks: Int, seconds: TimeInterval)?
 
     /// Creates a response from raw bytes.
     ///
@@ -86,6 +103,7 @@ public struct MockResponse: Hashable, Sendable {
 
     private init(copying other: MockResponse, explicitHeaders: [String: String], lifetime: Lifetime) {
         self.body = other.body
+        self.dribble = other.dribble
         self.status = other.status
         self.lifetime = lifetime
         self.delivery = other.delivery
@@ -106,6 +124,8 @@ extension MockResponse {
         case failure(String)
         /// The request fails with this error instead of receiving a response.
         case error(ErrorBox)
+        /// The connection misbehaves instead of answering.
+        case fault(Fault)
     }
 
     /// An error to fail a request with, compared by identity.
@@ -129,6 +149,23 @@ extension MockResponse {
             explicitHeaders: HeaderFields.merging(inherited, with: explicitHeaders),
             lifetime: lifetime
         )
+    }
+
+    /// The same response with its body sent in `chunks` pieces spread evenly over `seconds`, as
+    /// a slow or stalling server sends it.
+    ///
+    /// ```swift
+    /// MockResponse.plaintext(String(repeating: "x", count: 1_000)).dribbled(inChunks: 10, over: 2)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - chunks: How many pieces (at least 1).
+    ///   - seconds: How long from the first piece to the last.
+    /// - Returns: The dribbling response.
+    public func dribbled(inChunks chunks: Int, over seconds: TimeInterval) -> MockResponse {
+        var copy = self
+        copy.dribble = (max(1, chunks), max(0, seconds))
+        return copy
     }
 
     /// A copy with another lifetime (the unmocked policy's response is served as `.eternal`).

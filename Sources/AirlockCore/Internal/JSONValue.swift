@@ -1,7 +1,7 @@
 import Foundation
 
 /// JSON as a value, for comparing documents regardless of key order and white space.
-enum JSONValue: Equatable, Sendable, Decodable {
+enum JSONValue: Equatable, Sendable, Codable {
     case null
     case bool(Bool)
     case number(Double)
@@ -23,6 +23,23 @@ enum JSONValue: Equatable, Sendable, Decodable {
             self = .array(value)
         } else {
             self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let value): try container.encode(value)
+        case .number(let value):
+            if value == value.rounded(), abs(value) < 9_007_199_254_740_992 {
+                try container.encode(Int64(value))
+            } else {
+                try container.encode(value)
+            }
+        case .string(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
         }
     }
 

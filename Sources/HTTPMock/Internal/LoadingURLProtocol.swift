@@ -68,6 +68,14 @@ class LoadingURLProtocol: URLProtocol {
         }
     }
 
+    /// Whether the load was stopped or already answered.
+    var isStopped: Bool {
+        state.withLock { state in
+            if case .stopped = state { return true }
+            return false
+        }
+    }
+
     /// Takes the right to talk to the client once; false after `stopLoading()`.
     func claimDelivery() -> Bool {
         state.withLock { state in

@@ -81,6 +81,8 @@ class MockURLProtocol: LoadingURLProtocol {
             return .success(data)
         case .error(let box):
             return .failure(box.error)
+        case .fault(let fault):
+            return .failure(fault.urlError)
         case .failure(let problem):
             return .failure(URLError(.cannotParseResponse, message: "HTTPMock: \(stub) cannot be served: \(problem)"))
         case .file(let url):
@@ -104,8 +106,10 @@ class MockURLProtocol: LoadingURLProtocol {
     }
 
     private func send(_ response: MockResponse, body: Data, load: Load, journal: JournalEntry) {
-        if case .error(let box) = response.body {
-            return fail(box.error, journal: journal)
+        switch response.body {
+        case .error(let box): return fail(box.error, journal: journal)
+        case .fault(let fault): return fail(fault.urlError, journal: journal)
+        default: break
         }
         guard let url = load.request.url else { return }
         guard
@@ -122,6 +126,9 @@ class MockURLProtocol: LoadingURLProtocol {
         if let next = Redirect.request(following: http, from: load.request) {
             return follow(next, after: http, load: load)
         }
+        if let dribble = response.dribble, body.count > 1 {
+            return dribbleBody(body, response: http, chunks: dribble.chunks, over: dribble.seconds)
+        }
         guard claimDelivery(), let client else { return }
         client.urlProtocol(self, didReceive: http, cacheStoragePolicy: .notAllowed)
         if !body.isEmpty {
@@ -134,6 +141,32 @@ class MockURLProtocol: LoadingURLProtocol {
         guard claimDelivery() else { return }
         journal?.record(error: error)
         client?.urlProtocol(self, didFailWithError: error)
+    }
+
+    /// Sends the response head at once and the body in `chunks` pieces spread over `seconds`,
+    /// each on a timer; a cancelled load stops receiving pieces.
+    private func dribbleBody(_ body: Data, response: HTTPURLResponse, chunks: Int, over seconds: TimeInterval) {
+        guard !isStopped, let client else { return }
+        client.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
+        let pieces = Swift.min(chunks, body.count)
+        let size = (body.count + pieces - 1) / pieces
+        let interval = pieces > 1 ? seconds / Double(pieces - 1) : 0
+        let handle = Handle(self)
+        for index in 0..<pieces {
+            let piece = body.subdata(in: index * size..<Swift.min(body.count, (index + 1) * size))
+            let isLast = index == pieces - 1
+            DispatchQueue.global().asyncAfter(deadline: .now() + interval * Double(index)) {
+                let loader = handle.base
+                if isLast {
+                    guard loader.claimDelivery(), let client = loader.client else { return }
+                    client.urlProtocol(loader, didLoad: piece)
+                    client.urlProtocolDidFinishLoading(loader)
+                } else {
+                    guard !loader.isStopped, let client = loader.client else { return }
+                    client.urlProtocol(loader, didLoad: piece)
+                }
+            }
+        }
     }
 
     /// Follows a mocked redirect. Apple's URL loading system follows what a protocol reports;
@@ -197,6 +230,22 @@ extension MockURLProtocol {
                 RecordedResponse(status: nil, headers: [:], body: Data(), error: "\(error)", duration: Date().timeIntervalSince(started)),
                 forSequence: sequence
             )
+        }
+    }
+}
+
+extension MockResponse.Fault {
+    /// What a URLSession client sees for this fault (a URLProtocol has no socket to misbehave on).
+    var urlError: URLError {
+        switch kind {
+        case .connectionReset:
+            URLError(.networkConnectionLost, message: "HTTPMock: fault connectionReset — the connection was reset")
+        case .emptyResponse:
+            URLError(.badServerResponse, message: "HTTPMock: fault emptyResponse — the server closed the connection without a response")
+        case .malformedChunkedBody:
+            URLError(.cannotParseResponse, message: "HTTPMock: fault malformedChunkedBody — the chunked body could not be parsed")
+        case .randomBytesThenClose:
+            URLError(.badServerResponse, message: "HTTPMock: fault randomBytesThenClose — the server sent bytes that are not HTTP")
         }
     }
 }

@@ -1,0 +1,162 @@
+import Foundation
+
+extension Airgap {
+    /// A one-line summary of the collected violations, or `nil` when there are none.
+    ///
+    /// ```swift
+    /// print(Airgap.violationSummary() ?? "")  // "Airgap: 3 violation(s) detected across 2 test(s)"
+    /// ```
+    /// - Returns: The summary, or `nil`.
+    public static func violationSummary() -> String? {
+        let current = violations
+        guard !current.isEmpty else { return nil }
+        let tests = Set(current.map(\.testName))
+        return "Airgap: \(current.count) violation(s) detected across \(tests.count) test(s)"
+    }
+
+    /// Writes the collected violations to ``reportPath``; does nothing when it is `nil`.
+    ///
+    /// A path ending in `.json` gets the ``Violation`` array as JSON (ISO 8601 dates, sorted
+    /// keys); any other path gets the text format below. Both cut call stacks to 10 frames.
+    /// The report is written even when there are no violations, so CI can always collect it.
+    ///
+    /// ```
+    /// Airgap Violation Report
+    /// Generated: 2026-02-25 14:30:00
+    /// Total violations: 1
+    ///
+    /// ---
+    /// Test: MyTests/fetchUser()
+    /// Method: GET
+    /// URL: https://api.example.com/user/123
+    /// Call Stack:
+    ///   MyService.fetchUser() + 42 at MyService.swift:12
+    ///   ...
+    /// ```
+    /// A final `  ...` line marks a stack that was cut.
+    public static func writeReport() {
+        guard let path = reportPath else { return }
+        let current = violations.map(\.truncatedForReport)
+        do {
+            let directory = (path as NSString).deletingLastPathComponent
+            if !directory.isEmpty {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            }
+            let data: Data
+            if (path as NSString).pathExtension.lowercased() == "json" {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                encoder.dateEncodingStrategy = .iso8601
+                data = try encoder.encode(current)
+            } else {
+                data = Data(textReport(violations, generated: Date()).utf8)
+            }
+            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            printToStandardError("Airgap: could not write the report to \(path): \(error). Check that the directory is writable, or change Airgap.reportPath / AIRGAP_REPORT_PATH.")
+        }
+    }
+
+    /// The text report for `violations`.
+    static func textReport(_ violations: [Violation], generated: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        var lines = [
+            "Airgap Violation Report",
+            "Generated: \(formatter.string(from: generated))",
+            "Total violations: \(violations.count)",
+        ]
+        for violation in violations {
+            lines.append("")
+            lines.append("---")
+            lines.append("Test: \(violation.testName)")
+            lines.append("Method: \(violation.httpMethod)")
+            lines.append("URL: \(violation.url)")
+            lines.append("Call Stack:")
+            for frame in violation.callStack.prefix(Violation.reportedFrames) {
+                lines.append("  \(frame)")
+            }
+            if violation.callStack.count > Violation.reportedFrames {
+                lines.append("  ...")
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Records a violation: stores it, calls the reporter, and reports it to the running scope
+    /// or through the handler.
+    static func record(_ violation: Violation, message: String) {
+        let (reporter, handler, mode, inXCTest, sink) = state.withLock { state in
+            state.violations.append(violation)
+            return (state.violationReporter, state.violationHandler, state.mode, state.inXCTestContext, state.scopeSinks.last)
+        }
+        reporter?(violation)
+        if let sink {
+            // The scope reports on the test's own task when it ends.
+            sink.append(violation)
+            return
+        }
+        switch mode {
+        case .fail:
+            (handler ?? DefaultReporting.handle)(message)
+        case .warn:
+            if inXCTest {
+                DefaultReporting.printWarning(message)
+            } else if let handler {
+                handler(message)
+            } else {
+                DefaultReporting.warn(message)
+            }
+        }
+    }
+
+    /// The name to attribute a violation to, from the innermost source that knows it.
+    static func attributedTestName() -> String {
+        let (scoped, xctest) = state.withLock { ($0.currentTestName, $0.currentXCTestName) }
+        if let scoped { return scoped }
+        #if canImport(Testing)
+        if let test = DefaultReporting.currentSwiftTestName() { return test }
+        #endif
+        return xctest ?? "<unknown test>"
+    }
+}
+
+extension Violation {
+    /// The number of call-stack frames a report shows.
+    static let reportedFrames = 10
+
+    /// This violation with its call stack cut for a report.
+    var truncatedForReport: Violation {
+        Violation(
+            testName: testName,
+            httpMethod: httpMethod,
+            url: url,
+            callStack: Array(callStack.prefix(Self.reportedFrames)),
+            timestamp: timestamp,
+            contentType: contentType,
+            host: host,
+            port: port
+        )
+    }
+
+    /// The message given to handlers and recorded as an issue.
+    var message: String {
+        var text: String
+        switch httpMethod {
+        case "CONNECT":
+            text = "Airgap: Blocked connection to \(url)."
+        case "RESOLVE":
+            text = "Airgap: Blocked host name lookup of \(host ?? url)."
+        default:
+            text = "Airgap: Blocked \(httpMethod) request to \(url)."
+        }
+        text += " Tests must not make real network calls. Use a mock or stub instead."
+        if let contentType {
+            text += "\nContent-Type: \(contentType)"
+        }
+        text += "\nTest: \(testName)"
+        text += "\nHint: Use Airgap.allowNetworkAccess() for this test, add the host to Airgap.allowedHosts, or use .warn mode for non-blocking violations."
+        return text
+    }
+}

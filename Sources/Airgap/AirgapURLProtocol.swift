@@ -1,0 +1,101 @@
+import Foundation
+import Runtime
+import Synchronization
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The URLSession layer of Airgap: a `URLProtocol` that answers blocked requests with
+/// ``Airgap/errorCode``.
+///
+/// ``Airgap/activate()`` registers it with `URLProtocol.registerClass`, which reaches
+/// `URLSession.shared` if the guard is activated before the shared session's first use. On
+/// Linux a session made from `.default` or `.ephemeral` never asks registered classes, so put
+/// the guard into such configurations with ``Airgap/protect(_:)``; the socket layer catches
+/// them anyway, but only this layer sees the method, URL and `Content-Type`.
+///
+/// While the guard is active it accepts (and blocks) every `http`, `https`, `ws` and `wss`
+/// request except those to ``Airgap/allowedHosts``, those a ``Airgap/passthroughProtocols``
+/// class accepts, and all requests after ``Airgap/allowNetworkAccess()``. For those it declines
+/// `canInit(with:)` and the next protocol (normally the built-in HTTP one) handles them.
+/// Inactive, it declines everything.
+public final class AirgapURLProtocol: URLProtocol {
+
+    private static let guardedSchemes: Set<String> = ["http", "https", "ws", "wss"]
+
+    private let isStopped = Mutex(false)
+
+    /// Whether the guard intercepts `request`. Runs on the process-wide URLProtocol queue, so it
+    /// only reads a snapshot of the state and matches hosts.
+    override public class func canInit(with request: URLRequest) -> Bool {
+        guard let url = request.url, let scheme = url.scheme?.lowercased(), guardedSchemes.contains(scheme) else {
+            return false
+        }
+        let (blocking, rules, passthrough) = Airgap.state.withLock { state in
+            (state.isActive && !state.isAllowed, state.hostRules, state.passthroughProtocols)
+        }
+        guard blocking else { return false }
+        if let host = url.host, rules.allowsURLHost(host) { return false }
+        for protocolClass in passthrough where protocolClass != AirgapURLProtocol.self {
+            if protocolClass.canInit(with: request) { return false }
+        }
+        return true
+    }
+
+    /// Returns `request` unchanged.
+    override public class func canonicalRequest(for request: URLRequest) -> URLRequest {
+        request
+    }
+
+    /// Records the violation and schedules the failure, off the URLProtocol queue.
+    override public func startLoading() {
+        let request = self.request
+        let testName = Airgap.attributedTestName()
+        let (code, delay) = Airgap.state.withLock { ($0.errorCode, $0.responseDelay) }
+        let backtrace = try? Backtrace.capture(limit: 64)
+        let box = ProtocolBox(instance: self)
+        DispatchQueue.global().async {
+            let url = request.url?.absoluteString ?? "<no URL>"
+            let violation = Violation(
+                testName: testName,
+                httpMethod: request.httpMethod ?? "GET",
+                url: url,
+                callStack: backtrace.map(CallStack.symbolicate) ?? Thread.callStackSymbols,
+                contentType: request.value(forHTTPHeaderField: "Content-Type"),
+                host: request.url?.host,
+                port: request.url?.port
+            )
+            Airgap.record(violation, message: violation.message)
+            let error = URLError(
+                URLError.Code(rawValue: code) ?? .notConnectedToInternet,
+                userInfo: [
+                    NSLocalizedDescriptionKey: "Airgap blocked \(violation.httpMethod) \(url): tests must not make real network calls.",
+                    NSURLErrorFailingURLErrorKey: request.url as Any,
+                ]
+            )
+            if delay > 0 {
+                DispatchQueue.global().asyncAfter(deadline: .now() + delay) { box.instance.fail(with: error) }
+            } else {
+                box.instance.fail(with: error)
+            }
+        }
+    }
+
+    /// Cancels a failure that has not been delivered yet.
+    override public func stopLoading() {
+        isStopped.withLock { $0 = true }
+    }
+
+    private func fail(with error: URLError) {
+        guard !isStopped.withLock({ $0 }) else { return }
+        client?.urlProtocol(self, didFailWithError: error)
+    }
+}
+
+/// Carries the protocol instance to the queue that delivers its failure.
+private struct ProtocolBox: @unchecked Sendable {
+    // @unchecked Sendable: the instance's own state is behind a Mutex, and its client is only
+    // used once, to deliver the failure, which URLSession accepts from any thread.
+    let instance: AirgapURLProtocol
+}

@@ -1,0 +1,45 @@
+import Foundation
+import Runtime
+
+/// Captures symbolicated stacks for violations, innermost first, without Airgap's own frames.
+enum CallStack {
+    /// Captures the current thread's stack.
+    static func capture() -> [String] {
+        guard let backtrace = try? Backtrace.capture(limit: 64) else {
+            return Thread.callStackSymbols
+        }
+        return symbolicate(backtrace)
+    }
+
+    /// Symbolicates a stack captured earlier (used off the URLProtocol queue).
+    static func symbolicate(_ backtrace: Backtrace) -> [String] {
+        guard let symbolicated = backtrace.symbolicated() else {
+            return Thread.callStackSymbols
+        }
+        let frames = symbolicated.frames.map(describe).filter { $0 != "null" }
+        return trimmed(frames)
+    }
+
+    private static func describe(_ frame: SymbolicatedBacktrace.Frame) -> String {
+        guard let symbol = frame.symbol else {
+            return "\(frame.captured.adjustedProgramCounter)"
+        }
+        var text = "\(symbol.name) + \(symbol.offset)"
+        if let location = symbol.sourceLocation {
+            let file = (location.path as NSString).lastPathComponent
+            text += " at \(file):\(location.line)"
+        }
+        return text
+    }
+
+    /// Starts at the intercepted `connect` / `getaddrinfo` when present; otherwise drops the
+    /// leading frames that belong to Airgap itself.
+    static func trimmed(_ frames: [String]) -> [String] {
+        if let hook = frames.firstIndex(where: { $0.hasPrefix("connect + ") || $0.hasPrefix("getaddrinfo + ") }) {
+            return Array(frames[hook...])
+        }
+        let ownMarkers = ["CallStack.", "Airgap.", "AirgapURLProtocol", "SocketGuard", "airgap_"]
+        let firstForeign = frames.firstIndex { frame in !ownMarkers.contains { frame.contains($0) } }
+        return Array(frames[(firstForeign ?? 0)...])
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import Synchronization
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Everything Airgap knows, as one value behind ``Airgap/state``.
+///
+/// Airgap is a process-wide guard: `URLProtocol` registration and the socket hooks are global,
+/// so this state is global too. It is only ever read or written inside `Airgap.state.withLock`.
+struct GuardState: Sendable {
+    var mode: Airgap.Mode = .fail
+    var reportPath: String?
+    var violations: [Violation] = []
+    var allowedHosts: Set<String> = []
+    var hostRules = HostRules([])
+    /// `nil` means the built-in handler (see `DefaultReporting`).
+    var violationHandler: (@Sendable (String) -> Void)?
+    var violationReporter: (@Sendable (Violation) -> Void)?
+    var errorCode: Int = URLError.Code.notConnectedToInternet.rawValue
+    var responseDelay: TimeInterval = 0
+    var passthroughProtocols: [URLProtocol.Type] = []
+    var isActive = false
+    var isAllowed = false
+    var inXCTestContext = false
+    /// Set by the `.airgapped` trait and `Airgap.scoped` for the test they wrap.
+    var currentTestName: String?
+    /// Set by `AirgapObserver` / `AirgapTestCase` while an XCTest test runs.
+    var currentXCTestName: String?
+    /// Collectors of the trait scopes in progress, innermost last.
+    var scopeSinks: [ScopeSink] = []
+    /// Whether the load-time constructor activated the guard (`AIRGAP_MODE`).
+    var isWholeRun = false
+    var isProtocolRegistered = false
+}
+
+/// Collects the violations of one `.airgapped` / `Airgap.scoped` scope, so that the scope can
+/// report them on the test's own task when it ends.
+final class ScopeSink: Sendable {
+    private let collected = Mutex<[Violation]>([])
+
+    func append(_ violation: Violation) {
+        collected.withLock { $0.append(violation) }
+    }
+
+    var violations: [Violation] {
+        collected.withLock { $0 }
+    }
+
+    func removeAll() {
+        collected.withLock { $0.removeAll() }
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+
+/// One attempt at real network access that Airgap detected.
+///
+/// The URLSession layer fills every field from the request: `httpMethod`, `url` and
+/// `contentType`. The socket layer knows only where the connection was going: it reports
+/// `httpMethod` `"CONNECT"` with a `tcp://` or `udp://` URL for a `connect`, and `"RESOLVE"` with
+/// a `dns://` URL for a host-name lookup, and fills `host` and `port`.
+///
+/// `Violation` is `Codable`; JSON reports (``Airgap/writeReport()`` with a `.json` path) encode
+/// an array of them with ISO 8601 dates:
+///
+/// ```swift
+/// let data = try JSONEncoder().encode(Airgap.violations)
+/// ```
+public struct Violation: Sendable, Equatable, Codable {
+    /// The test that triggered the violation: `"Suite/test()"` under Swift Testing,
+    /// `"-[Class test]"`-style names under XCTest, `"<unknown test>"` when no test was running.
+    public let testName: String
+    /// The HTTP method (`"GET"`, `"POST"`), or `"CONNECT"` / `"RESOLVE"` for the socket layer.
+    public let httpMethod: String
+    /// The absolute URL of the request, or `tcp://address:port`, `udp://address:port`,
+    /// `dns://name` for the socket layer.
+    public let url: String
+    /// Symbolicated stack frames captured where the violation was detected, innermost first.
+    /// Text reports show the first 10.
+    public let callStack: [String]
+    /// When the violation was detected. Encoded as ISO 8601 in JSON reports.
+    public let timestamp: Date
+    /// The request's `Content-Type` header, if it had one.
+    public let contentType: String?
+    /// The host name or numeric address the code tried to reach, when known.
+    public let host: String?
+    /// The port the code tried to reach, when known.
+    public let port: Int?
+
+    /// Creates a violation.
+    /// - Parameters:
+    ///   - testName: The test that triggered it.
+    ///   - httpMethod: The HTTP method, or `"CONNECT"` / `"RESOLVE"`.
+    ///   - url: The URL, or a `tcp://`, `udp://`, `dns://` description.
+    ///   - callStack: Stack frames, innermost first.
+    ///   - timestamp: When it happened; now by default.
+    ///   - contentType: The request's `Content-Type`, if any.
+    ///   - host: The host or address, if known.
+    ///   - port: The port, if known.
+    public init(
+        testName: String,
+        httpMethod: String,
+        url: String,
+        callStack: [String],
+        timestamp: Date = Date(),
+        contentType: String? = nil,
+        host: String? = nil,
+        port: Int? = nil
+    ) {
+        self.testName = testName
+        self.httpMethod = httpMethod
+        self.url = url
+        self.callStack = callStack
+        self.timestamp = timestamp
+        self.contentType = contentType
+        self.host = host
+        self.port = port
+    }
+}

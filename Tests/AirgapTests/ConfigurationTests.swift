@@ -1,0 +1,94 @@
+@testable import Airgap
+import Foundation
+import Testing
+
+/// Settings, patterns and scopes. The suite holds Airgap's process-wide lock through the trait,
+/// because it changes process-wide settings.
+@Suite(.airgapped(allowedHosts: Loopback.hosts))
+struct ConfigurationTests {
+    @Test(arguments: [
+        ("localhost", "localhost", true),
+        ("LocalHost", "localhost", true),
+        ("localhost", "LOCALHOST", true),
+        ("*.mock-server.local", "api.mock-server.local", true),
+        ("*.mock-server.local", "deep.api.mock-server.local", true),
+        ("*.mock-server.local", "mock-server.local", true),
+        ("*.mock-server.local", "mock-server.local.evil", false),
+        ("*.mock-server.local", "othermock-server.local", false),
+        ("api.example.com", "example.com", false),
+        ("localhost:8080", "localhost", false),
+        ("127.0.0.0/8", "127.9.9.9", true),
+        ("127.0.0.1", "127.0.0.2", false),
+        ("::1", "[::1]", true),
+        ("::1", "::1", true),
+        ("fd00::/8", "fd12::1", true),
+    ])
+    func allowedHostPatterns(pattern: String, host: String, allowed: Bool) {
+        Airgap.allowedHosts = [pattern]
+        #expect(Airgap.state.withLock { $0.hostRules }.allowsURLHost(host) == allowed)
+    }
+
+    @Test func allowedHostsPersistAcrossActivateAndDeactivate() {
+        Airgap.allowedHosts = Loopback.hosts.union(["*.example.com"])
+        Airgap.deactivate()
+        Airgap.activate()
+        #expect(Airgap.allowedHosts.contains("*.example.com"))
+    }
+
+    @Test func deactivateAndActivateToggleIsActive() {
+        #expect(Airgap.isActive)
+        Airgap.deactivate()
+        #expect(!Airgap.isActive)
+        Airgap.activate()
+        #expect(Airgap.isActive)
+    }
+
+    @Test func withConfigurationRestoresEverythingEvenWhenTheBodyThrows() {
+        struct Failure: Error {}
+        Airgap.errorCode = -1001
+        Airgap.responseDelay = 0.25
+        let before = Airgap.allowedHosts
+        #expect(throws: Failure.self) {
+            try Airgap.withConfiguration(mode: .warn, allowedHosts: ["only.test"], errorCode: -1009, responseDelay: 2) {
+                #expect(Airgap.mode == .warn)
+                #expect(Airgap.allowedHosts == ["only.test"])
+                #expect(Airgap.errorCode == -1009)
+                #expect(Airgap.responseDelay == 2)
+                throw Failure()
+            }
+        }
+        #expect(Airgap.mode == .fail)
+        #expect(Airgap.allowedHosts == before)
+        #expect(Airgap.errorCode == -1001)
+        #expect(Airgap.responseDelay == 0.25)
+    }
+
+    @Test func withConfigurationChangesOnlyWhatIsPassed() {
+        Airgap.errorCode = -1001
+        let result = Airgap.withConfiguration(mode: .warn) { Airgap.errorCode }
+        #expect(result == -1001)
+    }
+
+    @Test func nestedScopedAddsHostsAndRestoresThem() async {
+        let outer = Airgap.allowedHosts
+        await Airgap.scoped(mode: .warn, allowedHosts: ["extra.test"]) {
+            #expect(Airgap.isActive)
+            #expect(Airgap.mode == .warn)
+            #expect(Airgap.allowedHosts == outer.union(["extra.test"]))
+        }
+        #expect(Airgap.allowedHosts == outer)
+        #expect(Airgap.mode == .fail)
+        #expect(Airgap.isActive)
+    }
+
+    @Test func violationSummaryCountsViolationsAndTests() async {
+        #expect(Airgap.violationSummary() == nil)
+        await Airgap.scoped(mode: .warn) {
+            _ = await Client.fetch(Client.session(.ephemeral), "http://airgap-summary-1.invalid/")
+            _ = await Client.fetch(Client.session(.ephemeral), "http://airgap-summary-2.invalid/")
+            #expect(Airgap.violationSummary() == "Airgap: 2 violation(s) detected across 1 test(s)")
+        }
+        Airgap.clearViolations()
+        #expect(Airgap.violations.isEmpty)
+    }
+}
