@@ -8,12 +8,16 @@ let package = Package(
         .library(name: "HTTPMock", targets: ["HTTPMock"]),
         .library(name: "HTTPMockTesting", targets: ["HTTPMockTesting"]),
         .library(name: "Airgap", targets: ["Airgap"]),
+        .library(name: "MockServer", targets: ["MockServer"]),
+        .executable(name: "airlock", targets: ["AirlockCLI"]),
         .executable(name: "airlock-demo", targets: ["AirlockDemo"]),
         .executable(name: "airlock-bench", targets: ["AirlockBenchmarks"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // Transport-agnostic core: request/response values, patterns, the registry and its
@@ -23,6 +27,21 @@ let package = Package(
         .target(name: "HTTPMock", dependencies: ["AirlockCore", .product(name: "Logging", package: "swift-log")]),
         // Verification for tests: count assertions and unused-stub checks for Swift Testing and XCTest.
         .target(name: "HTTPMockTesting", dependencies: ["HTTPMock"]),
+        // MockServer: the same registry served over a real loopback socket (SwiftNIO).
+        .target(
+            name: "MockServer",
+            dependencies: [
+                "HTTPMock",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        // The `airlock` command: `airlock serve stubs.json`.
+        .executableTarget(
+            name: "AirlockCLI",
+            dependencies: ["MockServer", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
         // Airgap: a guard URLProtocol plus a C layer interposing connect/getaddrinfo.
         .target(name: "CAirgap"),
         .target(name: "Airgap", dependencies: ["CAirgap", "AirlockCore"]),
@@ -39,6 +58,16 @@ let package = Package(
         // Prints figures; run in release: swift run -c release airlock-bench
         .executableTarget(name: "AirlockBenchmarks", dependencies: ["HTTPMock"], path: "Benchmarks/AirlockBenchmarks"),
         .testTarget(name: "AirlockCoreTests", dependencies: ["AirlockCore"]),
+        .testTarget(
+            name: "MockServerTests",
+            dependencies: [
+                "MockServer",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         .testTarget(
             name: "AirgapTests",
             dependencies: [

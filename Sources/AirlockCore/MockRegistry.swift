@@ -77,6 +77,15 @@ package final class MockRegistry: Sendable {
         state.withLock { $0.unusedStubs }
     }
 
+    /// Every registered stub that was not cleared, with its queue size and use count.
+    package var stubSummaries: [StubSummary] {
+        state.withLock { state in
+            state.routes.filter { !$0.cleared }.map {
+                StubSummary(description: $0.stub.description, host: $0.key.host, path: $0.key.path, queued: $0.queue.count, served: $0.served)
+            }
+        }
+    }
+
     /// How credentials are shown in messages and exports.
     package var redaction: Redaction {
         get { state.withLock { $0.redaction } }
@@ -97,4 +106,13 @@ package final class MockRegistry: Sendable {
     package var queuedResponseCount: Int {
         state.withLock { $0.queuedResponseCount }
     }
+}
+
+/// A stub as the admin API lists it.
+package struct StubSummary: Sendable, Codable {
+    package let description: String
+    package let host: String
+    package let path: String
+    package let queued: Int
+    package let served: Int
 }

@@ -144,30 +144,47 @@ class MockURLProtocol: LoadingURLProtocol {
     }
 
     /// Sends the response head at once and the body in `chunks` pieces spread over `seconds`,
-    /// each on a timer; a cancelled load stops receiving pieces.
+    /// one timer after another; a cancelled load stops receiving pieces.
+    ///
+    /// swift-corelibs-foundation keeps only the last `didLoad` chunk for tasks with a completion
+    /// handler (including `data(for:)`), so on Linux the head goes at once and the whole body
+    /// when the spread has passed.
     private func dribbleBody(_ body: Data, response: HTTPURLResponse, chunks: Int, over seconds: TimeInterval) {
         guard !isStopped, let client else { return }
         client.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
+        #if canImport(FoundationNetworking)
+        let handle = Handle(self)
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
+            let loader = handle.base
+            guard loader.claimDelivery(), let client = loader.client else { return }
+            client.urlProtocol(loader, didLoad: body)
+            client.urlProtocolDidFinishLoading(loader)
+        }
+        #else
         let pieces = Swift.min(chunks, body.count)
         let size = (body.count + pieces - 1) / pieces
         let interval = pieces > 1 ? seconds / Double(pieces - 1) : 0
+        sendPiece(0, of: pieces, size: size, from: body, every: interval)
+        #endif
+    }
+
+    #if !canImport(FoundationNetworking)
+    private func sendPiece(_ index: Int, of pieces: Int, size: Int, from body: Data, every interval: TimeInterval) {
+        let piece = body.subdata(in: index * size..<Swift.min(body.count, (index + 1) * size))
+        if index == pieces - 1 {
+            guard claimDelivery(), let client else { return }
+            client.urlProtocol(self, didLoad: piece)
+            client.urlProtocolDidFinishLoading(self)
+            return
+        }
+        guard !isStopped, let client else { return }
+        client.urlProtocol(self, didLoad: piece)
         let handle = Handle(self)
-        for index in 0..<pieces {
-            let piece = body.subdata(in: index * size..<Swift.min(body.count, (index + 1) * size))
-            let isLast = index == pieces - 1
-            DispatchQueue.global().asyncAfter(deadline: .now() + interval * Double(index)) {
-                let loader = handle.base
-                if isLast {
-                    guard loader.claimDelivery(), let client = loader.client else { return }
-                    client.urlProtocol(loader, didLoad: piece)
-                    client.urlProtocolDidFinishLoading(loader)
-                } else {
-                    guard !loader.isStopped, let client = loader.client else { return }
-                    client.urlProtocol(loader, didLoad: piece)
-                }
-            }
+        DispatchQueue.global().asyncAfter(deadline: .now() + interval) {
+            (handle.base as! MockURLProtocol).sendPiece(index + 1, of: pieces, size: size, from: body, every: interval)
         }
     }
+    #endif
 
     /// Follows a mocked redirect. Apple's URL loading system follows what a protocol reports;
     /// swift-corelibs-foundation stops the process instead ("doesn't currently handle redirects

@@ -46,7 +46,7 @@ enum Client {
 
     static func nioConnect(host: String, port: Int) async -> Outcome {
         do {
-            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            let channel = try await ClientBootstrap(group: airgapTestEventLoops)
                 .connectTimeout(.seconds(10))
                 .connect(host: host, port: port)
                 .get()

@@ -18,12 +18,15 @@ final class LoopbackServer: Sendable {
         self.port = channel.localAddress?.port ?? 0
     }
 
+    /// Event loops of these tests' own, never stalled by other suites in the process.
+    private static let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+
     /// How many requests the server has received.
     var requestCount: Int { counter.count }
 
     static func start() async throws -> LoopbackServer {
         let counter = RequestCounter()
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let channel = try await ServerBootstrap(group: Self.eventLoops)
             .serverChannelOption(.backlog, value: 64)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in

@@ -1,0 +1,130 @@
+import ArgumentParser
+import Foundation
+import HTTPMock
+import MockServer
+
+/// `airlock`: serve mocked HTTP to any client or process.
+@main
+struct Airlock: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "airlock",
+        abstract: "Serve mocked HTTP to any client or process.",
+        subcommands: [Serve.self]
+    )
+}
+
+/// `airlock serve stubs.json`
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve the stubs of a JSON stub file over HTTP on loopback.",
+        discussion: """
+            Prints the base URL, then one line per request (method, target, status, duration). \
+            Stops cleanly on Ctrl-C. The admin API is under /__admin/ (see the README).
+            """
+    )
+
+    @Argument(help: "The stub file (JSON).", completion: .file(extensions: ["json"]))
+    var stubs: String
+
+    @Option(help: "The port to listen on; 0 picks a free one.")
+    var port: Int = 8080
+
+    @Option(help: "The address to bind. Anything but loopback needs --allow-remote and --admin-token.")
+    var host: String = "127.0.0.1"
+
+    @Flag(help: "Allow binding an address other than loopback.")
+    var allowRemote = false
+
+    @Option(help: "A token the admin API then requires (Authorization: Bearer <token>).")
+    var adminToken: String?
+
+    func run() async throws {
+        let file: StubFile
+        do {
+            file = try StubFile(contentsOf: URL(fileURLWithPath: stubs))
+        } catch {
+            FileHandle.standardError.write(Data("airlock: \(error.description)\n".utf8))
+            throw ExitCode(65)
+        }
+        let mock = HTTPMock()
+        let server = MockServer(
+            mock: mock,
+            configuration: .init(
+                host: host,
+                port: port,
+                allowsNonLoopbackBinding: allowRemote,
+                adminToken: adminToken,
+                exchangeHandler: { exchange in say(exchange.description) }
+            )
+        )
+        let rejected = server.register(file)
+        guard rejected.isEmpty else {
+            for error in rejected {
+                FileHandle.standardError.write(Data("airlock: \(stubs): \(error.description)\n".utf8))
+            }
+            throw ExitCode(65)
+        }
+        do {
+            try await server.start()
+        } catch {
+            FileHandle.standardError.write(Data("airlock: cannot serve on \(host):\(port): \(error)\n".utf8))
+            throw ExitCode(69)
+        }
+        say("Airlock serving \(file.stubs.count) stub(s) from \(stubs) at \(server.baseURL.absoluteString)")
+        say("Admin API: \(server.baseURL.absoluteString)/__admin/stubs — Ctrl-C to stop.")
+        await Self.waitForInterrupt()
+        try await server.shutdown()
+        say("Airlock stopped.")
+    }
+
+    /// Suspends until SIGINT or SIGTERM arrives.
+    private static func waitForInterrupt() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let resumed = ResumeOnce(continuation)
+            for signalNumber in [SIGINT, SIGTERM] {
+                signal(signalNumber, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+                source.setEventHandler { resumed.resume() }
+                source.resume()
+                SignalSources.keep(source)
+            }
+        }
+    }
+}
+
+/// Writes a line to standard output at once (unbuffered), so that each request's line appears
+/// immediately even when the output is a pipe.
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+/// Resumes a continuation the first time only.
+final class ResumeOnce: @unchecked Sendable {
+    // @unchecked Sendable: `continuation` is read and cleared under `lock` only.
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<Void, Never>?
+
+    init(_ continuation: CheckedContinuation<Void, Never>) {
+        self.continuation = continuation
+    }
+
+    func resume() {
+        lock.lock()
+        let pending = continuation
+        continuation = nil
+        lock.unlock()
+        pending?.resume()
+    }
+}
+
+/// Keeps signal sources alive for the life of the process.
+enum SignalSources {
+    nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
+    private static let lock = NSLock()
+
+    static func keep(_ source: any DispatchSourceSignal) {
+        lock.lock()
+        sources.append(source)
+        lock.unlock()
+    }
+}

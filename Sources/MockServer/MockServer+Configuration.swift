@@ -1,0 +1,66 @@
+import Foundation
+import NIOCore
+import NIOPosix
+
+extension MockServer {
+    /// Where a server binds and what it reports.
+    public struct Configuration: Sendable {
+        /// The address to bind. Defaults to `127.0.0.1`; anything but loopback needs
+        /// ``allowsNonLoopbackBinding`` and an ``adminToken``.
+        public var host: String
+        /// The port; 0 (the default) picks a free one.
+        public var port: Int
+        /// Whether binding an address other than loopback is allowed.
+        public var allowsNonLoopbackBinding: Bool
+        /// When set, admin requests must carry `Authorization: Bearer <token>`.
+        public var adminToken: String?
+        /// Called after each exchange (not admin requests), for logs such as the CLI's.
+        public var exchangeHandler: (@Sendable (Exchange) -> Void)?
+        /// The event loops that serve connections. Defaults to SwiftNIO's shared singleton group.
+        public var eventLoopGroup: any EventLoopGroup
+
+        /// Creates a configuration; every argument has a default.
+        /// - Parameters:
+        ///   - host: The address to bind.
+        ///   - port: The port; 0 picks a free one.
+        ///   - allowsNonLoopbackBinding: Whether a non-loopback address may be bound.
+        ///   - adminToken: The token the admin API then requires.
+        ///   - exchangeHandler: Called after each exchange.
+        ///   - eventLoopGroup: The event loops to serve on.
+        public init(
+            host: String = "127.0.0.1",
+            port: Int = 0,
+            allowsNonLoopbackBinding: Bool = false,
+            adminToken: String? = nil,
+            exchangeHandler: (@Sendable (Exchange) -> Void)? = nil,
+            eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+        ) {
+            self.eventLoopGroup = eventLoopGroup
+            self.host = host
+            self.port = port
+            self.allowsNonLoopbackBinding = allowsNonLoopbackBinding
+            self.adminToken = adminToken
+            self.exchangeHandler = exchangeHandler
+        }
+    }
+
+    /// One request the server answered, for logging.
+    public struct Exchange: Sendable, CustomStringConvertible {
+        /// The method.
+        public let method: String
+        /// The request target as sent (a path, or an absolute URL in proxy mode).
+        public let target: String
+        /// The status sent; `nil` for a fault.
+        public let status: Int?
+        /// The fault acted out instead of a response, if any.
+        public let fault: String?
+        /// From the request's end to the response's end.
+        public let duration: TimeInterval
+
+        /// `GET /users → 200 (3 ms)`.
+        public var description: String {
+            let outcome = status.map(String.init) ?? "fault \(fault ?? "?")"
+            return "\(method) \(target) → \(outcome) (\(Int((duration * 1000).rounded())) ms)"
+        }
+    }
+}

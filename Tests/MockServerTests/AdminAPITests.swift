@@ -1,0 +1,71 @@
+import AsyncHTTPClient
+import Foundation
+import HTTPMock
+import MockServer
+import NIOCore
+import NIOHTTP1
+import Testing
+
+struct AdminAPITests {
+    @Test func stubsRequestsAndResetRoundTrip() async throws {
+        let mock = HTTPMock()
+        try await withServer(mock) { server in
+            try await withClient { client in
+                let base = server.baseURL.absoluteString
+                let added = try await send(client, "\(base)/__admin/stubs", method: .POST, body: #"""
+                    {"stubs": [{"path": "/hello", "method": "GET", "responses": [{"status": 200, "body": "hi", "lifetime": "eternal"}]}]}
+                    """#)
+                #expect(added.status == 201)
+                #expect(added.text.contains(#""added" : 1"#))
+
+                let listed = try await send(client, "\(base)/__admin/stubs")
+                let stubs = try #require(try JSONSerialization.jsonObject(with: Data(listed.text.utf8)) as? [String: Any])["stubs"] as? [[String: Any]]
+                #expect(stubs?.first?["path"] as? String == "/hello")
+                #expect(stubs?.first?["host"] as? String == "**")
+
+                #expect(try await send(client, "\(base)/hello").text == "hi")
+                #expect(try await send(client, "\(base)/helo", headers: [("Authorization", "Bearer secret")]).status == 404)
+
+                let journal = try await send(client, "\(base)/__admin/requests")
+                let requests = try #require(try JSONSerialization.jsonObject(with: Data(journal.text.utf8)) as? [String: Any])["requests"] as? [[String: Any]]
+                #expect(requests?.map { $0["url"] as? String } == ["\(base)/hello", "\(base)/helo"])
+                #expect(requests?.first?["status"] as? Int == 200)
+                #expect(!journal.text.contains("Bearer secret"))
+
+                let unmatched = try await send(client, "\(base)/__admin/requests/unmatched")
+                let entries = try #require(try JSONSerialization.jsonObject(with: Data(unmatched.text.utf8)) as? [String: Any])["requests"] as? [[String: Any]]
+                #expect(entries?.count == 1)
+                let diagnostic = try #require(entries?.first?["diagnostic"] as? String)
+                #expect(diagnostic.contains("Nearest registered stubs:"))
+                #expect(diagnostic.contains("path ✗ /hello vs /helo"))
+
+                #expect(try await send(client, "\(base)/__admin/stubs", method: .DELETE).status == 200)
+                #expect(try await send(client, "\(base)/hello").status == 404)
+                #expect(try await send(client, "\(base)/__admin/reset", method: .POST).status == 200)
+                #expect(mock.requests.isEmpty)
+            }
+        }
+    }
+
+    @Test func aMalformedStubIsRejectedWithItsFieldPath() async throws {
+        try await withServer(HTTPMock()) { server in
+            try await withClient { client in
+                let answer = try await send(client, "\(server.baseURL.absoluteString)/__admin/stubs", method: .POST, body: #"{"stubs": [{"path": "/x", "responses": [{"status": "ok"}]}]}"#)
+                #expect(answer.status == 400)
+                #expect(answer.text.contains("stubs[0].responses[0].status: has the wrong type; expected an integer"))
+            }
+        }
+    }
+
+    @Test func aTokenGuardsTheAdminAPIWhenSet() async throws {
+        try await withServer(HTTPMock(), configuration: .init(adminToken: "t0ken")) { server in
+            try await withClient { client in
+                let url = "\(server.baseURL.absoluteString)/__admin/stubs"
+                let refused = try await send(client, url)
+                let allowed = try await send(client, url, headers: [("Authorization", "Bearer t0ken")])
+                #expect(refused.status == 401)
+                #expect(allowed.status == 200)
+            }
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import AsyncHTTPClient
+import Foundation
+import Testing
+
+/// The `airlock` executable, run as a child process.
+struct CLITests {
+    /// `airlock`, next to the test binary or in this package's build folder.
+    static let executable: String? = {
+        var candidates = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(), Bundle.main.bundleURL.deletingLastPathComponent()]
+        candidates.append(packageRoot.appendingPathComponent(".build/debug"))
+        return candidates.map { $0.appendingPathComponent("airlock").path }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }()
+
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    @Test func servesAStubFileLogsRequestsAndStopsOnInterrupt() async throws {
+        let path = try #require(Self.executable, "build the airlock executable first (swift build)")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = ["serve", Self.packageRoot.appendingPathComponent("Examples/stubs.json").path, "--port", "0"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+
+        let lines = LineReader(output.fileHandleForReading)
+        let banner = try #require(await lines.next(), "airlock printed nothing")
+        let base = try #require(banner.range(of: "http://").map { String(banner[$0.lowerBound...]) })
+        #expect(banner.hasPrefix("Airlock serving 7 stub(s) from "))
+        _ = await lines.next()
+
+        try await withClient { client in
+            let users = try await send(client, "\(base)/users")
+            #expect(users.status == 200 && users.text.contains("Alice"))
+            #expect(try await send(client, "\(base)/missing").status == 404)
+        }
+        let first = try #require(await lines.next())
+        #expect(first.hasPrefix("GET /users → 200 ("))
+        let second = try #require(await lines.next())
+        #expect(second.hasPrefix("GET /missing → 404 ("))
+
+        process.interrupt()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(await lines.next() == "Airlock stopped.")
+    }
+
+    @Test(arguments: [
+        ("{\n  \"stubs\": [\n    { \"path\": \"/x\" \"responses\": [] }\n  ]\n}", "line 3, column"),
+        (#"{"stubs": [{"path": "/x", "responses": [{"status": "ok"}]}]}"#, "stubs[0].responses[0].status: has the wrong type; expected an integer"),
+        (#"{"stubs": [{"responses": [{"body": "x"}]}]}"#, "stubs[0].path: is missing; expected a \"path\" field"),
+        (#"{"stubs": [{"path": "users", "responses": [{"body": "x"}]}]}"#, #"stubs[0].path: the path "users" does not start with "/""#),
+        (#"{"stubs": [{"path": "/x", "responses": [{"fault": "explode"}]}]}"#, #"stubs[0].responses[0].fault: is "explode"; expected "connectionReset""#),
+    ])
+    func aMalformedStubFileExitsNonZeroNamingTheProblem(contents: String, expected: String) async throws {
+        let path = try #require(Self.executable, "build the airlock executable first (swift build)")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("airlock-bad-\(UUID().uuidString).json")
+        try Data(contents.utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = ["serve", file.path, "--port", "0"]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = Pipe()
+        try process.run()
+        process.waitUntilExit()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus != 0)
+        #expect(message.hasPrefix("airlock: \(file.path), "), "\(message)")
+        #expect(message.contains(expected), "\(message)")
+    }
+}
+
+/// Reads a child's output line by line without blocking the cooperative pool.
+final class LineReader: Sendable {
+    private let lines: AsyncStream<String>
+    private let iterator: IteratorBox
+
+    init(_ handle: FileHandle) {
+        let (stream, continuation) = AsyncStream<String>.makeStream()
+        lines = stream
+        iterator = IteratorBox(stream.makeAsyncIterator())
+        Thread.detachNewThread {
+            var buffer = Data()
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                buffer.append(chunk)
+                while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                    continuation.yield(String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self))
+                    buffer.removeSubrange(buffer.startIndex...newline)
+                }
+            }
+            continuation.finish()
+        }
+    }
+
+    /// The next line, or `nil` at the end or after 10 seconds.
+    func next() async -> String? {
+        await withTaskGroup(of: String?.self) { group in
+            group.addTask { await self.iterator.next() }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(10))
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+
+    final class IteratorBox: @unchecked Sendable {
+        // @unchecked Sendable: the iterator is only advanced by one `next()` at a time (tests
+        // read lines in order), guarded by `lock` besides.
+        private var iterator: AsyncStream<String>.Iterator
+        private let lock = NSLock()
+
+        init(_ iterator: AsyncStream<String>.Iterator) {
+            self.iterator = iterator
+        }
+
+        func next() async -> String? {
+            var copy = lock.withLock { iterator }
+            let line = await copy.next()
+            lock.withLock { iterator = copy }
+            return line
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import AsyncHTTPClient
+import Foundation
+import HTTPMock
+import MockServer
+import NIOCore
+import NIOHTTP1
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+struct MockServerTests {
+    @Test func urlSessionCallsTheBaseURLAndSharesTheMocksQueuesAndJournal() async throws {
+        let mock = HTTPMock()
+        mock.registerResponses {
+            Host("127.0.0.1") {
+                Path("/users") {
+                    MockResponse.plaintext("first")
+                    MockResponse.plaintext("second", status: .created)
+                }
+            }
+        }
+        try await withServer(mock) { server in
+            #expect(server.port > 0)
+            #expect(server.baseURL.absoluteString == "http://127.0.0.1:\(server.port)")
+            let first = try await fetch(server.baseURL.appendingPathComponent("users"))
+            #expect(first.status == 200 && first.text == "first")
+            // The same queue serves the in-process session next.
+            let second = try await mock.urlSession.data(from: URL(string: "http://127.0.0.1/users")!)
+            #expect(String(decoding: second.0, as: UTF8.self) == "second")
+            let third = try await fetch(server.baseURL.appendingPathComponent("users"))
+            #expect(third.status == 404)
+            #expect(third.text.hasPrefix("HTTPMock: no mock for GET http://127.0.0.1:\(server.port)/users"))
+            #expect(mock.requests.map(\.path) == ["/users", "/users", "/users"])
+            #expect(mock.requests.first?.response?.status == 200)
+        }
+    }
+
+    @Test func asyncHTTPClientInOriginModeMatchesTheHostHeader() async throws {
+        let mock = HTTPMock()
+        mock.addResponses(forPath: "/v1/items", host: "api.example.com") { MockResponse.plaintext("by host header", lifetime: .eternal) }
+        mock.addResponses(forPath: "/v1/items", host: "**") { MockResponse.plaintext("any host", lifetime: .eternal) }
+        try await withServer(mock) { server in
+            try await withClient { client in
+                let byHost = try await send(client, "\(server.baseURL.absoluteString)/v1/items", headers: [("Host", "api.example.com")])
+                #expect(byHost.status == 200 && byHost.text == "by host header")
+                let anyHost = try await send(client, "\(server.baseURL.absoluteString)/v1/items")
+                #expect(anyHost.text == "any host")
+            }
+        }
+    }
+
+    @Test func asyncHTTPClientInProxyModeKeepsTheOriginalHost() async throws {
+        let mock = HTTPMock()
+        mock.registerResponses {
+            Host("api.example.com") {
+                Path("/v1/users", query: ["page": "2"]) { MockResponse.encodable(["proxied": true]) }
+            }
+        }
+        try await withServer(mock) { server in
+            try await withClient(proxyPort: server.port) { client in
+                let response = try await send(client, "http://api.example.com/v1/users?page=2")
+                #expect(response.status == 200)
+                #expect(response.text == #"{"proxied":true}"#)
+                #expect(response.headers.first(name: "Content-Type") == "application/json")
+            }
+            #expect(mock.requests.first?.url == "http://api.example.com/v1/users?page=2")
+            #expect(mock.requests.first?.host == "api.example.com")
+        }
+    }
+
+    @Test func manyConcurrentKeepAliveRequests() async throws {
+        let mock = HTTPMock()
+        mock.addResponses(forPath: "/n/*", host: "**") { MockResponse.plaintext("n", lifetime: .eternal) }
+        try await withServer(mock) { server in
+            try await withClient { client in
+                try await withThrowingTaskGroup(of: Int.self) { group in
+                    for index in 0..<200 {
+                        group.addTask { try await send(client, "\(server.baseURL.absoluteString)/n/\(index)").status }
+                    }
+                    var statuses: [Int] = []
+                    for try await status in group { statuses.append(status) }
+                    #expect(statuses.count == 200 && statuses.allSatisfy { $0 == 200 })
+                }
+            }
+            #expect(mock.requests.count == 200)
+        }
+    }
+
+    @Test func delaysAndPoliciesWorkOverTheSocket() async throws {
+        let mock = HTTPMock()
+        mock.unmockedPolicy = .mock(.plaintext("fallback", status: .serviceUnavailable))
+        mock.addResponses(forPath: "/slow", host: "**") { MockResponse.plaintext("slow", delivery: .delayed(0.3)) }
+        try await withServer(mock) { server in
+            try await withClient { client in
+                let clock = ContinuousClock()
+                let start = clock.now
+                #expect(try await send(client, "\(server.baseURL.absoluteString)/slow").text == "slow")
+                #expect(clock.now - start >= .milliseconds(280))
+                let fallback = try await send(client, "\(server.baseURL.absoluteString)/other")
+                #expect(fallback.status == 503 && fallback.text == "fallback")
+            }
+        }
+    }
+
+    @Test func connectIsAnsweredWithAnExplanation() async throws {
+        try await withServer(HTTPMock()) { server in
+            try await withClient(proxyPort: server.port) { client in
+                await #expect(throws: (any Error).self) { _ = try await send(client, "https://api.example.com/secure") }
+            }
+        }
+    }
+
+    @Test func bindingBeyondLoopbackNeedsAFlagAndAToken() async throws {
+        let refused = MockServer(configuration: .init(host: "0.0.0.0"))
+        await #expect(throws: MockServerError.self) { try await refused.start() }
+        let noToken = MockServer(configuration: .init(host: "0.0.0.0", allowsNonLoopbackBinding: true))
+        do {
+            try await noToken.start()
+            Issue.record("binding 0.0.0.0 without an admin token should fail")
+            try await noToken.shutdown()
+        } catch let error as MockServerError {
+            #expect(error.description.contains("adminToken"))
+        }
+    }
+}
