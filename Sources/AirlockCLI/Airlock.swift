@@ -38,6 +38,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "A token the admin API then requires (Authorization: Bearer <token>).")
     var adminToken: String?
 
+    @Flag(help: "Do not print a line per request (for load tests).")
+    var quiet = false
+
     func run() async throws {
         let file: StubFile
         do {
@@ -54,7 +57,7 @@ struct Serve: AsyncParsableCommand {
                 port: port,
                 allowsNonLoopbackBinding: allowRemote,
                 adminToken: adminToken,
-                exchangeHandler: { exchange in say(exchange.description) }
+                exchangeHandler: quiet ? nil : { exchange in say(exchange.description) }
             )
         )
         let rejected = server.register(file)
