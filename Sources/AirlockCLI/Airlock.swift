@@ -50,6 +50,10 @@ struct Serve: AsyncParsableCommand {
             throw ExitCode(65)
         }
         let mock = HTTPMock()
+        var printExchange: (@Sendable (MockServer.Exchange) -> Void)?
+        if !quiet {
+            printExchange = { exchange in say(exchange.description) }
+        }
         let server = MockServer(
             mock: mock,
             configuration: .init(
@@ -57,7 +61,7 @@ struct Serve: AsyncParsableCommand {
                 port: port,
                 allowsNonLoopbackBinding: allowRemote,
                 adminToken: adminToken,
-                exchangeHandler: quiet ? nil : { exchange in say(exchange.description) }
+                exchangeHandler: printExchange
             )
         )
         let rejected = server.register(file)
