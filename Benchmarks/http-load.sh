@@ -14,7 +14,7 @@ connections=${2:-50}
 if ! command -v wrk > /dev/null || ! command -v nginx > /dev/null; then
     apt-get update -qq && apt-get install -y -qq wrk nginx > /dev/null
 fi
-swift build -c release --product airlock > /dev/null
+swift build -c release --product airlock > /dev/null 2>&1
 
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2> /dev/null || true; rm -rf "$work"' EXIT
@@ -24,7 +24,9 @@ cat > "$work/stubs.json" <<JSON
 {"stubs": [{"path": "/bench.json", "responses": [{"file": "bench.json", "headers": {"Content-Type": "application/json"}, "lifetime": "eternal"}]}]}
 JSON
 mkdir -p "$work/nginx/logs" "$work/www"
+chmod 755 "$work"   # nginx's workers run as an unprivileged user
 cp "$work/bench.json" "$work/www/bench.json"
+chmod -R a+rX "$work/www"
 cat > "$work/nginx/nginx.conf" <<CONF
 worker_processes 1;
 daemon off;
