@@ -76,7 +76,7 @@ func nioConnect(_ target: String) async -> String {
     let group = MultiThreadedEventLoopGroup.singleton
     do {
         let channel = try await ClientBootstrap(group: group)
-            .connectTimeout(.seconds(10))
+            .connectTimeout(.seconds(60))
             .connect(host: host, port: port).get()
         try await channel.close()
         return "ok"
@@ -97,7 +97,7 @@ func fetch(_ session: URLSession, _ url: String) async -> String {
 }
 
 func configured(_ configuration: URLSessionConfiguration) -> URLSessionConfiguration {
-    configuration.timeoutIntervalForRequest = 10
+    configuration.timeoutIntervalForRequest = 60
     return configuration
 }
 

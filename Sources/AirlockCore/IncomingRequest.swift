@@ -91,3 +91,51 @@ package enum HeaderFieldStorage: Sendable {
         }
     }
 }
+
+extension IncomingRequest {
+    /// Splits an absolute `http(s)` URL in one pass over its bytes — host (without user info,
+    /// port or IPv6 brackets), percent-decoded path, raw query — instead of asking a URL type
+    /// for each part (each of which parses the string again). `nil` when there is no host.
+    package init?(method: String, absoluteURL url: String) {
+        let bytes = Array(url.utf8)
+        guard let schemeEnd = bytes.firstIndex(of: UInt8(ascii: ":")),
+            bytes.count > schemeEnd + 2, bytes[schemeEnd + 1] == UInt8(ascii: "/"), bytes[schemeEnd + 2] == UInt8(ascii: "/")
+        else { return nil }
+        let authorityStart = schemeEnd + 3
+        var authorityEnd = authorityStart
+        while authorityEnd < bytes.count, !["/", "?", "#"].map({ UInt8(ascii: $0) }).contains(bytes[authorityEnd]) {
+            authorityEnd += 1
+        }
+        var hostStart = authorityStart
+        if let at = bytes[authorityStart..<authorityEnd].lastIndex(of: UInt8(ascii: "@")) {
+            hostStart = at + 1
+        }
+        var hostEnd = authorityEnd
+        if hostStart < authorityEnd, bytes[hostStart] == UInt8(ascii: "[") {
+            // [IPv6]:port
+            guard let close = bytes[hostStart..<authorityEnd].firstIndex(of: UInt8(ascii: "]")) else { return nil }
+            hostEnd = close
+            hostStart += 1
+        } else if let colon = bytes[hostStart..<authorityEnd].lastIndex(of: UInt8(ascii: ":")) {
+            hostEnd = colon
+        }
+        guard hostStart < hostEnd else { return nil }
+        var pathEnd = authorityEnd
+        while pathEnd < bytes.count, bytes[pathEnd] != UInt8(ascii: "?"), bytes[pathEnd] != UInt8(ascii: "#") {
+            pathEnd += 1
+        }
+        var query: String?
+        if pathEnd < bytes.count, bytes[pathEnd] == UInt8(ascii: "?") {
+            let queryEnd = bytes[(pathEnd + 1)...].firstIndex(of: UInt8(ascii: "#")) ?? bytes.count
+            query = String(decoding: bytes[(pathEnd + 1)..<queryEnd], as: UTF8.self)
+        }
+        let rawPath = String(decoding: bytes[authorityEnd..<pathEnd], as: UTF8.self)
+        self.init(
+            method: method,
+            url: url,
+            host: PercentDecoding.decode(Substring(String(decoding: bytes[hostStart..<hostEnd], as: UTF8.self))),
+            path: PercentDecoding.decode(Substring(rawPath)),
+            query: query
+        )
+    }
+}

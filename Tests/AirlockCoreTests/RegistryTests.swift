@@ -136,3 +136,27 @@ struct HostPatternTests {
         #expect(throws: HostPatternError.self) { try HostPattern("https://x") }
     }
 }
+
+struct URLSplittingTests {
+    @Test(arguments: [
+        ("https://api.example.com/users?page=2#top", "api.example.com", "/users", "page=2"),
+        ("http://user:pw@API.Example.com:8080/a%20b/c", "api.example.com", "/a b/c", nil),
+        ("http://[::1]:9000/x?y", "::1", "/x", "y"),
+        ("https://a.test", "a.test", "/", nil),
+        ("https://a.test?q=1", "a.test", "/", "q=1"),
+        ("http://127.0.0.1:8080/users/%2F", "127.0.0.1", "/users//", nil),
+    ])
+    func absoluteURLsSplitInOnePass(url: String, host: String, path: String, query: String?) throws {
+        let request = try #require(IncomingRequest(method: "get", absoluteURL: url))
+        #expect(request.method == "GET")
+        #expect(request.host == host)
+        #expect(request.path == path)
+        #expect(request.queryText == query)
+        #expect(request.url == url)
+    }
+
+    @Test(arguments: ["not a url", "mailto:someone@example.com", "http://", "http:///path"])
+    func urlsWithoutAHostAreRejected(url: String) {
+        #expect(IncomingRequest(method: "GET", absoluteURL: url) == nil)
+    }
+}

@@ -4,16 +4,13 @@ import FoundationNetworking
 #endif
 
 extension IncomingRequest {
-    /// The parts of a `URLRequest` the core matches on. The query is parsed only if needed.
+    /// The parts of a `URLRequest` the core matches on, read in one pass over the URL's string.
+    /// The query is parsed only if needed.
     init?(_ request: URLRequest) {
-        guard let url = request.url, let host = url.host(percentEncoded: false), !host.isEmpty else { return nil }
-        self.init(
-            method: request.httpMethod ?? "GET",
-            url: url.absoluteString,
-            host: host,
-            path: url.path(percentEncoded: false),
-            query: url.query(percentEncoded: true)
-        )
+        guard let url = request.url, let parsed = IncomingRequest(method: request.httpMethod ?? "GET", absoluteURL: url.absoluteString) else {
+            return nil
+        }
+        self = parsed
         headerFields = .dictionary(request.allHTTPHeaderFields ?? [:])
     }
 }
