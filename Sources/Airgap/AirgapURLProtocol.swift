@@ -53,7 +53,7 @@ public final class AirgapURLProtocol: URLProtocol {
         let request = self.request
         let testName = Airgap.attributedTestName()
         let (code, delay) = Airgap.state.withLock { ($0.errorCode, $0.responseDelay) }
-        let backtrace = try? Backtrace.capture(limit: 64)
+        let backtrace = CallStack.captureBacktrace()
         let box = ProtocolBox(instance: self)
         DispatchQueue.global().async {
             let url = request.url?.absoluteString ?? "<no URL>"

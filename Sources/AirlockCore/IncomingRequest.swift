@@ -97,45 +97,59 @@ extension IncomingRequest {
     /// port or IPv6 brackets), percent-decoded path, raw query — instead of asking a URL type
     /// for each part (each of which parses the string again). `nil` when there is no host.
     package init?(method: String, absoluteURL url: String) {
-        let bytes = Array(url.utf8)
-        guard let schemeEnd = bytes.firstIndex(of: UInt8(ascii: ":")),
-            bytes.count > schemeEnd + 2, bytes[schemeEnd + 1] == UInt8(ascii: "/"), bytes[schemeEnd + 2] == UInt8(ascii: "/")
-        else { return nil }
-        let authorityStart = schemeEnd + 3
-        var authorityEnd = authorityStart
-        while authorityEnd < bytes.count, !["/", "?", "#"].map({ UInt8(ascii: $0) }).contains(bytes[authorityEnd]) {
-            authorityEnd += 1
-        }
-        var hostStart = authorityStart
-        if let at = bytes[authorityStart..<authorityEnd].lastIndex(of: UInt8(ascii: "@")) {
-            hostStart = at + 1
-        }
-        var hostEnd = authorityEnd
-        if hostStart < authorityEnd, bytes[hostStart] == UInt8(ascii: "[") {
-            // [IPv6]:port
-            guard let close = bytes[hostStart..<authorityEnd].firstIndex(of: UInt8(ascii: "]")) else { return nil }
-            hostEnd = close
-            hostStart += 1
-        } else if let colon = bytes[hostStart..<authorityEnd].lastIndex(of: UInt8(ascii: ":")) {
-            hostEnd = colon
-        }
-        guard hostStart < hostEnd else { return nil }
-        var pathEnd = authorityEnd
-        while pathEnd < bytes.count, bytes[pathEnd] != UInt8(ascii: "?"), bytes[pathEnd] != UInt8(ascii: "#") {
-            pathEnd += 1
-        }
-        var query: String?
-        if pathEnd < bytes.count, bytes[pathEnd] == UInt8(ascii: "?") {
-            let queryEnd = bytes[(pathEnd + 1)...].firstIndex(of: UInt8(ascii: "#")) ?? bytes.count
-            query = String(decoding: bytes[(pathEnd + 1)..<queryEnd], as: UTF8.self)
-        }
-        let rawPath = String(decoding: bytes[authorityEnd..<pathEnd], as: UTF8.self)
+        var text = url
+        guard let parts = text.withUTF8({ Self.split($0) }) else { return nil }
+        let utf8 = Array(url.utf8[...])
+        func string(_ range: Range<Int>) -> String { String(decoding: utf8[range], as: UTF8.self) }
+        let rawHost = string(parts.host)
+        let rawPath = string(parts.path)
         self.init(
             method: method,
             url: url,
-            host: PercentDecoding.decode(Substring(String(decoding: bytes[hostStart..<hostEnd], as: UTF8.self))),
-            path: PercentDecoding.decode(Substring(rawPath)),
-            query: query
+            host: rawHost.utf8.contains(UInt8(ascii: "%")) ? PercentDecoding.decode(Substring(rawHost)) : rawHost,
+            path: rawPath.utf8.contains(UInt8(ascii: "%")) ? PercentDecoding.decode(Substring(rawPath)) : rawPath,
+            query: parts.query.map(string)
         )
+    }
+
+    /// Byte ranges of host, path and query in `scheme://[userinfo@]host[:port]/path?query#fragment`.
+    private static func split(_ bytes: UnsafeBufferPointer<UInt8>) -> (host: Range<Int>, path: Range<Int>, query: Range<Int>?)? {
+        let colon = UInt8(ascii: ":")
+        let slash = UInt8(ascii: "/")
+        let question = UInt8(ascii: "?")
+        let hash = UInt8(ascii: "#")
+        guard let schemeEnd = bytes.firstIndex(of: colon), bytes.count > schemeEnd + 2,
+            bytes[schemeEnd + 1] == slash, bytes[schemeEnd + 2] == slash
+        else { return nil }
+        let authorityStart = schemeEnd + 3
+        var authorityEnd = authorityStart
+        while authorityEnd < bytes.count, bytes[authorityEnd] != slash, bytes[authorityEnd] != question, bytes[authorityEnd] != hash {
+            authorityEnd += 1
+        }
+        var hostStart = authorityStart
+        var hostEnd = authorityEnd
+        for index in authorityStart..<authorityEnd where bytes[index] == UInt8(ascii: "@") {
+            hostStart = index + 1
+        }
+        if hostStart < authorityEnd, bytes[hostStart] == UInt8(ascii: "[") {
+            // [IPv6]:port
+            guard let close = (hostStart..<authorityEnd).first(where: { bytes[$0] == UInt8(ascii: "]") }) else { return nil }
+            hostStart += 1
+            hostEnd = close
+        } else if let port = (hostStart..<authorityEnd).last(where: { bytes[$0] == colon }) {
+            hostEnd = port
+        }
+        guard hostStart < hostEnd else { return nil }
+        var pathEnd = authorityEnd
+        while pathEnd < bytes.count, bytes[pathEnd] != question, bytes[pathEnd] != hash {
+            pathEnd += 1
+        }
+        var query: Range<Int>?
+        if pathEnd < bytes.count, bytes[pathEnd] == question {
+            var queryEnd = pathEnd + 1
+            while queryEnd < bytes.count, bytes[queryEnd] != hash { queryEnd += 1 }
+            query = (pathEnd + 1)..<queryEnd
+        }
+        return (hostStart..<hostEnd, authorityEnd..<pathEnd, query)
     }
 }

@@ -2,17 +2,47 @@ import Foundation
 import Runtime
 
 /// Captures symbolicated stacks for violations, innermost first, without Airgap's own frames.
+///
+/// Captures run one at a time and share one map of the process's loaded images, read at the first
+/// violation: reading `/proc/self/maps` and every image's ELF header anew on several threads at
+/// once crashed the Swift runtime's backtracer (a bad pointer dereference in `getElfImageInfo`).
 enum CallStack {
+    private static let lock = NSLock()
+    // Guarded by `lock`.
+    nonisolated(unsafe) private static var images: ImageMap?
+
     /// Captures the current thread's stack.
     static func capture() -> [String] {
-        guard let backtrace = try? Backtrace.capture(limit: 64) else {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let backtrace = captureLocked() else {
             return Thread.callStackSymbols
         }
-        return symbolicate(backtrace)
+        return symbolicateLocked(backtrace)
+    }
+
+    /// Captures the current thread's stack, to symbolicate later with ``symbolicate(_:)``.
+    static func captureBacktrace() -> Backtrace? {
+        lock.lock()
+        defer { lock.unlock() }
+        return captureLocked()
+    }
+
+    private static func captureLocked() -> Backtrace? {
+        if images == nil {
+            images = ImageMap.capture()
+        }
+        return try? Backtrace.capture(limit: 64, images: images)
     }
 
     /// Symbolicates a stack captured earlier (used off the URLProtocol queue).
     static func symbolicate(_ backtrace: Backtrace) -> [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return symbolicateLocked(backtrace)
+    }
+
+    private static func symbolicateLocked(_ backtrace: Backtrace) -> [String] {
         guard let symbolicated = backtrace.symbolicated() else {
             return Thread.callStackSymbols
         }
