@@ -104,6 +104,20 @@ struct MockServerTests {
         }
     }
 
+    @Test func headRequestsGetHeadersWithoutABody() async throws {
+        let mock = HTTPMock()
+        mock.addResponses(forPath: "/doc", host: "**") { MockResponse.plaintext("twelve bytes", lifetime: .eternal) }
+        try await withServer(mock) { server in
+            try await withClient { client in
+                let head = try await send(client, "\(server.baseURL.absoluteString)/doc", method: .HEAD)
+                let get = try await send(client, "\(server.baseURL.absoluteString)/doc")
+                #expect(head.status == 200 && head.text.isEmpty)
+                #expect(head.headers.first(name: "Content-Length") == "12")
+                #expect(get.text == "twelve bytes")
+            }
+        }
+    }
+
     @Test func connectIsAnsweredWithAnExplanation() async throws {
         try await withServer(HTTPMock()) { server in
             try await withClient(proxyPort: server.port) { client in

@@ -193,7 +193,8 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
         if !keepAlive { fields.replaceOrAdd(name: "Connection", value: "close") }
         let responseHead = HTTPResponseHead(version: head.version, status: HTTPResponseStatus(statusCode: status), headers: fields)
         channelContext.write(wrapOutboundOut(.head(responseHead)), promise: nil)
-        if !body.isEmpty {
+        // HEAD responses, 204 and 304 carry no body (the Content-Length still describes it).
+        if !body.isEmpty, head.method != .HEAD, status != 204, status != 304 {
             channelContext.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
         }
         let done = channelContext.writeAndFlush(wrapOutboundOut(.end(nil)))
