@@ -7,11 +7,7 @@ package struct HostPattern: Hashable, Sendable, CustomStringConvertible {
     /// Parses a host pattern; hosts compare case-insensitively.
     /// - Throws: A ``RegistrationError``-style message (problem and fix) for an invalid pattern.
     package init(_ text: String) throws(HostPatternError) {
-        do {
-            pattern = try Pattern.host(text)
-        } catch {
-            throw HostPatternError(pattern: text, problem: error.problem, fix: error.fix)
-        }
+        pattern = try Pattern.parse(text, with: Pattern.host)
     }
 
     /// The pattern, lowercased.
@@ -29,11 +25,7 @@ package struct PathPattern: Hashable, Sendable, CustomStringConvertible {
 
     /// Parses a path pattern, which must start with `/`.
     package init(_ text: String) throws(HostPatternError) {
-        do {
-            pattern = try Pattern.path(text)
-        } catch {
-            throw HostPatternError(pattern: text, problem: error.problem, fix: error.fix)
-        }
+        pattern = try Pattern.parse(text, with: Pattern.path)
     }
 
     /// The pattern as written.
@@ -47,6 +39,15 @@ package struct PathPattern: Hashable, Sendable, CustomStringConvertible {
 }
 
 extension Pattern {
+    /// Parses with `parser`, reporting a failure as a ``HostPatternError`` that names the text.
+    static func parse(_ text: String, with parser: (String) throws(PatternError) -> Pattern) throws(HostPatternError) -> Pattern {
+        do {
+            return try parser(text)
+        } catch {
+            throw HostPatternError(pattern: text, problem: error.problem, fix: error.fix)
+        }
+    }
+
     /// Matches one pattern against a request's labels or segments, without a trie.
     func matches(_ parts: [Substring]) -> Bool {
         Self.match(segments[...], parts[...])

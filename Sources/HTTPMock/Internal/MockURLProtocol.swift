@@ -44,8 +44,7 @@ class MockURLProtocol: LoadingURLProtocol {
         case .matched(let response, let stub, let sequence):
             deliver(response, stub: stub, load: load, journal: JournalEntry(registry: registry, sequence: sequence, started: started))
         case .unmatched(.notFound, let message, let sequence):
-            let notFound = MockResponse.plaintext(message + "\n", status: .notFound, headers: ["X-HTTPMock-Unmatched": "true"])
-            deliver(notFound, stub: nil, load: load, journal: JournalEntry(registry: registry, sequence: sequence, started: started))
+            deliver(.unmatched(message), stub: nil, load: load, journal: JournalEntry(registry: registry, sequence: sequence, started: started))
         case .unmatched(.mock(let response), _, let sequence):
             deliver(response, stub: nil, load: load, journal: JournalEntry(registry: registry, sequence: sequence, started: started))
         case .unmatched(.passthrough, _, let sequence):
@@ -139,7 +138,7 @@ class MockURLProtocol: LoadingURLProtocol {
 
     private func fail(_ error: any Error, journal: JournalEntry?) {
         guard claimDelivery() else { return }
-        journal?.record(error: error)
+        journal?.record(failure: "\(error)")
         client?.urlProtocol(self, didFailWithError: error)
     }
 
@@ -212,7 +211,7 @@ class MockURLProtocol: LoadingURLProtocol {
         // it can be another mock's session (which then answers) but never its own.
         forward(load.request, body: load.body, using: load.mock.passthroughSession) { data, response, error in
             if let error {
-                journal.record(error: error)
+                journal.record(failure: "\(error)")
             } else if let http = response as? HTTPURLResponse {
                 journal.record(status: http.statusCode, headers: http.headerDictionary, body: data ?? Data())
             }
@@ -227,27 +226,6 @@ extension MockURLProtocol {
         let request: URLRequest
         let body: Data?
         let hops: Int
-    }
-
-    /// The journal entry a load reports its outcome to.
-    struct JournalEntry: Sendable {
-        let registry: MockRegistry
-        let sequence: Int
-        let started: Date
-
-        func record(status: Int, headers: [String: String], body: Data) {
-            registry.record(
-                RecordedResponse(status: status, headers: headers, body: body, error: nil, duration: Date().timeIntervalSince(started)),
-                forSequence: sequence
-            )
-        }
-
-        func record(error: any Error) {
-            registry.record(
-                RecordedResponse(status: nil, headers: [:], body: Data(), error: "\(error)", duration: Date().timeIntervalSince(started)),
-                forSequence: sequence
-            )
-        }
     }
 }
 

@@ -58,21 +58,19 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
             return respond(status: 400, headers: [("Content-Type", "text/plain")], body: Data("Airlock MockServer: cannot parse the request target \(head.uri)\n".utf8), head: head, in: channelContext)
         }
         let registry = context.mock.registry
-        let journal = Journal(registry: registry, started: started)
         switch registry.respond(to: incoming, at: started) {
         case .matched(let response, _, let sequence):
-            serve(response, head: head, journal: journal.entry(sequence), in: channelContext)
+            serve(response, head: head, journal: JournalEntry(registry: registry, sequence: sequence, started: started), in: channelContext)
         case .unmatched(.notFound, let message, let sequence):
-            let notFound = MockResponse.plaintext(message + "\n", status: .notFound, headers: ["X-HTTPMock-Unmatched": "true"])
-            serve(notFound, head: head, journal: journal.entry(sequence), in: channelContext)
+            serve(.unmatched(message), head: head, journal: JournalEntry(registry: registry, sequence: sequence, started: started), in: channelContext)
         case .unmatched(.mock(let response), _, let sequence):
-            serve(response, head: head, journal: journal.entry(sequence), in: channelContext)
+            serve(response, head: head, journal: JournalEntry(registry: registry, sequence: sequence, started: started), in: channelContext)
         case .unmatched(.fatalError, let message, let sequence):
             // A server stays up for its other clients: the strict policy answers 500 instead.
             let failure = MockResponse.plaintext(message + "\n(unmockedPolicy is .fatalError)\n", status: .internalServerError)
-            serve(failure, head: head, journal: journal.entry(sequence), in: channelContext)
+            serve(failure, head: head, journal: JournalEntry(registry: registry, sequence: sequence, started: started), in: channelContext)
         case .unmatched(.passthrough, _, let sequence):
-            passthrough(incoming, head: head, body: body, journal: journal.entry(sequence), in: channelContext)
+            passthrough(incoming, head: head, body: body, journal: JournalEntry(registry: registry, sequence: sequence, started: started), in: channelContext)
         }
     }
 
@@ -137,7 +135,7 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     // MARK: Serving a mocked response
 
-    private func serve(_ response: MockResponse, head: HTTPRequestHead, journal: Journal.Entry, in channelContext: ChannelHandlerContext) {
+    private func serve(_ response: MockResponse, head: HTTPRequestHead, journal: JournalEntry, in channelContext: ChannelHandlerContext) {
         let delay = response.delivery.seconds
         let loopBound = NIOLoopBound((self, channelContext), eventLoop: channelContext.eventLoop)
         let act: @Sendable () -> Void = {
@@ -151,7 +149,7 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    private func act(_ response: MockResponse, head: HTTPRequestHead, journal: Journal.Entry, in channelContext: ChannelHandlerContext) {
+    private func act(_ response: MockResponse, head: HTTPRequestHead, journal: JournalEntry, in channelContext: ChannelHandlerContext) {
         let body: Data
         switch response.body {
         case .data(let data):
@@ -184,7 +182,7 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
         headers: [(String, String)],
         body: Data,
         head: HTTPRequestHead,
-        journal: Journal.Entry? = nil,
+        journal: JournalEntry? = nil,
         in channelContext: ChannelHandlerContext
     ) {
         var fields = HTTPHeaders(headers)
@@ -201,7 +199,7 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
         if !keepAlive {
             done.whenComplete { [channel = channelContext.channel] _ in channel.close(promise: nil) }
         }
-        journal?.record(status: status, headers: headers, body: body)
+        journal?.record(status: status, headers: Dictionary(headers, uniquingKeysWith: { $1 }), body: body)
         report(head, status: status, fault: nil, journal: journal)
     }
 
@@ -213,7 +211,7 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
         chunks: Int,
         over seconds: TimeInterval,
         head: HTTPRequestHead,
-        journal: Journal.Entry,
+        journal: JournalEntry,
         in channelContext: ChannelHandlerContext
     ) {
         var fields = HTTPHeaders(headers)
@@ -232,7 +230,7 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
                 channelContext.write(handler.wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: piece)))), promise: nil)
                 if isLast {
                     channelContext.writeAndFlush(handler.wrapOutboundOut(.end(nil)), promise: nil)
-                    journal.record(status: status, headers: headers, body: body)
+                    journal.record(status: status, headers: Dictionary(headers, uniquingKeysWith: { $1 }), body: body)
                     handler.report(head, status: status, fault: nil, journal: journal)
                 } else {
                     channelContext.flush()
@@ -242,8 +240,8 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     /// Misbehaves on the wire as the fault says.
-    private func actOut(_ fault: MockResponse.Fault, head: HTTPRequestHead, journal: Journal.Entry, in channelContext: ChannelHandlerContext) {
-        journal.record(fault: fault)
+    private func actOut(_ fault: MockResponse.Fault, head: HTTPRequestHead, journal: JournalEntry, in channelContext: ChannelHandlerContext) {
+        journal.record(failure: "fault \(fault)")
         report(head, status: nil, fault: fault.description, journal: journal)
         let channel = channelContext.channel
         switch fault.kind {
@@ -276,7 +274,7 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    private func report(_ head: HTTPRequestHead, status: Int?, fault: String?, journal: Journal.Entry?) {
+    private func report(_ head: HTTPRequestHead, status: Int?, fault: String?, journal: JournalEntry?) {
         guard let handler = context.configuration.exchangeHandler else { return }
         let duration = journal.map { Date().timeIntervalSince($0.started) } ?? 0
         handler(MockServer.Exchange(method: head.method.rawValue, target: head.uri, status: status, fault: fault, duration: duration))
@@ -284,7 +282,7 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     // MARK: Passthrough
 
-    private func passthrough(_ incoming: IncomingRequest, head: HTTPRequestHead, body: Data?, journal: Journal.Entry, in channelContext: ChannelHandlerContext) {
+    private func passthrough(_ incoming: IncomingRequest, head: HTTPRequestHead, body: Data?, journal: JournalEntry, in channelContext: ChannelHandlerContext) {
         guard let url = URL(string: incoming.url) else {
             return respond(status: 400, headers: [], body: Data(), head: head, journal: journal, in: channelContext)
         }
@@ -312,39 +310,5 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
         }
         task.resume()
-    }
-}
-
-/// Where a served exchange is recorded.
-struct Journal: Sendable {
-    let registry: MockRegistry
-    let started: Date
-
-    func entry(_ sequence: Int) -> Entry { Entry(registry: registry, sequence: sequence, started: started) }
-
-    struct Entry: Sendable {
-        let registry: MockRegistry
-        let sequence: Int
-        let started: Date
-
-        func record(status: Int, headers: [(String, String)], body: Data) {
-            registry.record(
-                RecordedResponse(
-                    status: status,
-                    headers: Dictionary(headers, uniquingKeysWith: { $1 }),
-                    body: body,
-                    error: nil,
-                    duration: Date().timeIntervalSince(started)
-                ),
-                forSequence: sequence
-            )
-        }
-
-        func record(fault: MockResponse.Fault) {
-            registry.record(
-                RecordedResponse(status: nil, headers: [:], body: Data(), error: "fault \(fault)", duration: Date().timeIntervalSince(started)),
-                forSequence: sequence
-            )
-        }
     }
 }
