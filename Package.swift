@@ -72,6 +72,7 @@ let package = Package(
             name: "AirgapTests",
             dependencies: [
                 "Airgap",
+                "AirlockCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -7,7 +6,7 @@ import FoundationNetworking
 /// The lower bound: the least a URLProtocol can do to answer a request from memory — one
 /// dictionary lookup by path, then the same client calls HTTPMock makes.
 final class MinimalProtocol: URLProtocol {
-    static let bodies = Mutex<[String: Data]>([:])
+    static let bodies = Locked<[String: Data]>([:])
 
     override class func canInit(with request: URLRequest) -> Bool { true }
 

@@ -1,6 +1,6 @@
+import AirlockCore
 import CAirgap
 import Foundation
-import Synchronization
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -30,7 +30,7 @@ import FoundationNetworking
 public enum Airgap {
     /// The guard's state. Process-wide by necessity: the hooks and the `URLProtocol`
     /// registration it drives are process-wide.
-    static let state = Mutex(GuardState())
+    static let state = Locked(GuardState())
 
     /// How violations are reported, and whether the socket layer lets calls through.
     /// Defaults to ``Mode/fail``.
@@ -177,7 +177,7 @@ public enum Airgap {
 
     /// Serialises ``synchronise()`` so registration changes apply in order. Never taken by the
     /// URLProtocol queue, so registering under it cannot deadlock against `canInit(with:)`.
-    private static let synchronisation = Mutex(())
+    private static let synchronisation = Locked(())
 
     /// Applies the state to the two layers: the `URLProtocol` registration and the C hooks.
     static func synchronise() {

@@ -1,6 +1,6 @@
+import AirlockCore
 import Foundation
 import Runtime
-import Synchronization
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -24,7 +24,7 @@ public final class AirgapURLProtocol: URLProtocol {
 
     private static let guardedSchemes: Set<String> = ["http", "https", "ws", "wss"]
 
-    private let isStopped = Mutex(false)
+    private let isStopped = Locked(false)
 
     /// Whether the guard intercepts `request`. Runs on the process-wide URLProtocol queue, so it
     /// only reads a snapshot of the state and matches hosts.
@@ -95,7 +95,7 @@ public final class AirgapURLProtocol: URLProtocol {
 
 /// Carries the protocol instance to the queue that delivers its failure.
 private struct ProtocolBox: @unchecked Sendable {
-    // @unchecked Sendable: the instance's own state is behind a Mutex, and its client is only
+    // @unchecked Sendable: the instance's own state is behind a Locked (pthread mutex), and its client is only
     // used once, to deliver the failure, which URLSession accepts from any thread.
     let instance: AirgapURLProtocol
 }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The stubs of one mock instance, their response queues and its unmocked policy, behind one lock.
 ///
@@ -7,7 +6,7 @@ import Synchronization
 /// Registering is O(1) per stub and matching a request walks tries keyed by the request's own host
 /// labels and path segments, so neither grows with the number of stubs.
 package final class MockRegistry: Sendable {
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     package init() {}
 

@@ -1,10 +1,9 @@
 import Foundation
-import Synchronization
 
 /// A list of recorded requests that transports append to: the journal of an `HTTPLogger`, kept
 /// in the same `RecordedRequest` type as a mock's.
 package final class RequestJournal: Sendable {
-    private let entries = Mutex<[RecordedRequest]>([])
+    private let entries = Locked<[RecordedRequest]>([])
 
     package init() {}
 

@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -32,7 +31,7 @@ public final class HTTPLogger: Sendable {
     public let forwardingSession: URLSession
 
     package let journal = RequestJournal()
-    private let redactionState = Mutex(Redaction.standard)
+    private let redactionState = Locked(Redaction.standard)
     private let slot: Int
     private let protocolClass: LoggingURLProtocol.Type
 

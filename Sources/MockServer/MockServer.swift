@@ -3,7 +3,6 @@ import HTTPMock
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import Synchronization
 
 /// Serves an `HTTPMock` over a real loopback socket, for clients no `URLProtocol` reaches:
 /// AsyncHTTPClient, curl, a browser, another process.
@@ -33,7 +32,7 @@ public final class MockServer: Sendable {
     /// How the server binds and reports.
     public let configuration: Configuration
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var channel: (any Channel)?

@@ -1,6 +1,6 @@
+import AirlockCore
 import Airgap
 import Foundation
-import Synchronization
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -9,7 +9,7 @@ import FoundationNetworking
 
 /// Collects what `violationReporter` receives.
 final class ReportedViolations: Sendable {
-    private let storage = Mutex<[Violation]>([])
+    private let storage = Locked<[Violation]>([])
     func append(_ violation: Violation) { storage.withLock { $0.append(violation) } }
     var all: [Violation] { storage.withLock { $0 } }
 }

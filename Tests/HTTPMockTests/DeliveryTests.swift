@@ -1,6 +1,5 @@
 import Foundation
 import HTTPMock
-import Synchronization
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -79,7 +78,7 @@ struct DeliveryTests {
 
 /// Records what a task reports, to prove nothing arrives after cancellation.
 final class CallbackRecorder: NSObject, URLSessionDataDelegate, Sendable {
-    private let log = Mutex<[String]>([])
+    private let log = Locked<[String]>([])
 
     var calls: [String] { log.withLock { $0 } }
 
@@ -104,7 +103,7 @@ final class CallbackRecorder: NSObject, URLSessionDataDelegate, Sendable {
 
 /// Lines appended from concurrent tasks, in arrival order.
 final class OrderLog: Sendable {
-    private let lines = Mutex<[String]>([])
+    private let lines = Locked<[String]>([])
 
     var entries: [String] { lines.withLock { $0 } }
 

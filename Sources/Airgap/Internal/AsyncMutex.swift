@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A FIFO lock that suspends instead of blocking, serialising the `.airgapped` scopes of a
 /// process (tests run in parallel, but Airgap's state is process-wide).
@@ -8,7 +7,7 @@ final class AsyncMutex: Sendable {
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func lock() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

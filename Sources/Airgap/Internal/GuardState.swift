@@ -1,5 +1,5 @@
+import AirlockCore
 import Foundation
-import Synchronization
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -38,7 +38,7 @@ struct GuardState: Sendable {
 /// Collects the violations of one `.airgapped` / `Airgap.scoped` scope, so that the scope can
 /// report them on the test's own task when it ends.
 final class ScopeSink: Sendable {
-    private let collected = Mutex<[Violation]>([])
+    private let collected = Locked<[Violation]>([])
 
     func append(_ violation: Violation) {
         collected.withLock { $0.append(violation) }

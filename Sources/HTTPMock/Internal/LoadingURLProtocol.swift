@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -8,7 +7,7 @@ import FoundationNetworking
 /// `stopLoading()`), reading bodies that travel outside the request, timers, and forwarding to a
 /// real session — all without blocking the process-wide queue `startLoading()` runs on.
 class LoadingURLProtocol: URLProtocol {
-    private let state = Mutex(State.idle)
+    private let state = Locked(State.idle)
 
     override class func canInit(with request: URLRequest) -> Bool {
         guard let scheme = request.url?.scheme else { return false }
@@ -141,7 +140,7 @@ extension LoadingURLProtocol {
     /// Carries the protocol into the timer and completion closures that finish its load.
     // @unchecked Sendable: URLProtocol is not Sendable on Linux, but the loading system sets its
     // request and client before startLoading() and never changes them; the client's methods may
-    // be called from any thread; and what these classes add (`state`) sits behind a Mutex.
+    // be called from any thread; and what these classes add (`state`) sits behind a Locked (pthread mutex).
     struct Handle: @unchecked Sendable {
         let base: LoadingURLProtocol
 

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Which owner — an `HTTPMock` or an `HTTPLogger` — serves which protocol slot.
 ///
@@ -22,7 +21,7 @@ final class SlotDirectory<Owner: AnyObject & Sendable>: Sendable {
 
     private let quarantine = 256
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Takes a free slot, empty until ``assign(_:to:)``.
     func reserve() -> Int {

@@ -1,7 +1,6 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import Synchronization
 
 /// A real HTTP server on 127.0.0.1 and an ephemeral port, standing in for "the network" in
 /// passthrough and logging tests. It answers every request with `200` and the body
@@ -56,7 +55,7 @@ final class LoopbackServer: Sendable {
 }
 
 final class RequestCounter: Sendable {
-    private let value = Mutex(0)
+    private let value = Locked(0)
 
     var count: Int { value.withLock { $0 } }
 
