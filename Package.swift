@@ -7,11 +7,10 @@ let package = Package(
     products: [
         .library(name: "HTTPMock", targets: ["HTTPMock"]),
         .library(name: "HTTPMockTesting", targets: ["HTTPMockTesting"]),
+        .library(name: "HTTPLogging", targets: ["HTTPLogging"]),
         .library(name: "Airgap", targets: ["Airgap"]),
         .library(name: "MockServer", targets: ["MockServer"]),
         .executable(name: "airlock", targets: ["AirlockCLI"]),
-        .executable(name: "airlock-demo", targets: ["AirlockDemo"]),
-        .executable(name: "airlock-bench", targets: ["AirlockBenchmarks"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -24,17 +23,23 @@ let package = Package(
         // queues. No URLRequest in here, so a loopback server can serve the same registry.
         .target(name: "AirlockCore"),
         // The URLSession adapter: a URLProtocol over the core, plus the documented HTTPMock API.
-        .target(name: "HTTPMock", dependencies: ["AirlockCore", .product(name: "Logging", package: "swift-log")]),
-        // Verification for tests: count assertions and unused-stub checks for Swift Testing and XCTest.
-        .target(name: "HTTPMockTesting", dependencies: ["HTTPMock"]),
-        // MockServer: the same registry served over a real loopback socket (SwiftNIO).
+        .target(name: "HTTPMock", dependencies: ["AirlockCore"]),
+        // Verification for tests: count assertions and unused-stub checks for Swift Testing and
+        // XCTest, for any mock (HTTPMock, MockServer) or logger.
+        .target(name: "HTTPMockTesting", dependencies: ["AirlockCore"]),
+        // HTTPLogger: a logging URLProtocol for real traffic, through swift-log.
+        .target(name: "HTTPLogging", dependencies: ["HTTPMock", "AirlockCore", .product(name: "Logging", package: "swift-log")]),
+        // MockServer: the core served over a real loopback socket (SwiftNIO); passthrough with
+        // AsyncHTTPClient. No FoundationNetworking.
         .target(
             name: "MockServer",
             dependencies: [
-                "HTTPMock",
+                "AirlockCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The `airlock` command: `airlock serve stubs.json`.
@@ -54,14 +59,17 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // Not products: the demo (swift run AirlockDemo) and the benchmark, which prints figures
+        // (swift run -c release AirlockBenchmarks).
         .executableTarget(name: "AirlockDemo", dependencies: ["HTTPMock"]),
-        // Prints figures; run in release: swift run -c release airlock-bench
         .executableTarget(name: "AirlockBenchmarks", dependencies: ["HTTPMock"], path: "Benchmarks/AirlockBenchmarks"),
         .testTarget(name: "AirlockCoreTests", dependencies: ["AirlockCore"]),
         .testTarget(
             name: "MockServerTests",
             dependencies: [
                 "MockServer",
+                "HTTPMock",
+                "HTTPMockTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -83,6 +91,7 @@ let package = Package(
             dependencies: [
                 "HTTPMock",
                 "HTTPMockTesting",
+                "HTTPLogging",
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -144,7 +144,7 @@ for kind in Kind.allCases where runs("session") {
 
 for kind in Kind.allCases where runs("core") {
     for size in sizes {
-        let registry = MockRegistry()
+        let registry = MockRegistry(snippetStyle: .swift)
         registry.register((0..<size).map(kind.registration))
         var dictionary: [String: MockResponse] = [:]
         for i in 0..<size { dictionary[kind.requestPath(i)] = .plaintext("item \(i)") }
@@ -156,9 +156,9 @@ for kind in Kind.allCases where runs("core") {
         for round in 0..<20 {
             for request in requests {
                 let start = clock.now
-                let outcome = registry.respond(to: request)
+                let outcome = registry.resolve(request, for: .urlSession)
                 let elapsed = clock.now - start
-                guard case .matched = outcome else { fatalError("core benchmark request \(request.path) did not match") }
+                guard outcome.stub != nil else { fatalError("core benchmark request \(request.path) did not match") }
                 let lookupStart = clock.now
                 let found = dictionary[request.path]
                 let lookupElapsed = clock.now - lookupStart

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import HTTPMock
 import MockServer
 
 /// `airlock`: serve mocked HTTP to any client or process.
@@ -41,41 +40,46 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Do not print a line per request (for load tests).")
     var quiet = false
 
+    @Option(help: "The largest request body accepted, in bytes; larger ones get 413.")
+    var maxBodySize: Int = 64 * 1024 * 1024
+
     func run() async throws {
         let file: StubFile
         do {
             file = try StubFile(contentsOf: URL(fileURLWithPath: stubs))
         } catch {
             FileHandle.standardError.write(Data("airlock: \(error.description)\n".utf8))
-            throw ExitCode(65)
+            throw ExitCode.badInput
         }
-        let mock = HTTPMock()
         var printExchange: (@Sendable (MockServer.Exchange) -> Void)?
         if !quiet {
             printExchange = { exchange in say(exchange.description) }
         }
         let server = MockServer(
-            mock: mock,
             configuration: .init(
                 host: host,
                 port: port,
                 allowsNonLoopbackBinding: allowRemote,
                 adminToken: adminToken,
-                exchangeHandler: printExchange
+                exchangeHandler: printExchange,
+                maxRequestBodySize: maxBodySize
             )
         )
-        let rejected = server.register(file)
+        let rejected = server.registerStubs(file)
         guard rejected.isEmpty else {
             for error in rejected {
                 FileHandle.standardError.write(Data("airlock: \(stubs): \(error.description)\n".utf8))
             }
-            throw ExitCode(65)
+            throw ExitCode.badInput
         }
         do {
             try await server.start()
-        } catch {
-            FileHandle.standardError.write(Data("airlock: cannot serve on \(host):\(port): \(error)\n".utf8))
-            throw ExitCode(69)
+        } catch let error as MockServerError {
+            FileHandle.standardError.write(Data("airlock: \(error.description)\n".utf8))
+            switch error.kind {
+            case .nonLoopbackBindingRefused, .adminTokenRequired: throw ExitCode.usage
+            default: throw ExitCode.unavailable
+            }
         }
         say("Airlock serving \(file.stubs.count) stub(s) from \(stubs) at \(server.baseURL.absoluteString)")
         say("Admin API: \(server.baseURL.absoluteString)/__admin/stubs — Ctrl-C to stop.")
@@ -97,6 +101,15 @@ struct Serve: AsyncParsableCommand {
             }
         }
     }
+}
+
+extension ExitCode {
+    /// The command was used wrongly (`EX_USAGE`).
+    static let usage = ExitCode(64)
+    /// The stub file is malformed (`EX_DATAERR`).
+    static let badInput = ExitCode(65)
+    /// The server could not start: the port is taken, the address cannot be bound (`EX_UNAVAILABLE`).
+    static let unavailable = ExitCode(69)
 }
 
 /// Writes a line to standard output at once (unbuffered), so that each request's line appears

@@ -112,6 +112,33 @@ extension IncomingRequest {
         )
     }
 
+    /// A request head as a server receives it. The target is in origin form (`/users?page=2`,
+    /// host from the `Host` header), absolute form (`http://api.example.com/users`, as proxies
+    /// get it; the target's host wins over the header) or asterisk form (`*`, for `OPTIONS *`;
+    /// its path is `*`, which no stub matches). `nil` when the target is none of these or the
+    /// `Host` header is not a host (it may not carry a path, user info or spaces).
+    package init?(method: String, target: String, hostHeader: String?, scheme: String = "http") {
+        let first = target.utf8.first
+        if first != UInt8(ascii: "/") && target != "*" {
+            let lowered = target.prefix(8).lowercased()
+            guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else { return nil }
+            self.init(method: method, absoluteURL: target)
+            return
+        }
+        let host = hostHeader?.trimmingCharacters(in: .whitespaces) ?? ""
+        let authority = host.isEmpty ? "localhost" : host
+        guard !authority.utf8.contains(where: { Self.forbiddenInHostHeader.contains($0) }) else { return nil }
+        if target == "*" {
+            self.init(method: method, absoluteURL: "\(scheme)://\(authority)")
+            path = "*"
+        } else {
+            self.init(method: method, absoluteURL: "\(scheme)://\(authority)\(target)")
+        }
+    }
+
+    /// Bytes that cannot appear in a `Host` header's value: they would move the authority's end.
+    private static let forbiddenInHostHeader: Set<UInt8> = Set("/?#@ \t\\".utf8)
+
     /// Byte ranges of host, path and query in `scheme://[userinfo@]host[:port]/path?query#fragment`.
     private static func split(_ bytes: UnsafeBufferPointer<UInt8>) -> (host: Range<Int>, path: Range<Int>, query: Range<Int>?)? {
         let colon = UInt8(ascii: ":")

@@ -6,11 +6,6 @@ extension MockRegistry {
         var unmockedPolicy: UnmockedPolicy = .notFound
         var registrationErrors: [RegistrationError] = []
 
-        /// Every request received, in order.
-        var journal: [RecordedRequest] = []
-        /// How requests, messages and exports show credentials.
-        var redaction: Redaction = .standard
-
         private(set) var routes: [Route] = []
         /// Host patterns; each payload indexes `pathTries`.
         private var hostTrie = SegmentTrie()
@@ -55,7 +50,7 @@ extension MockRegistry {
                 routes[id].queue.append(response)
             }
             if wasEternal || registration.responses.dropLast().contains(where: { $0.lifetime == .eternal }) {
-                return "HTTPMock warning: responses queued behind an .eternal response for "
+                return "Airlock warning: responses queued behind an .eternal response for "
                     + "\(registration.stubDescription) are never served. Queue them before it, "
                     + "or give the eternal one its own stub."
             }
@@ -122,18 +117,22 @@ extension MockRegistry {
 
         // MARK: Matching
 
-        mutating func respond(to request: IncomingRequest, at date: Date) -> MatchOutcome {
-            var recorded = RecordedRequest(sequence: journal.count + 1, request: request, date: date)
+        /// Takes the next response of the most specific matching stub, or says what the unmocked
+        /// policy wants (with the diagnosis its message needs); records the request either way.
+        mutating func decide(_ request: IncomingRequest, at date: Date, journal: RequestJournal) -> Decision {
+            var recorded = RecordedRequest(sequence: 0, request: request, date: date)
             if let id = bestRoute(for: request, recorded: recorded), let response = routes[id].queue.next() {
                 routes[id].served += 1
                 let stub = routes[id].stub
                 recorded.answeredBy = stub
-                journal.append(recorded)
-                return .matched(response, stub: stub, sequence: recorded.sequence)
+                return .matched(response, stub: stub, recorder: journal.append(recorded, started: date))
             }
-            let message = unmatchedMessage(for: recorded)
-            journal.append(recorded)
-            return .unmatched(unmockedPolicy, message: message, sequence: recorded.sequence)
+            var diagnosis: UnmatchedDiagnosis?
+            switch unmockedPolicy {
+            case .notFound, .fatalError: diagnosis = self.diagnosis(for: recorded, redaction: journal.redaction)
+            case .mock, .passthrough: break
+            }
+            return .unmatched(unmockedPolicy, diagnosis: diagnosis, recorder: journal.append(recorded, started: date))
         }
 
         /// The most specific route that matches and still has a response queued.
@@ -143,7 +142,8 @@ extension MockRegistry {
                 hostTrie.collectMatches(labels, into: &matchedHosts)
             }
             matchedGroups.removeAll(keepingCapacity: true)
-            if !matchedHosts.isEmpty {
+            // Only origin-form paths match (`OPTIONS *` names no resource).
+            if !matchedHosts.isEmpty, request.path.utf8.first == UInt8(ascii: "/") {
                 SegmentView.with(request.path, skipping: 1, separator: UInt8(ascii: "/"), ranges: &segmentRanges) { segments in
                     for pathTrie in matchedHosts {
                         pathTries[pathTrie].collectMatches(segments, into: &matchedGroups)
@@ -165,12 +165,6 @@ extension MockRegistry {
                 }
             }
             return best
-        }
-
-        /// Stores what was delivered for a journal entry.
-        mutating func record(_ response: RecordedResponse, forSequence sequence: Int) {
-            guard journal.indices.contains(sequence - 1) else { return }
-            journal[sequence - 1].response = response
         }
 
         /// Stubs that have served nothing and were not cleared.
@@ -201,6 +195,12 @@ extension MockRegistry {
         var queuedResponseCount: Int {
             routes.reduce(0) { $0 + $1.queue.count }
         }
+    }
+
+    /// What the registry decided for a request, before the delivery is planned.
+    enum Decision {
+        case matched(MockResponse, stub: StubDescription, recorder: ExchangeRecorder)
+        case unmatched(UnmockedPolicy, diagnosis: UnmatchedDiagnosis?, recorder: ExchangeRecorder)
     }
 
     /// What makes two registrations share one queue.

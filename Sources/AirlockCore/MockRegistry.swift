@@ -1,14 +1,34 @@
 import Foundation
 
-/// The stubs of one mock instance, their response queues and its unmocked policy, behind one lock.
+/// The stubs of one mock, their response queues, its unmocked policy and its journal, behind one
+/// lock: the engine that every transport of the mock asks.
 ///
-/// Every transport asks the same registry: the `URLProtocol` adapter and, later, a loopback server.
+/// You do not use a registry directly: ``Mocking`` gives `HTTPMock` and `MockServer` the API over
+/// it, and two transports serve the same stubs when they share one (`MockServer(mock: httpMock)`).
 /// Registering is O(1) per stub and matching a request walks tries keyed by the request's own host
 /// labels and path segments, so neither grows with the number of stubs.
-package final class MockRegistry: Sendable {
+public final class MockRegistry: Sendable {
     private let state = Locked(State())
+    private let reporter = Locked<(@Sendable (String) -> Void)?>(nil)
 
-    package init() {}
+    /// Every request received, in order, with its outcome.
+    package let journal = RequestJournal()
+
+    /// How this registry's owner writes stubs, for messages made outside a transport
+    /// (verification failures, ``Mocking/unmatchedMessage(for:)``).
+    package let snippetStyle: UnmatchedDiagnosis.SnippetStyle
+
+    /// Creates an empty registry.
+    /// - Parameter snippetStyle: How its owner's users write stubs.
+    package init(snippetStyle: UnmatchedDiagnosis.SnippetStyle) {
+        self.snippetStyle = snippetStyle
+    }
+
+    /// Where registration warnings and rejected stubs are reported. The core never prints: the
+    /// transport decides (standard error for `HTTPMock`, the server's logger for `MockServer`).
+    package func report(to handler: (@Sendable (String) -> Void)?) {
+        reporter.withLock { $0 = handler }
+    }
 
     /// The policy for requests that no queued response matches.
     package var unmockedPolicy: UnmockedPolicy {
@@ -22,7 +42,7 @@ package final class MockRegistry: Sendable {
     }
 
     /// Registers stubs, appending their responses to existing queues for the same key. Invalid
-    /// stubs are left out and returned (and printed to standard error).
+    /// stubs are left out, returned, and reported (see ``report(to:)``).
     @discardableResult
     package func register(_ registrations: [Registration]) -> [RegistrationError] {
         var errors: [RegistrationError] = []
@@ -39,36 +59,25 @@ package final class MockRegistry: Sendable {
             }
             state.registrationErrors.append(contentsOf: errors)
         }
-        for message in errors.map(\.description) + warnings {
-            Diagnostics.print(message)
+        let messages = errors.map(\.description) + warnings
+        if !messages.isEmpty, let report = reporter.withLock({ $0 }) {
+            messages.forEach(report)
         }
         return errors
     }
 
-    /// Finds the most specific stub for a request and takes its next response, or says what the
-    /// unmocked policy wants. Either way the request goes into the journal.
-    package func respond(to request: IncomingRequest, at date: Date = Date()) -> MatchOutcome {
-        state.withLock { $0.respond(to: request, at: date) }
+    /// Decides everything about one request for a transport: finds the most specific stub and
+    /// takes its next response, or applies the unmocked policy; records the request in the
+    /// journal; and plans the delivery.
+    package func resolve(_ request: IncomingRequest, for transport: Transport, at date: Date = Date()) -> ResolvedExchange {
+        let decision = state.withLock { $0.decide(request, at: date, journal: journal) }
+        return ResolvedExchange(decision, request: request, transport: transport)
     }
 
-    /// Stores what was delivered for the journal entry `sequence`.
-    package func record(_ response: RecordedResponse, forSequence sequence: Int) {
-        state.withLock { $0.record(response, forSequence: sequence) }
-    }
-
-    /// Every request received, in order.
-    package var journal: [RecordedRequest] {
-        state.withLock { $0.journal }
-    }
-
-    /// The unmatched-request diagnostic for a recorded request, as the 404 body shows it.
-    package func diagnostic(for request: RecordedRequest) -> String {
-        state.withLock { $0.unmatchedMessage(for: request) }
-    }
-
-    /// Empties the journal.
-    package func clearJournal() {
-        state.withLock { $0.journal.removeAll() }
+    /// The unmatched-request diagnosis for a recorded request.
+    package func diagnosis(for request: RecordedRequest) -> UnmatchedDiagnosis {
+        let redaction = journal.redaction
+        return state.withLock { $0.diagnosis(for: request, redaction: redaction) }
     }
 
     /// Stubs registered but never used (and not cleared), described.
@@ -83,12 +92,6 @@ package final class MockRegistry: Sendable {
                 StubSummary(description: $0.stub.description, host: $0.key.host, path: $0.key.path, queued: $0.queue.count, served: $0.served)
             }
         }
-    }
-
-    /// How credentials are shown in messages and exports.
-    package var redaction: Redaction {
-        get { state.withLock { $0.redaction } }
-        set { state.withLock { $0.redaction = newValue } }
     }
 
     /// Removes every stub and queued response. The policy and the rejected-stub list stay.

@@ -37,7 +37,7 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
     }
 
     /// The request's position in its mock's journal, from 1.
-    public let sequence: Int
+    public internal(set) var sequence: Int
     /// The HTTP method, uppercased.
     public let method: String
     /// The absolute URL.
@@ -117,25 +117,47 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
 
 /// What a mock delivered for a recorded request.
 public struct RecordedResponse: Sendable {
-    /// The HTTP status; `nil` when the request failed with an error instead.
-    public let status: Int?
+    /// How the exchange ended.
+    public enum Outcome: Sendable, Equatable {
+        /// A response with this status was delivered.
+        case response(status: Int)
+        /// The request failed with an error; the text says which.
+        case failure(String)
+        /// The connection misbehaved instead of answering.
+        case fault(MockResponse.Fault)
+    }
+
+    /// How the exchange ended.
+    public let outcome: Outcome
     /// The response headers.
     public let headers: [String: String]
     /// The size of the body in bytes.
     public let bodySize: Int
     /// The body, kept for HAR export.
     public let body: Data
-    /// The error the request failed with, if it failed.
-    public let error: String?
     /// From the request reaching the mock to the response being delivered.
     public let duration: TimeInterval
 
-    package init(status: Int?, headers: [String: String], body: Data, error: String?, duration: TimeInterval) {
-        self.status = status
+    /// The HTTP status; `nil` when the request failed or a fault was acted out instead.
+    public var status: Int? {
+        if case .response(let status) = outcome { return status }
+        return nil
+    }
+
+    /// What went wrong, when no response was delivered: the error, or `fault <name>`.
+    public var error: String? {
+        switch outcome {
+        case .response: nil
+        case .failure(let message): message
+        case .fault(let fault): "fault \(fault)"
+        }
+    }
+
+    package init(outcome: Outcome, headers: [String: String], body: Data, duration: TimeInterval) {
+        self.outcome = outcome
         self.headers = headers
         self.bodySize = body.count
         self.body = body
-        self.error = error
         self.duration = duration
     }
 }

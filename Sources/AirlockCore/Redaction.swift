@@ -102,10 +102,9 @@ public struct Redaction: Sendable, Hashable {
         copy.body = request.body.map(body)
         if let response = request.response {
             copy.response = RecordedResponse(
-                status: response.status,
+                outcome: response.outcome,
                 headers: Dictionary(uniqueKeysWithValues: response.headers.map { ($0.key, header($0.key, $0.value)) }),
                 body: body(response.body),
-                error: response.error,
                 duration: response.duration
             )
         }

@@ -19,6 +19,6 @@ public struct RegistrationError: Error, Hashable, Sendable, CustomStringConverti
 
     /// One line: the stub, the problem and the fix.
     public var description: String {
-        "HTTPMock rejected the stub for \(stub): \(problem). \(fix)"
+        "Airlock rejected the stub for \(stub): \(problem). \(fix)"
     }
 }

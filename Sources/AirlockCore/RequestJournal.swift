@@ -1,35 +1,87 @@
 import Foundation
 
-/// A list of recorded requests that transports append to: the journal of an `HTTPLogger`, kept
-/// in the same `RecordedRequest` type as a mock's.
-package final class RequestJournal: Sendable {
-    private let entries = Locked<[RecordedRequest]>([])
+/// The list of requests a mock or a logger received, in order, with what each got back — one
+/// type for every transport, behind one lock. Its owner's ``Journaling`` API reads it.
+///
+/// Requests are numbered from 1; ``clear()`` starts the numbering again, and outcomes that
+/// arrive for requests recorded before a clear are dropped instead of landing on a newer entry.
+public final class RequestJournal: Sendable {
+    private struct State {
+        var entries: [RecordedRequest] = []
+        var generation = 0
+        var redaction: Redaction = .standard
+    }
+
+    private let state = Locked(State())
 
     package init() {}
 
-    /// Records a request and returns its sequence number.
-    package func record(_ request: IncomingRequest, at date: Date) -> Int {
-        entries.withLock { entries in
-            entries.append(RecordedRequest(sequence: entries.count + 1, request: request, date: date))
-            return entries.count
+    /// Records a request and returns where its outcome goes.
+    package func append(_ request: RecordedRequest, started: Date) -> ExchangeRecorder {
+        state.withLock { state in
+            var request = request
+            request.sequence = state.entries.count + 1
+            state.entries.append(request)
+            return ExchangeRecorder(journal: self, generation: state.generation, sequence: request.sequence, started: started)
         }
     }
 
-    /// Stores what was delivered for entry `sequence`.
-    package func record(_ response: RecordedResponse, forSequence sequence: Int) {
-        entries.withLock { entries in
-            guard entries.indices.contains(sequence - 1) else { return }
-            entries[sequence - 1].response = response
+    /// Records a request as it arrived.
+    package func append(_ request: IncomingRequest, at date: Date) -> ExchangeRecorder {
+        append(RecordedRequest(sequence: 0, request: request, date: date), started: date)
+    }
+
+    /// Stores what was delivered for entry `sequence` of `generation`.
+    fileprivate func record(_ response: RecordedResponse, generation: Int, sequence: Int) {
+        state.withLock { state in
+            guard state.generation == generation, state.entries.indices.contains(sequence - 1) else { return }
+            state.entries[sequence - 1].response = response
         }
     }
 
     /// Every request, in order.
     package var all: [RecordedRequest] {
-        entries.withLock { $0 }
+        state.withLock { $0.entries }
     }
 
     /// Forgets every request.
     package func clear() {
-        entries.withLock { $0.removeAll() }
+        state.withLock { state in
+            state.entries.removeAll()
+            state.generation += 1
+        }
+    }
+
+    /// How credentials are shown in messages, logs and exports.
+    package var redaction: Redaction {
+        get { state.withLock { $0.redaction } }
+        set { state.withLock { $0.redaction = newValue } }
+    }
+}
+
+/// Where a transport reports what became of one request: the response delivered, the failure,
+/// or the fault acted out.
+package struct ExchangeRecorder: Sendable {
+    private let journal: RequestJournal
+    private let generation: Int
+    /// The request's number in the journal.
+    package let sequence: Int
+    /// When the request reached the mock.
+    package let started: Date
+
+    fileprivate init(journal: RequestJournal, generation: Int, sequence: Int, started: Date) {
+        self.journal = journal
+        self.generation = generation
+        self.sequence = sequence
+        self.started = started
+    }
+
+    /// Records the outcome.
+    package func record(_ outcome: RecordedResponse.Outcome, headers: [String: String] = [:], body: Data = Data()) {
+        journal.record(
+            RecordedResponse(outcome: outcome, headers: headers, body: body, duration: Date().timeIntervalSince(started)),
+            generation: generation,
+            sequence: sequence
+        )
     }
 }

@@ -23,7 +23,7 @@ import FoundationNetworking
 ///
 /// Keep the instance alive for as long as its `urlSession` is used: requests on the session of a
 /// released mock fail with a `URLError` that says so.
-public final class HTTPMock: Sendable {
+public final class HTTPMock: Mocking {
     /// The process-wide instance. Its queues live as long as the process: call ``clearQueues()``
     /// between tests that use it, and do not use it from tests that run in parallel.
     public static let shared = HTTPMock()
@@ -35,8 +35,9 @@ public final class HTTPMock: Sendable {
     /// `.passthrough`.
     public let passthroughSession: URLSession
 
-    /// The stubs, queues and policy, shared with any other transport that serves this mock.
-    package let registry = MockRegistry()
+    /// The stubs, queues, policy and journal, shared with any other transport that serves this
+    /// mock (`MockServer(mock: mock)`).
+    public let registry = MockRegistry(snippetStyle: .swift)
 
     /// This mock's slot in the directory, which names its URLProtocol subclass.
     private let slot: Int
@@ -57,6 +58,8 @@ public final class HTTPMock: Sendable {
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         urlSession = URLSession(configuration: configuration)
+        // The core never prints; for Swift users, rejected stubs and warnings go to standard error.
+        registry.report { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
         Directories.mocks.assign(slot, to: self)
     }
 
@@ -90,32 +93,5 @@ public final class HTTPMock: Sendable {
         let copy = configuration.copy() as! URLSessionConfiguration
         copy.protocolClasses = [protocolClass] + (copy.protocolClasses ?? [])
         return URLSession(configuration: copy, delegate: delegate, delegateQueue: delegateQueue)
-    }
-
-    /// What happens to a request that no queued response matches. Defaults to `.notFound`.
-    ///
-    /// ```swift
-    /// mock.unmockedPolicy = .mock(.plaintext("Service temporarily unavailable", status: .other(503)))
-    /// ```
-    public var unmockedPolicy: UnmockedPolicy {
-        get { registry.unmockedPolicy }
-        set { registry.unmockedPolicy = newValue }
-    }
-
-    /// Stubs rejected at registration (an invalid host or path pattern, lifetime, delay or status),
-    /// oldest first, each saying what was wrong and how to fix it.
-    public var registrationErrors: [RegistrationError] {
-        registry.registrationErrors
-    }
-
-    /// Removes all queued responses and registrations. The policy stays as it is.
-    public func clearQueues() {
-        registry.removeAll()
-    }
-
-    /// Removes all paths and responses registered for a host.
-    /// - Parameter host: The host or host pattern exactly as it was registered (case-insensitive).
-    public func clearQueue(forHost host: String) {
-        registry.removeAll(forHost: host)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import NIOCore
 import NIOPosix
 
@@ -18,6 +19,12 @@ extension MockServer {
         public var exchangeHandler: (@Sendable (Exchange) -> Void)?
         /// The event loops that serve connections. Defaults to SwiftNIO's shared singleton group.
         public var eventLoopGroup: any EventLoopGroup
+        /// The largest request body accepted, in bytes; larger ones get `413` with how to raise
+        /// the limit. Defaults to 64 MiB.
+        public var maxRequestBodySize: Int
+        /// Where rejected stubs and registration warnings go. Defaults to a logger labelled
+        /// `airlock.server`.
+        public var logger: Logger
 
         /// Creates a configuration; every argument has a default.
         /// - Parameters:
@@ -27,14 +34,20 @@ extension MockServer {
         ///   - adminToken: The token the admin API then requires.
         ///   - exchangeHandler: Called after each exchange.
         ///   - eventLoopGroup: The event loops to serve on.
+        ///   - maxRequestBodySize: The largest request body accepted, in bytes.
+        ///   - logger: Where rejected stubs and warnings go.
         public init(
             host: String = "127.0.0.1",
             port: Int = 0,
             allowsNonLoopbackBinding: Bool = false,
             adminToken: String? = nil,
             exchangeHandler: (@Sendable (Exchange) -> Void)? = nil,
-            eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+            eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+            maxRequestBodySize: Int = 64 * 1024 * 1024,
+            logger: Logger = Logger(label: "airlock.server")
         ) {
+            self.maxRequestBodySize = maxRequestBodySize
+            self.logger = logger
             self.eventLoopGroup = eventLoopGroup
             self.host = host
             self.port = port

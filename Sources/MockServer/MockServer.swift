@@ -1,23 +1,23 @@
+import AirlockCore
+import AsyncHTTPClient
 import Foundation
-import HTTPMock
+import Logging
 import NIOCore
 import NIOHTTP1
 import NIOPosix
 
-/// Serves an `HTTPMock` over a real loopback socket, for clients no `URLProtocol` reaches:
+/// Serves a mock over a real loopback socket, for clients no `URLProtocol` reaches:
 /// AsyncHTTPClient, curl, a browser, another process.
 ///
-/// The server answers from the very same registry as the mock's `urlSession` — same stubs,
-/// queues, lifetimes, delays, policies and journal:
+/// A server is a ``Mocking`` mock: register stubs on it directly, or make it over an `HTTPMock`
+/// to serve the very same stubs, queues, policy and journal as that mock's `urlSession`:
 ///
 /// ```swift
-/// let mock = HTTPMock()
-/// mock.addResponses(forPath: "/users", host: "api.example.com") { MockResponse.plaintext("[]") }
-/// let server = MockServer(mock: mock)
+/// let server = MockServer()
+/// server.addResponses(forPath: "/users", host: "**") { MockResponse.plaintext("[]") }
 /// try await server.start()
-/// defer { Task { try await server.shutdown() } }
-/// // Origin mode: call server.baseURL with "Host: api.example.com" — or
-/// // proxy mode: configure the client to use 127.0.0.1:server.port as its HTTP proxy.
+/// // GET server.baseURL/users → 200 "[]"
+/// try await server.shutdown()
 /// ```
 ///
 /// In **origin mode** the client calls ``baseURL``; host patterns match the request's `Host`
@@ -26,9 +26,15 @@ import NIOPosix
 /// and the host comes from them; clients that tunnel plain HTTP through `CONNECT` (as
 /// AsyncHTTPClient does) get a tunnel in which the `Host` header names the original host. HTTPS
 /// through `CONNECT` (port 443) is answered with `501` and an explanation.
-public final class MockServer: Sendable {
-    /// The mock whose registry the server serves.
-    public let mock: HTTPMock
+///
+/// The server uses SwiftNIO's standard HTTP/1.1 server pipeline: pipelined requests are answered
+/// in order (even when an earlier response is delayed), malformed requests get a `400` and the
+/// connection closes, and request bodies above ``Configuration/maxRequestBodySize`` get a `413`.
+/// Unmatched requests that the `.passthrough` policy lets through are forwarded with
+/// AsyncHTTPClient.
+public final class MockServer: Mocking {
+    /// The stubs, queues, policy and journal the server serves.
+    public let registry: MockRegistry
     /// How the server binds and reports.
     public let configuration: Configuration
 
@@ -38,14 +44,29 @@ public final class MockServer: Sendable {
         var channel: (any Channel)?
         var port = 0
         var connections = ConnectionSet()
+        var forwarder: HTTPClient?
     }
 
-    /// Creates a server for a mock; call ``start()`` to bind.
+    /// Creates a server with stubs of its own; call ``start()`` to bind.
+    /// - Parameter configuration: Where to bind, and options.
+    public convenience init(configuration: Configuration = Configuration()) {
+        let registry = MockRegistry(snippetStyle: .json)
+        let logger = configuration.logger
+        registry.report { logger.warning("\($0)") }
+        self.init(registry: registry, configuration: configuration)
+    }
+
+    /// Creates a server that serves another mock's stubs, queues, policy and journal — an
+    /// `HTTPMock`'s, say, so that its `urlSession` and this socket answer from the same queues.
     /// - Parameters:
-    ///   - mock: The mock to serve. Defaults to a new one.
+    ///   - mock: The mock to serve.
     ///   - configuration: Where to bind, and options.
-    public init(mock: HTTPMock = HTTPMock(), configuration: Configuration = Configuration()) {
-        self.mock = mock
+    public convenience init(mock: some Mocking, configuration: Configuration = Configuration()) {
+        self.init(registry: mock.registry, configuration: configuration)
+    }
+
+    private init(registry: MockRegistry, configuration: Configuration) {
+        self.registry = registry
         self.configuration = configuration
     }
 
@@ -60,66 +81,60 @@ public final class MockServer: Sendable {
 
     /// Binds and starts serving.
     /// - Throws: ``MockServerError`` when asked to bind beyond loopback without
-    ///   ``Configuration/allowsNonLoopbackBinding``, or without an admin token then; or the bind error.
+    ///   ``Configuration/allowsNonLoopbackBinding``, or without an admin token then, or when the
+    ///   address cannot be bound.
     public func start() async throws {
         if !Self.isLoopback(configuration.host) {
-            guard configuration.allowsNonLoopbackBinding else {
-                throw MockServerError(
-                    "refusing to bind \(configuration.host): only loopback addresses are allowed by default. "
-                        + "Set allowsNonLoopbackBinding (airlock serve --allow-remote) to serve other machines."
-                )
-            }
-            guard configuration.adminToken?.isEmpty == false else {
-                throw MockServerError(
-                    "binding \(configuration.host) exposes the admin API beyond this machine: set an adminToken "
-                        + "(airlock serve --admin-token …)."
-                )
-            }
+            guard configuration.allowsNonLoopbackBinding else { throw MockServerError.nonLoopbackBindingRefused(host: configuration.host) }
+            guard configuration.adminToken?.isEmpty == false else { throw MockServerError.adminTokenRequired(host: configuration.host) }
         }
-        let context = ServerContext(server: self)
-        let channel = try await ServerBootstrap(group: configuration.eventLoopGroup)
-            .serverChannelOption(.backlog, value: 256)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let encoder = HTTPResponseEncoder()
-                    let decoder = ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes))
-                    try channel.pipeline.syncOperations.addHandler(encoder)
-                    try channel.pipeline.syncOperations.addHandler(decoder)
-                    try channel.pipeline.syncOperations.addHandler(MockServerHandler(context: context, encoder: encoder, decoder: decoder))
-                    context.server?.track(channel)
+        let forwarder = HTTPClient(
+            eventLoopGroupProvider: .shared(configuration.eventLoopGroup),
+            configuration: HTTPClient.Configuration(redirectConfiguration: .disallow, decompression: .disabled)
+        )
+        let context = ServerContext(server: self, forwarder: forwarder)
+        let channel: any Channel
+        do {
+            channel = try await ServerBootstrap(group: configuration.eventLoopGroup)
+                .serverChannelOption(.backlog, value: 4096)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+                .childChannelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
+                        try channel.pipeline.syncOperations.addHandler(MockServerHandler(context: context))
+                        context.server?.track(channel)
+                    }
                 }
-            }
-            .bind(host: configuration.host, port: configuration.port)
-            .get()
+                .bind(host: configuration.host, port: configuration.port)
+                .get()
+        } catch {
+            try? await forwarder.shutdown()
+            throw MockServerError.bindFailed(host: configuration.host, port: configuration.port, underlying: error)
+        }
         state.withLock {
             $0.channel = channel
             $0.port = channel.localAddress?.port ?? 0
+            $0.forwarder = forwarder
         }
     }
 
     /// Stops accepting connections, closes the open ones, and waits for the listening socket to
     /// close.
     public func shutdown() async throws {
-        let (channel, connections) = state.withLock { state in
+        let (channel, connections, forwarder) = state.withLock { state in
             defer {
                 state.channel = nil
                 state.connections = ConnectionSet()
+                state.forwarder = nil
             }
-            return (state.channel, state.connections.all)
+            return (state.channel, state.connections.all, state.forwarder)
         }
         try await channel?.close()
         for connection in connections {
             try? await connection.close()
         }
-    }
-
-    /// Registers the stubs of a stub file with the served mock.
-    /// - Returns: The stubs rejected (an empty array when all were registered).
-    @discardableResult
-    public func register(_ file: StubFile) -> [RegistrationError] {
-        mock.registerStubs(file)
+        try await forwarder?.shutdown()
     }
 
     private func track(_ channel: any Channel) {
@@ -149,22 +164,15 @@ struct ConnectionSet {
 /// What the per-connection handlers need from their server, without keeping it alive.
 final class ServerContext: Sendable {
     weak let server: MockServer?
-    let mock: HTTPMock
+    let registry: MockRegistry
     let configuration: MockServer.Configuration
+    /// Sends `.passthrough` requests on.
+    let forwarder: HTTPClient
 
-    init(server: MockServer) {
+    init(server: MockServer, forwarder: HTTPClient) {
         self.server = server
-        self.mock = server.mock
+        self.registry = server.registry
         self.configuration = server.configuration
-    }
-}
-
-/// Why a server did not start.
-public struct MockServerError: Error, Sendable, CustomStringConvertible {
-    /// What went wrong and how to fix it.
-    public let description: String
-
-    init(_ description: String) {
-        self.description = description
+        self.forwarder = forwarder
     }
 }

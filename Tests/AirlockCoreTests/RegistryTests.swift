@@ -13,29 +13,42 @@ struct RegistryTests {
         )
     }
 
-    private func body(_ outcome: MatchOutcome) -> String? {
-        guard case .matched(let response, _, _) = outcome, case .data(let data) = response.body else { return nil }
+    private func body(_ exchange: ResolvedExchange) -> String? {
+        guard exchange.stub != nil, case .respond(let planned) = exchange.action, let data = planned.body.bytesInMemory else { return nil }
         return String(decoding: data, as: UTF8.self)
     }
 
     @Test func matchesAmongManyStubsPickTheRightOne() {
-        let registry = MockRegistry()
+        let registry = MockRegistry(snippetStyle: .swift)
         let registrations = (0..<10_000).map { index in
             Registration(host: "api\(index % 10).example.com", path: "/v1/items/\(index)/*", responses: [.plaintext("\(index)", lifetime: .eternal)])
         }
         #expect(registry.register(registrations).isEmpty)
-        #expect(body(registry.respond(to: request("api7.example.com", "/v1/items/4567/details"))) == "4567")
-        #expect(body(registry.respond(to: request("api7.example.com", "/v1/items/4568/details"))) == nil)
+        #expect(body(registry.resolve(request("api7.example.com", "/v1/items/4567/details"), for: .urlSession)) == "4567")
+        #expect(body(registry.resolve(request("api7.example.com", "/v1/items/4568/details"), for: .urlSession)) == nil)
     }
 
-    @Test func unmatchedCarriesThePolicyAndAMessage() {
-        let registry = MockRegistry()
+    @Test func unmatchedRequestsGetTheTransportsSnippet() throws {
+        let registry = MockRegistry(snippetStyle: .swift)
+        let unmatched = request("a.test", "/x", query: [("q", "1"), ("q", "2")])
+        for (transport, snippet) in [(Transport.urlSession, #"Path("/x", query: ["q": ["1", "2"]])"#), (.socket, #""query": { "q": ["1", "2"] }"#)] {
+            let exchange = registry.resolve(unmatched, for: transport)
+            guard case .respond(let planned) = exchange.action, let data = planned.body.bytesInMemory else {
+                Issue.record("expected a 404 response")
+                continue
+            }
+            #expect(planned.status == 404)
+            #expect(String(decoding: data, as: UTF8.self).contains(snippet))
+        }
+    }
+
+    @Test func thePassthroughPolicyForwards() {
+        let registry = MockRegistry(snippetStyle: .swift)
         registry.unmockedPolicy = .passthrough
-        guard case .unmatched(.passthrough, let message, _) = registry.respond(to: request("a.test", "/x", query: [("q", "1"), ("q", "2")])) else {
-            Issue.record("expected an unmatched outcome with the passthrough policy")
+        guard case .forward = registry.resolve(request("a.test", "/x"), for: .socket).action else {
+            Issue.record("expected the request to be forwarded")
             return
         }
-        #expect(message.contains(#"Path("/x", query: ["q": ["1", "2"]])"#))
     }
 
     @Test(arguments: [
@@ -60,14 +73,14 @@ struct RegistryTests {
     }
 
     @Test func clearingAHostLeavesPatternsOfOtherHosts() {
-        let registry = MockRegistry()
+        let registry = MockRegistry(snippetStyle: .swift)
         registry.register([
             Registration(host: "*.example.com", path: "/x", responses: [.plaintext("wild", lifetime: .eternal)]),
             Registration(host: "api.example.com", path: "/x", responses: [.plaintext("exact", lifetime: .eternal)]),
         ])
-        #expect(body(registry.respond(to: request("api.example.com", "/x"))) == "exact")
+        #expect(body(registry.resolve(request("api.example.com", "/x"), for: .urlSession)) == "exact")
         registry.removeAll(forHost: "API.example.com")
-        #expect(body(registry.respond(to: request("api.example.com", "/x"))) == "wild")
+        #expect(body(registry.resolve(request("api.example.com", "/x"), for: .urlSession)) == "wild")
         #expect(registry.queuedResponseCount == 1)
     }
 }
@@ -75,12 +88,13 @@ struct RegistryTests {
 struct TrieTests {
     private func body(_ registry: MockRegistry, _ host: String, _ path: String) -> String? {
         let request = IncomingRequest(method: "GET", url: "https://\(host)\(path)", host: host, path: path, query: nil)
-        guard case .matched(let response, _, _) = registry.respond(to: request), case .data(let data) = response.body else { return nil }
+        let exchange = registry.resolve(request, for: .urlSession)
+        guard exchange.stub != nil, case .respond(let planned) = exchange.action, let data = planned.body.bytesInMemory else { return nil }
         return String(decoding: data, as: UTF8.self)
     }
 
     @Test func everyOneOfManyLiteralSiblingsIsFoundAfterTheTableGrows() {
-        let registry = MockRegistry()
+        let registry = MockRegistry(snippetStyle: .swift)
         let count = 5_000
         registry.register((0..<count).map { Registration(host: "h\($0 % 7).test", path: "/s/\($0)", responses: [.plaintext("\($0)", lifetime: .eternal)]) })
         for index in stride(from: 0, to: count, by: 37) {
@@ -91,7 +105,7 @@ struct TrieTests {
     }
 
     @Test func registeringTheSameStubAgainAppendsToItsQueue() {
-        let registry = MockRegistry()
+        let registry = MockRegistry(snippetStyle: .swift)
         registry.register([Registration(host: "a.test", path: "/x", responses: [.plaintext("1")])])
         registry.register([Registration(host: "A.test", path: "/x", responses: [.plaintext("2")])])
         registry.register([Registration(host: "a.test", path: "/x", query: ["q": ["1"]], responses: [.plaintext("query")])])
@@ -102,7 +116,7 @@ struct TrieTests {
     }
 
     @Test func aClearedHostCanBeRegisteredAgain() {
-        let registry = MockRegistry()
+        let registry = MockRegistry(snippetStyle: .swift)
         registry.register([Registration(host: "a.test", path: "/x", responses: [.plaintext("old", lifetime: .eternal)])])
         registry.removeAll(forHost: "a.test")
         #expect(body(registry, "a.test", "/x") == nil)

@@ -28,7 +28,7 @@ struct DiagnosticsTests {
         let (data, response) = try await mock.urlSession.data(for: request)
         #expect((response as? HTTPURLResponse)?.statusCode == 404)
         let expected = #"""
-            HTTPMock: no mock for POST https://api.example.com/user/1?page=2&token=%5BREDACTED%5D
+            Airlock: no stub for POST https://api.example.com/user/1?page=2&token=%5BREDACTED%5D
               Authorization: [REDACTED]
               Content-Type: application/json
               body (32 bytes): "{"name":"Alice","password":"[REDACTED]"}"

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPLogging
 import HTTPMock
 import InMemoryLogging
 import Logging

@@ -16,7 +16,7 @@ struct UnmockedPolicyTests {
         let fetched = try await mock.fetch("https://api.example.com/users?page=2")
         #expect(fetched.status == 404)
         #expect(fetched.header("Content-Type") == "text/plain")
-        #expect(fetched.text.hasPrefix("HTTPMock: no mock for GET https://api.example.com/users?page=2\n"))
+        #expect(fetched.text.hasPrefix("Airlock: no stub for GET https://api.example.com/users?page=2\n"))
         #expect(fetched.text.contains(#"Path("/users", query: ["page": "2"])"#))
         #expect(fetched.data.count < 1024)
     }
@@ -108,6 +108,6 @@ struct UnmockedPolicyTests {
             _ = try? await mock.urlSession.data(from: URL(string: "https://api.example.com/missing")!)
         }
         let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
-        #expect(stderr.contains("HTTPMock: no mock for GET https://api.example.com/missing"))
+        #expect(stderr.contains("Airlock: no stub for GET https://api.example.com/missing"))
     }
 }

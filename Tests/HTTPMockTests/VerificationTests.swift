@@ -1,4 +1,5 @@
 import Foundation
+import HTTPMock
 import HTTPMockTesting
 import Testing
 
@@ -61,7 +62,7 @@ struct VerificationTests {
             mock.verifyNoUnmatchedRequests()
         } matching: { issue in
             let text = issue.comments.map(\.rawValue).joined()
-            return text.hasPrefix("HTTPMock: no mock for POST https://api.example.com/user/1") && text.contains("Nearest registered stubs:")
+            return text.hasPrefix("Airlock: no stub for POST https://api.example.com/user/1") && text.contains("Nearest registered stubs:")
         }
         let clean = HTTPMock()
         #expect(clean.verifyNoUnmatchedRequests())

@@ -1,3 +1,4 @@
+import HTTPMock
 import HTTPMockTesting
 import XCTest
 

@@ -31,7 +31,7 @@ struct MockServerTests {
             #expect(String(decoding: second.0, as: UTF8.self) == "second")
             let third = try await fetch(server.baseURL.appendingPathComponent("users"))
             #expect(third.status == 404)
-            #expect(third.text.hasPrefix("HTTPMock: no mock for GET http://127.0.0.1:\(server.port)/users"))
+            #expect(third.text.hasPrefix("Airlock: no stub for GET http://127.0.0.1:\(server.port)/users"))
             #expect(mock.requests.map(\.path) == ["/users", "/users", "/users"])
             #expect(mock.requests.first?.response?.status == 200)
         }

@@ -14,6 +14,12 @@ package enum HeaderFields {
         }
         return merged
     }
+
+    /// The value of the field called `name`, compared case-insensitively.
+    package static func value(named name: String, in fields: [String: String]) -> String? {
+        if let value = fields[name] { return value }
+        return fields.first { $0.key.equalsIgnoringCase(name) }?.value
+    }
 }
 
 extension String {

@@ -6,7 +6,7 @@ import FoundationNetworking
 extension IncomingRequest {
     /// The parts of a `URLRequest` the core matches on, read in one pass over the URL's string.
     /// The query is parsed only if needed.
-    init?(_ request: URLRequest) {
+    package init?(_ request: URLRequest) {
         guard let url = request.url, let parsed = IncomingRequest(method: request.httpMethod ?? "GET", absoluteURL: url.absoluteString) else {
             return nil
         }

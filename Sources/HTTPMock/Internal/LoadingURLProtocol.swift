@@ -167,7 +167,7 @@ extension LoadingURLProtocol {
 
 extension HTTPURLResponse {
     /// The header fields as strings.
-    var headerDictionary: [String: String] {
+    package var headerDictionary: [String: String] {
         var headers: [String: String] = [:]
         for (name, value) in allHeaderFields {
             headers["\(name)"] = "\(value)"

@@ -3,8 +3,10 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The `URLProtocol` behind every `HTTPMock.urlSession`: a thin adapter that asks the owning mock's
-/// registry for a response and delivers it.
+/// The `URLProtocol` behind every `HTTPMock.urlSession`: it asks the owning mock's registry to
+/// resolve the request and delivers the plan through the `URLProtocolClient`. Every decision —
+/// the policy, the response, its body source, delay, dribble plan, fault and redirect rule — is
+/// the core's; this file only maps it onto client calls.
 ///
 /// On Linux every session's `startLoading()` runs on one process-wide serial queue, so nothing
 /// here blocks: body streams and upload files are read, delays waited out and response files read
@@ -23,109 +25,67 @@ class MockURLProtocol: LoadingURLProtocol {
                     message: "HTTPMock: this URLSession's HTTPMock has been released. Keep the HTTPMock alive "
                         + "for as long as you use its urlSession or the sessions it made."
                 ),
-                journal: nil
+                recording: nil
             )
         }
         withRequestBody { loader, body in
-            (loader as! MockURLProtocol).respond(to: Load(mock: mock, request: loader.request, body: body, hops: 0))
+            (loader as! MockURLProtocol).answer(Load(mock: mock, request: loader.request, body: body, hops: 0))
         }
     }
 
-    /// Asks the registry about one request — the client's, or a redirect's next hop — and acts on the answer.
-    private func respond(to load: Load) {
+    /// Resolves one request — the client's, or a redirect's next hop — and carries out the plan.
+    private func answer(_ load: Load) {
         guard var incoming = IncomingRequest(load.request) else {
-            return fail(URLError(.badURL, message: "HTTPMock: the request has no URL with a host: \(load.request)"), journal: nil)
+            return fail(URLError(.badURL, message: "HTTPMock: the request has no URL with a host: \(load.request)"), recording: nil)
         }
         incoming.body = load.body
-        let started = Date()
-        let registry = load.mock.registry
-        switch registry.respond(to: incoming, at: started) {
-        case .matched(let response, let stub, let sequence):
-            deliver(response, stub: stub, load: load, journal: JournalEntry(registry: registry, sequence: sequence, started: started))
-        case .unmatched(.notFound, let message, let sequence):
-            deliver(.unmatched(message), stub: nil, load: load, journal: JournalEntry(registry: registry, sequence: sequence, started: started))
-        case .unmatched(.mock(let response), _, let sequence):
-            deliver(response, stub: nil, load: load, journal: JournalEntry(registry: registry, sequence: sequence, started: started))
-        case .unmatched(.passthrough, _, let sequence):
-            forward(load, journal: JournalEntry(registry: registry, sequence: sequence, started: started))
-        case .unmatched(.fatalError, let message, _):
-            fatalError(message + "\n(unmockedPolicy is .fatalError)")
-        }
-    }
-
-    // MARK: Delivering a mocked response
-
-    /// Delivers `response`, which came from `stub` (`nil`: from the unmocked policy).
-    private func deliver(_ response: MockResponse, stub: StubDescription?, load: Load, journal: JournalEntry) {
-        let delay = response.delivery.seconds
-        if delay == 0, case .data(let body) = response.body {
+        let exchange = load.mock.registry.resolve(incoming, for: .urlSession)
+        if exchange.delay == 0, case .respond(let planned) = exchange.action, let body = planned.body.bytesInMemory {
             // The common case: bytes in memory, no delay. Answer right away.
-            return send(response, body: body, load: load, journal: journal)
+            return deliver(planned, body: body, load: load, exchange: exchange)
         }
-        let handle = Handle(self)
-        schedule(after: delay) {
-            let loader = handle.base as! MockURLProtocol
-            switch Self.loadBody(of: response, stub: stub) {
-            case .success(let body): loader.send(response, body: body, load: load, journal: journal)
-            case .failure(let error): loader.fail(error, journal: journal)
-            }
+        switch exchange.action {
+        case .forward:
+            forward(load, recorder: exchange.recorder)
+        case .stop(let message):
+            fatalError(message)
+        case .respond, .fail, .fault:
+            let handle = Handle(self)
+            // On a global queue once the delay has passed (reading a file there blocks no one).
+            schedule(after: exchange.delay) { (handle.base as! MockURLProtocol).carryOut(exchange, load: load) }
         }
     }
 
-    private static func loadBody(of response: MockResponse, stub: StubDescription?) -> Result<Data, any Error> {
-        let stub = stub.map { "the response for \($0)" } ?? "the unmocked policy's response"
-        switch response.body {
-        case .data(let data):
-            return .success(data)
-        case .error(let box):
-            return .failure(box.error)
+    private func carryOut(_ exchange: ResolvedExchange, load: Load) {
+        switch exchange.action {
+        case .respond(let planned):
+            switch planned.body.load(for: exchange.stub) {
+            case .success(let body): deliver(planned, body: body, load: load, exchange: exchange)
+            case .failure(let failure): fail(URLError(failure.urlErrorCode, message: failure.description), recording: (exchange.recorder, .failure(failure.description)))
+            }
+        case .fail(let box):
+            fail(box.error, recording: (exchange.recorder, .failure("\(box.error)")))
         case .fault(let fault):
-            return .failure(fault.urlError)
-        case .failure(let problem):
-            return .failure(URLError(.cannotParseResponse, message: "HTTPMock: \(stub) cannot be served: \(problem)"))
-        case .file(let url):
-            do {
-                return .success(try Data(contentsOf: url))
-            } catch {
-                let exists = FileManager.default.fileExists(atPath: url.path)
-                let location = url.isFileURL ? url.path : url.absoluteString
-                return .failure(
-                    URLError(
-                        exists ? .noPermissionsToReadFile : .fileDoesNotExist,
-                        message: "HTTPMock: \(stub) reads the file \(location), which "
-                            + (exists ? "cannot be read (\(error.localizedDescription)). Check its permissions." :
-                                "does not exist. Relative paths resolve against the working directory "
-                                + "\(FileManager.default.currentDirectoryPath); for test resources, use "
-                                + ".file(named:extension:in: Bundle.module).")
-                    )
-                )
-            }
+            fail(fault.urlError, recording: (exchange.recorder, .fault(fault)))
+        case .forward, .stop:
+            preconditionFailure("answer(_:) carries these out itself")
         }
     }
 
-    private func send(_ response: MockResponse, body: Data, load: Load, journal: JournalEntry) {
-        switch response.body {
-        case .error(let box): return fail(box.error, journal: journal)
-        case .fault(let fault): return fail(fault.urlError, journal: journal)
-        default: break
-        }
-        guard let url = load.request.url else { return }
-        guard
-            let http = HTTPURLResponse(
-                url: url,
-                statusCode: response.status.code,
-                httpVersion: "HTTP/1.1",
-                headerFields: response.headers
-            )
+    // MARK: Delivering a response
+
+    private func deliver(_ planned: PlannedResponse, body: Data, load: Load, exchange: ResolvedExchange) {
+        guard let url = load.request.url,
+            let http = HTTPURLResponse(url: url, statusCode: planned.status, httpVersion: "HTTP/1.1", headerFields: planned.headers)
         else {
-            return fail(URLError(.badServerResponse, message: "HTTPMock: cannot build a response for \(url)"), journal: journal)
+            return fail(URLError(.badServerResponse, message: "HTTPMock: cannot build a response for \(load.request)"), recording: nil)
         }
-        journal.record(status: http.statusCode, headers: response.headers, body: body)
-        if let next = Redirect.request(following: http, from: load.request) {
-            return follow(next, after: http, load: load)
+        exchange.recorder.record(.response(status: planned.status), headers: planned.headers, body: body)
+        if let redirect = planned.redirect {
+            return follow(redirect, after: http, load: load)
         }
-        if let dribble = response.dribble, body.count > 1 {
-            return dribbleBody(body, response: http, chunks: dribble.chunks, over: dribble.seconds)
+        if let dribble = planned.dribble, body.count > 1 {
+            return dribbleBody(body, response: http, plan: dribble)
         }
         guard claimDelivery(), let client else { return }
         client.urlProtocol(self, didReceive: http, cacheStoragePolicy: .notAllowed)
@@ -135,68 +95,66 @@ class MockURLProtocol: LoadingURLProtocol {
         client.urlProtocolDidFinishLoading(self)
     }
 
-    private func fail(_ error: any Error, journal: JournalEntry?) {
+    private func fail(_ error: any Error, recording: (ExchangeRecorder, RecordedResponse.Outcome)?) {
         guard claimDelivery() else { return }
-        journal?.record(failure: "\(error)")
+        if let (recorder, outcome) = recording { recorder.record(outcome) }
         client?.urlProtocol(self, didFailWithError: error)
     }
 
-    /// Sends the response head at once and the body in `chunks` pieces spread over `seconds`,
-    /// one timer after another; a cancelled load stops receiving pieces.
+    /// Sends the response head at once and the body in the plan's pieces, one timer after another;
+    /// a cancelled load stops receiving pieces.
     ///
     /// swift-corelibs-foundation keeps only the last `didLoad` chunk for tasks with a completion
     /// handler (including `data(for:)`), so on Linux the head goes at once and the whole body
     /// when the spread has passed.
-    private func dribbleBody(_ body: Data, response: HTTPURLResponse, chunks: Int, over seconds: TimeInterval) {
+    private func dribbleBody(_ body: Data, response: HTTPURLResponse, plan: DribblePlan) {
         guard !isStopped, let client else { return }
         client.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
         #if canImport(FoundationNetworking)
-        let handle = Handle(self)
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
-            let loader = handle.base
-            guard loader.claimDelivery(), let client = loader.client else { return }
-            client.urlProtocol(loader, didLoad: body)
-            client.urlProtocolDidFinishLoading(loader)
-        }
+        sendPiece(0, of: [body], every: plan.seconds)
         #else
-        let pieces = Swift.min(chunks, body.count)
-        let size = (body.count + pieces - 1) / pieces
-        let interval = pieces > 1 ? seconds / Double(pieces - 1) : 0
-        sendPiece(0, of: pieces, size: size, from: body, every: interval)
+        let (pieces, interval) = plan.pieces(of: body)
+        sendPiece(0, of: pieces, every: interval)
         #endif
     }
 
-    #if !canImport(FoundationNetworking)
-    private func sendPiece(_ index: Int, of pieces: Int, size: Int, from body: Data, every interval: TimeInterval) {
-        let piece = body.subdata(in: index * size..<Swift.min(body.count, (index + 1) * size))
-        if index == pieces - 1 {
-            guard claimDelivery(), let client else { return }
-            client.urlProtocol(self, didLoad: piece)
-            client.urlProtocolDidFinishLoading(self)
-            return
-        }
-        guard !isStopped, let client else { return }
-        client.urlProtocol(self, didLoad: piece)
+    private func sendPiece(_ index: Int, of pieces: [Data], every interval: TimeInterval) {
         let handle = Handle(self)
         DispatchQueue.global().asyncAfter(deadline: .now() + interval) {
-            (handle.base as! MockURLProtocol).sendPiece(index + 1, of: pieces, size: size, from: body, every: interval)
+            let loader = handle.base as! MockURLProtocol
+            if index == pieces.count - 1 {
+                guard loader.claimDelivery(), let client = loader.client else { return }
+                client.urlProtocol(loader, didLoad: pieces[index])
+                client.urlProtocolDidFinishLoading(loader)
+                return
+            }
+            guard !loader.isStopped, let client = loader.client else { return }
+            client.urlProtocol(loader, didLoad: pieces[index])
+            loader.sendPiece(index + 1, of: pieces, every: interval)
         }
     }
-    #endif
 
     /// Follows a mocked redirect. Apple's URL loading system follows what a protocol reports;
     /// swift-corelibs-foundation stops the process instead ("doesn't currently handle redirects
-    /// directly"), so on Linux the mock follows the chain itself: each hop is asked of the
+    /// directly"), so on Linux the mock follows the chain itself: each hop is resolved by the
     /// registry and recorded, and the client receives the last response, whose URL is the final
     /// location.
-    private func follow(_ next: URLRequest, after response: HTTPURLResponse, load: Load) {
-        #if canImport(FoundationNetworking)
-        guard load.hops < Redirect.maximumHops else {
-            let error = URLError(.httpTooManyRedirects, message: "HTTPMock: more than \(Redirect.maximumHops) redirects, from \(load.request.url?.absoluteString ?? "?")")
-            return fail(error, journal: nil)
+    private func follow(_ redirect: RedirectRule, after response: HTTPURLResponse, load: Load) {
+        var next = load.request
+        next.url = URL(string: redirect.location)
+        next.httpMethod = redirect.method
+        if redirect.dropsBody {
+            next.httpBody = nil
+            next.httpBodyStream = nil
+            next.setValue(nil, forHTTPHeaderField: "Content-Type")
+            next.setValue(nil, forHTTPHeaderField: "Content-Length")
         }
-        let body = next.httpBody
-        respond(to: Load(mock: load.mock, request: next, body: body, hops: load.hops + 1))
+        #if canImport(FoundationNetworking)
+        guard load.hops < RedirectRule.maximumHops else {
+            let error = URLError(.httpTooManyRedirects, message: "HTTPMock: more than \(RedirectRule.maximumHops) redirects, from \(load.request.url?.absoluteString ?? "?")")
+            return fail(error, recording: nil)
+        }
+        answer(Load(mock: load.mock, request: next, body: redirect.dropsBody ? nil : load.body, hops: load.hops + 1))
         #else
         guard claimDelivery(), let client else { return }
         client.urlProtocol(self, wasRedirectedTo: next, redirectResponse: response)
@@ -205,14 +163,14 @@ class MockURLProtocol: LoadingURLProtocol {
 
     // MARK: Passthrough
 
-    private func forward(_ load: Load, journal: JournalEntry) {
+    private func forward(_ load: Load, recorder: ExchangeRecorder) {
         // No loop is possible: a mock's passthrough session is fixed before the mock exists, so
         // it can be another mock's session (which then answers) but never its own.
         forward(load.request, body: load.body, using: load.mock.passthroughSession) { data, response, error in
             if let error {
-                journal.record(failure: "\(error)")
+                recorder.record(.failure("\(error)"))
             } else if let http = response as? HTTPURLResponse {
-                journal.record(status: http.statusCode, headers: http.headerDictionary, body: data ?? Data())
+                recorder.record(.response(status: http.statusCode), headers: http.headerDictionary, body: data ?? Data())
             }
         }
     }
@@ -225,6 +183,17 @@ extension MockURLProtocol {
         let request: URLRequest
         let body: Data?
         let hops: Int
+    }
+}
+
+extension ExchangeFailure {
+    /// The `URLError` code a URLSession client sees for this failure.
+    var urlErrorCode: URLError.Code {
+        switch kind {
+        case .fileMissing: .fileDoesNotExist
+        case .fileUnreadable: .noPermissionsToReadFile
+        case .responseUnavailable: .cannotParseResponse
+        }
     }
 }
 

@@ -29,8 +29,8 @@ final class SlottedMockURLProtocol<Slot: SlotNumber>: MockURLProtocol {
     override class var slot: Int { Slot.value }
 }
 
-/// The logging protocol subclass for one slot.
-final class SlottedLoggingURLProtocol<Slot: SlotNumber>: LoggingURLProtocol {
+/// The forwarding (logging) protocol subclass for one slot.
+final class SlottedForwardingURLProtocol<Slot: SlotNumber>: ForwardingURLProtocol {
     override class var slot: Int { Slot.value }
 }
 
@@ -40,9 +40,9 @@ enum ProtocolSlot {
         withSlotType(slot, MockClass())
     }
 
-    /// The `URLProtocol` class whose requests go to the logger holding `slot`.
-    static func loggingProtocolClass(for slot: Int) -> LoggingURLProtocol.Type {
-        withSlotType(slot, LoggingClass())
+    /// The `URLProtocol` class whose requests go to the observer holding `slot`.
+    static func forwardingProtocolClass(for slot: Int) -> ForwardingURLProtocol.Type {
+        withSlotType(slot, ForwardingClass())
     }
 
     /// Something to make from a slot number's type.
@@ -55,8 +55,8 @@ enum ProtocolSlot {
         func visit<Slot: SlotNumber>(_: Slot.Type) -> MockURLProtocol.Type { SlottedMockURLProtocol<Slot>.self }
     }
 
-    private struct LoggingClass: Visitor {
-        func visit<Slot: SlotNumber>(_: Slot.Type) -> LoggingURLProtocol.Type { SlottedLoggingURLProtocol<Slot>.self }
+    private struct ForwardingClass: Visitor {
+        func visit<Slot: SlotNumber>(_: Slot.Type) -> ForwardingURLProtocol.Type { SlottedForwardingURLProtocol<Slot>.self }
     }
 
     /// Spells `slot` as a type, most significant bit outermost, and hands it to `visitor`.

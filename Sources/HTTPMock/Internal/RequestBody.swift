@@ -66,30 +66,3 @@ enum RequestBody {
         }
     }
 }
-
-/// The request a 3xx mock response redirects to, as a browser or URLSession would make it.
-enum Redirect {
-    /// How many redirects a chain may have before the request fails, as browsers allow.
-    static let maximumHops = 20
-
-    static func request(following response: HTTPURLResponse, from request: URLRequest) -> URLRequest? {
-        let status = response.statusCode
-        guard [301, 302, 303, 307, 308].contains(status),
-            let location = response.value(forHTTPHeaderField: "Location"),
-            let base = request.url,
-            let target = URL(string: location, relativeTo: base)?.absoluteURL
-        else { return nil }
-        var next = request
-        next.url = target
-        let method = request.httpMethod ?? "GET"
-        // 303 always becomes GET; 301 and 302 turn POST into GET, as clients do; 307 and 308 keep all.
-        if status == 303 && method != "HEAD" || (status == 301 || status == 302) && method == "POST" {
-            next.httpMethod = "GET"
-            next.httpBody = nil
-            next.httpBodyStream = nil
-            next.setValue(nil, forHTTPHeaderField: "Content-Type")
-            next.setValue(nil, forHTTPHeaderField: "Content-Length")
-        }
-        return next
-    }
-}

@@ -1,5 +1,5 @@
 
-/// Which owner — an `HTTPMock` or an `HTTPLogger` — serves which protocol slot.
+/// Which owner — an `HTTPMock` or a forwarding observer (`HTTPLogger`) — serves which protocol slot.
 ///
 /// Each live owner holds one slot number, and its sessions list the `URLProtocol` subclass made
 /// for that number, so a loading request finds its owner from its own class: one array read, no
@@ -7,9 +7,10 @@
 /// only once `quarantine` later slots have been released too, so that a configuration copied from
 /// a released mock does not quietly reach the next owner of its slot, while the number of distinct
 /// protocol classes stays near the number of mocks alive at once.
-final class SlotDirectory<Owner: AnyObject & Sendable>: Sendable {
+final class SlotDirectory<Owner: Sendable>: Sendable {
     private struct Entry {
-        weak var owner: Owner?
+        /// The owner, held weakly (owners are classes; `Owner` may be a class-bound existential).
+        weak var owner: AnyObject?
     }
 
     private struct State {
@@ -42,7 +43,7 @@ final class SlotDirectory<Owner: AnyObject & Sendable>: Sendable {
 
     /// Puts `owner` in its reserved slot.
     func assign(_ slot: Int, to owner: Owner) {
-        state.withLock { $0.entries[slot] = Entry(owner: owner) }
+        state.withLock { $0.entries[slot] = Entry(owner: owner as AnyObject) }
     }
 
     /// Returns a slot for reuse once its owner is gone.
@@ -56,13 +57,13 @@ final class SlotDirectory<Owner: AnyObject & Sendable>: Sendable {
     /// The owner holding `slot`, if it is alive.
     func owner(at slot: Int) -> Owner? {
         state.withLock { state in
-            state.entries.indices.contains(slot) ? state.entries[slot].owner : nil
+            state.entries.indices.contains(slot) ? state.entries[slot].owner as? Owner : nil
         }
     }
 }
 
-/// The process's directories: one for mocks, one for loggers.
+/// The process's directories: one for mocks, one for forwarding observers (loggers).
 enum Directories {
     static let mocks = SlotDirectory<HTTPMock>()
-    static let loggers = SlotDirectory<HTTPLogger>()
+    static let forwarders = SlotDirectory<any ForwardingObserver>()
 }

@@ -1,5 +1,5 @@
 import Foundation
-import HTTPMock
+import AirlockCore
 import NIOHTTP1
 
 /// The admin API under `/__admin/`: stubs as JSON (the stub-file format), the journal, the
@@ -32,10 +32,11 @@ struct AdminAPI {
         }
         let components = URLComponents(string: "http://admin\(head.uri)")
         let path = components?.path ?? head.uri
-        let mock = context.mock
+        let registry = context.registry
+        let journal = registry.journal
         switch (head.method, path) {
         case (.GET, "/__admin/stubs"):
-            return Self.encode(200, ["stubs": mock.registry.stubSummaries])
+            return Self.encode(200, ["stubs": registry.stubSummaries])
         case (.POST, "/__admin/stubs"):
             do {
                 let file = try StubFile(
@@ -43,28 +44,30 @@ struct AdminAPI {
                     source: "request body",
                     baseDirectory: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
                 )
-                let rejected = mock.registerStubs(file)
+                let rejected = registry.register(file.registrations)
                 return Self.json(rejected.isEmpty ? 201 : 400, ["added": file.stubs.count - rejected.count, "rejected": rejected.map(\.description)])
             } catch {
                 return Self.json(400, ["error": error.description])
             }
         case (.DELETE, "/__admin/stubs"):
             if let host = components?.queryItems?.first(where: { $0.name == "host" })?.value {
-                mock.clearQueue(forHost: host)
+                registry.removeAll(forHost: host)
             } else {
-                mock.clearQueues()
+                registry.removeAll()
             }
             return Self.json(200, ["removed": true])
         case (.GET, "/__admin/requests"):
-            return Self.encode(200, ["requests": mock.redactedRequests.map(RequestRecord.init)])
+            let redaction = journal.redaction
+            return Self.encode(200, ["requests": journal.all.map { RequestRecord(redaction.apply(to: $0)) }])
         case (.GET, "/__admin/requests/unmatched"):
-            let records = mock.unmatchedRequests.map { request in
-                RequestRecord(mock.redaction.apply(to: request), diagnostic: mock.registry.diagnostic(for: request))
+            let redaction = journal.redaction
+            let records = journal.all.filter { !$0.wasMatched }.map { request in
+                RequestRecord(redaction.apply(to: request), diagnostic: registry.diagnosis(for: request).render(.json))
             }
             return Self.encode(200, ["requests": records])
         case (.POST, "/__admin/reset"):
-            mock.clearQueues()
-            mock.clearRequests()
+            registry.removeAll()
+            journal.clear()
             return Self.json(200, ["reset": true])
         default:
             return Self.json(404, [

@@ -1,41 +1,51 @@
+import AirlockCore
+import AsyncHTTPClient
 import Foundation
-import HTTPMock
 import NIOCore
 import NIOHTTP1
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
-/// Answers the requests of one connection from the served mock's registry: one request at a
-/// time, keep-alive unless the client asks to close.
+/// Delivers what the core decides for each request of one connection onto the channel.
+///
+/// It sits behind SwiftNIO's standard server pipeline (`configureHTTPServerPipeline` with
+/// pipelining assistance and error handling), which hands it one request at a time, holds
+/// pipelined requests back until the previous response has ended, and answers malformed requests
+/// with `400`. The handler collects the body (up to the configured cap), asks the registry to
+/// resolve the request, and carries out the plan: every decision is the core's.
 final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
-    private let context: ServerContext
-    private let encoder: HTTPResponseEncoder
-    private var decoder: ByteToMessageHandler<HTTPRequestDecoder>
-    private var head: HTTPRequestHead?
-    private var body = ByteBuffer()
+    private enum State {
+        case idle
+        case receiving(HTTPRequestHead, ByteBuffer?)
+        /// The body went over the cap: a 413 was sent and the connection is closing.
+        case rejected
+    }
 
-    init(context: ServerContext, encoder: HTTPResponseEncoder, decoder: ByteToMessageHandler<HTTPRequestDecoder>) {
+    private let context: ServerContext
+    private var state = State.idle
+
+    init(context: ServerContext) {
         self.context = context
-        self.encoder = encoder
-        self.decoder = decoder
     }
 
     func channelRead(context channelContext: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
-        case .head(let head):
-            self.head = head
-            body.clear()
-        case .body(var chunk):
-            body.writeBuffer(&chunk)
-        case .end:
-            guard let head else { return }
-            self.head = nil
-            let bytes = body.readableBytes > 0 ? Data(body.readableBytesView) : nil
-            handle(head, body: bytes, in: channelContext)
+        switch (unwrapInboundIn(data), state) {
+        case (.head(let head), _):
+            let declared = head.headers.first(name: "Content-Length").flatMap(Int.init) ?? 0
+            guard declared <= context.configuration.maxRequestBodySize else { return reject(head, in: channelContext) }
+            state = .receiving(head, nil)
+        case (.body(var chunk), .receiving(let head, var body)):
+            guard (body?.readableBytes ?? 0) + chunk.readableBytes <= context.configuration.maxRequestBodySize else {
+                return reject(head, in: channelContext)
+            }
+            if body == nil { body = chunk } else { body!.writeBuffer(&chunk) }
+            state = .receiving(head, body)
+        case (.end, .receiving(let head, let body)):
+            state = .idle
+            dispatch(head, body: body.map { Data($0.readableBytesView) }, in: channelContext)
+        case (.body, _), (.end, _):
+            break
         }
     }
 
@@ -45,152 +55,86 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     // MARK: Routing
 
-    private func handle(_ head: HTTPRequestHead, body: Data?, in channelContext: ChannelHandlerContext) {
-        let started = Date()
+    private func dispatch(_ head: HTTPRequestHead, body: Data?, in channelContext: ChannelHandlerContext) {
         if head.method == .CONNECT {
             return connect(head, in: channelContext)
         }
         if head.uri.hasPrefix(AdminAPI.prefix) {
             let answer = AdminAPI(context: context).handle(head, body: body)
-            return respond(status: answer.status, headers: [("Content-Type", "application/json")], body: answer.body, head: head, in: channelContext)
+            return respond(status: answer.status, headers: ["Content-Type": "application/json"], body: answer.body, to: head, in: channelContext)
         }
-        guard let incoming = Self.incomingRequest(head, body: body) else {
-            return respond(status: 400, headers: [("Content-Type", "text/plain")], body: Data("Airlock MockServer: cannot parse the request target \(head.uri)\n".utf8), head: head, in: channelContext)
+        guard var incoming = IncomingRequest(method: head.method.rawValue, target: head.uri, hostHeader: head.headers.first(name: "Host")) else {
+            let message = "Airlock: cannot parse the request target \(head.uri) with Host \(head.headers.first(name: "Host") ?? "(none)")."
+                + " Send an origin-form target (/path?query) with a Host header, or an absolute URL (proxy mode).\n"
+            return respond(status: 400, headers: ["Content-Type": "text/plain"], body: Data(message.utf8), to: head, in: channelContext, closing: true)
         }
-        let registry = context.mock.registry
-        switch registry.respond(to: incoming, at: started) {
-        case .matched(let response, _, let sequence):
-            serve(response, head: head, journal: JournalEntry(registry: registry, sequence: sequence, started: started), in: channelContext)
-        case .unmatched(.notFound, let message, let sequence):
-            serve(.unmatched(message), head: head, journal: JournalEntry(registry: registry, sequence: sequence, started: started), in: channelContext)
-        case .unmatched(.mock(let response), _, let sequence):
-            serve(response, head: head, journal: JournalEntry(registry: registry, sequence: sequence, started: started), in: channelContext)
-        case .unmatched(.fatalError, let message, let sequence):
-            // A server stays up for its other clients: the strict policy answers 500 instead.
-            let failure = MockResponse.plaintext(message + "\n(unmockedPolicy is .fatalError)\n", status: .internalServerError)
-            serve(failure, head: head, journal: JournalEntry(registry: registry, sequence: sequence, started: started), in: channelContext)
-        case .unmatched(.passthrough, _, let sequence):
-            passthrough(incoming, head: head, body: body, journal: JournalEntry(registry: registry, sequence: sequence, started: started), in: channelContext)
+        incoming.headers = head.headers.map { (name: $0.name, value: $0.value) }
+        incoming.body = body
+        let exchange = context.registry.resolve(incoming, for: .socket)
+        if case .forward = exchange.action {
+            return forward(incoming, head: head, recorder: exchange.recorder, in: channelContext)
         }
-    }
-
-    /// A CONNECT tunnel. Clients such as AsyncHTTPClient tunnel even plain-HTTP requests through
-    /// their proxy: for a port other than 443 the server accepts, and the requests that follow
-    /// in the tunnel are served like any other (their `Host` header names the original host).
-    /// HTTPS would need TLS termination, which the server does not do yet: 443 gets a 501 that
-    /// says so.
-    private func connect(_ head: HTTPRequestHead, in channelContext: ChannelHandlerContext) {
-        let port = head.uri.split(separator: ":").last.flatMap { Int($0) } ?? 443
-        guard port != 443 else {
-            var notImplemented = head
-            notImplemented.headers.replaceOrAdd(name: "Connection", value: "close")
-            return respond(
-                status: 501,
-                headers: [("Content-Type", "text/plain")],
-                body: Data((
-                    "Airlock MockServer: HTTPS through CONNECT (\(head.uri)) is not supported yet. Call the server "
-                        + "in origin mode (its baseURL over plain HTTP) or proxy plain-HTTP URLs.\n"
-                ).utf8),
-                head: notImplemented,
-                in: channelContext
-            )
-        }
-        var fields = HTTPHeaders()
-        fields.add(name: "Content-Length", value: "0")
-        let established = HTTPResponseHead(version: head.version, status: .custom(code: 200, reasonPhrase: "Connection Established"), headers: fields)
-        channelContext.write(wrapOutboundOut(.head(established)), promise: nil)
-        channelContext.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-        // After CONNECT the request decoder only forwards raw bytes: give the tunnel a fresh one.
-        let fresh = ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes))
-        let old = decoder
-        decoder = fresh
-        let pipeline = channelContext.pipeline
-        let loopBound = NIOLoopBound((fresh, self), eventLoop: channelContext.eventLoop)
-        // A client waits for the 200 before sending into the tunnel, so no request bytes arrive
-        // between the two decoders.
-        pipeline.syncOperations.removeHandler(old).whenComplete { _ in
-            let (fresh, handler) = loopBound.value
-            try? pipeline.syncOperations.addHandler(fresh, position: .before(handler))
-        }
-    }
-
-    /// The request as the core sees it: absolute-form targets (proxy mode) carry their host,
-    /// origin-form targets take it from the `Host` header.
-    static func incomingRequest(_ head: HTTPRequestHead, body: Data?) -> IncomingRequest? {
-        let absolute = head.uri.hasPrefix("http://") || head.uri.hasPrefix("https://")
-        let hostHeader = head.headers.first(name: "Host") ?? "localhost"
-        let address = absolute ? head.uri : "http://\(hostHeader)\(head.uri.hasPrefix("/") ? "" : "/")\(head.uri)"
-        guard let components = URLComponents(string: address), let host = components.host else { return nil }
-        var request = IncomingRequest(
-            method: head.method.rawValue,
-            url: address,
-            host: host,
-            path: components.path,
-            query: components.percentEncodedQuery
-        )
-        request.headers = head.headers.map { (name: $0.name, value: $0.value) }
-        request.body = body
-        return request
-    }
-
-    // MARK: Serving a mocked response
-
-    private func serve(_ response: MockResponse, head: HTTPRequestHead, journal: JournalEntry, in channelContext: ChannelHandlerContext) {
-        let delay = response.delivery.seconds
+        guard exchange.delay > 0 else { return carryOut(exchange, head: head, in: channelContext) }
         let loopBound = NIOLoopBound((self, channelContext), eventLoop: channelContext.eventLoop)
-        let act: @Sendable () -> Void = {
+        channelContext.eventLoop.scheduleTask(in: .nanoseconds(Int64(exchange.delay * 1_000_000_000))) {
             let (handler, channelContext) = loopBound.value
-            handler.act(response, head: head, journal: journal, in: channelContext)
-        }
-        if delay > 0 {
-            channelContext.eventLoop.scheduleTask(in: .nanoseconds(Int64(delay * 1_000_000_000))) { act() }
-        } else {
-            act()
+            handler.carryOut(exchange, head: head, in: channelContext)
         }
     }
 
-    private func act(_ response: MockResponse, head: HTTPRequestHead, journal: JournalEntry, in channelContext: ChannelHandlerContext) {
-        let body: Data
-        switch response.body {
-        case .data(let data):
-            body = data
-        case .file(let url):
-            do {
-                body = try Data(contentsOf: url)
-            } catch {
-                let message = "Airlock MockServer: the stub's file \(url.path) cannot be read: \(error.localizedDescription)\n"
-                return respond(status: 500, headers: [("Content-Type", "text/plain")], body: Data(message.utf8), head: head, journal: journal, in: channelContext)
+    private func carryOut(_ exchange: ResolvedExchange, head: HTTPRequestHead, in channelContext: ChannelHandlerContext) {
+        switch exchange.action {
+        case .respond(let planned):
+            let loopBound = NIOLoopBound((self, channelContext), eventLoop: channelContext.eventLoop)
+            let eventLoop = channelContext.eventLoop
+            // Bytes in memory answer at once; files are read off the event loop.
+            planned.body.load(for: exchange.stub) { result in
+                eventLoop.execute {
+                    let (handler, channelContext) = loopBound.value
+                    handler.send(planned, body: result, head: head, recorder: exchange.recorder, in: channelContext)
+                }
             }
-        case .failure(let problem):
-            return respond(status: 500, headers: [("Content-Type", "text/plain")], body: Data("Airlock MockServer: the stub cannot be served: \(problem)\n".utf8), head: head, journal: journal, in: channelContext)
-        case .error:
-            // A socket has no way to carry a Swift error: the closest is a reset connection.
-            return actOut(.connectionReset, head: head, journal: journal, in: channelContext)
         case .fault(let fault):
-            return actOut(fault, head: head, journal: journal, in: channelContext)
+            actOut(fault, head: head, recorder: exchange.recorder, in: channelContext)
+        case .fail:
+            // The core turns errors into faults for sockets; should one arrive, a reset is the closest.
+            actOut(.connectionReset, head: head, recorder: exchange.recorder, in: channelContext)
+        case .stop(let message):
+            respond(status: 500, headers: ["Content-Type": "text/plain"], body: Data((message + "\n").utf8), to: head, in: channelContext)
+        case .forward:
+            preconditionFailure("dispatch(_:body:in:) forwards itself")
         }
-        let headers = response.headers.map { ($0.key, $0.value) }
-        if let dribble = response.dribble, body.count > 1 {
-            return dribbleOut(body, status: response.status.code, headers: headers, chunks: dribble.chunks, over: dribble.seconds, head: head, journal: journal, in: channelContext)
+    }
+
+    // MARK: Writing responses
+
+    private func send(_ planned: PlannedResponse, body: Result<Data, ExchangeFailure>, head: HTTPRequestHead, recorder: ExchangeRecorder, in channelContext: ChannelHandlerContext) {
+        switch body {
+        case .failure(let failure):
+            recorder.record(.failure(failure.description))
+            report(head, status: 500, fault: nil, recorder: recorder)
+            respond(status: 500, headers: ["Content-Type": "text/plain"], body: Data((failure.description + "\n").utf8), to: head, in: channelContext)
+        case .success(let body):
+            recorder.record(.response(status: planned.status), headers: planned.headers, body: body)
+            if let dribble = planned.dribble, body.count > 1 {
+                return dribbleOut(body, planned: planned, plan: dribble, head: head, recorder: recorder, in: channelContext)
+            }
+            report(head, status: planned.status, fault: nil, recorder: recorder)
+            respond(status: planned.status, headers: planned.headers, body: body, to: head, in: channelContext)
         }
-        respond(status: response.status.code, headers: headers, body: body, head: head, journal: journal, in: channelContext)
     }
 
     /// Writes a complete response and keeps or closes the connection.
     private func respond(
         status: Int,
-        headers: [(String, String)],
+        headers: [String: String],
         body: Data,
-        head: HTTPRequestHead,
-        journal: JournalEntry? = nil,
-        in channelContext: ChannelHandlerContext
+        to head: HTTPRequestHead,
+        in channelContext: ChannelHandlerContext,
+        closing: Bool = false
     ) {
-        var fields = HTTPHeaders(headers)
-        fields.replaceOrAdd(name: "Content-Length", value: "\(body.count)")
-        let keepAlive = head.isKeepAlive
-        if !keepAlive { fields.replaceOrAdd(name: "Connection", value: "close") }
-        let responseHead = HTTPResponseHead(version: head.version, status: HTTPResponseStatus(statusCode: status), headers: fields)
-        channelContext.write(wrapOutboundOut(.head(responseHead)), promise: nil)
+        let keepAlive = head.isKeepAlive && !closing
+        channelContext.write(wrapOutboundOut(.head(responseHead(status: status, headers: headers, bodySize: body.count, for: head, keepAlive: keepAlive))), promise: nil)
         // HEAD responses, 204 and 304 carry no body (the Content-Length still describes it).
         if !body.isEmpty, head.method != .HEAD, status != 204, status != 304 {
             channelContext.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
@@ -199,50 +143,52 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
         if !keepAlive {
             done.whenComplete { [channel = channelContext.channel] _ in channel.close(promise: nil) }
         }
-        journal?.record(status: status, headers: Dictionary(headers, uniquingKeysWith: { $1 }), body: body)
-        report(head, status: status, fault: nil, journal: journal)
     }
 
-    /// Sends the head, then the body in pieces spread over `seconds`.
-    private func dribbleOut(
-        _ body: Data,
-        status: Int,
-        headers: [(String, String)],
-        chunks: Int,
-        over seconds: TimeInterval,
-        head: HTTPRequestHead,
-        journal: JournalEntry,
-        in channelContext: ChannelHandlerContext
-    ) {
-        var fields = HTTPHeaders(headers)
-        fields.replaceOrAdd(name: "Content-Length", value: "\(body.count)")
-        channelContext.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: HTTPResponseStatus(statusCode: status), headers: fields))), promise: nil)
-        let pieces = min(chunks, body.count)
-        let size = (body.count + pieces - 1) / pieces
-        let interval = pieces > 1 ? seconds / Double(pieces - 1) : 0
+    private func responseHead(status: Int, headers: [String: String], bodySize: Int, for head: HTTPRequestHead, keepAlive: Bool) -> HTTPResponseHead {
+        var fields = HTTPHeaders(headers.map { ($0.key, $0.value) })
+        fields.replaceOrAdd(name: "Content-Length", value: "\(bodySize)")
+        if !keepAlive { fields.replaceOrAdd(name: "Connection", value: "close") }
+        return HTTPResponseHead(version: head.version, status: HTTPResponseStatus(statusCode: status), headers: fields)
+    }
+
+    /// Sends the head, then the body in the plan's pieces.
+    private func dribbleOut(_ body: Data, planned: PlannedResponse, plan: DribblePlan, head: HTTPRequestHead, recorder: ExchangeRecorder, in channelContext: ChannelHandlerContext) {
+        let keepAlive = head.isKeepAlive
+        channelContext.writeAndFlush(wrapOutboundOut(.head(responseHead(status: planned.status, headers: planned.headers, bodySize: body.count, for: head, keepAlive: keepAlive))), promise: nil)
+        let (pieces, interval) = plan.pieces(of: body)
         let loopBound = NIOLoopBound((self, channelContext), eventLoop: channelContext.eventLoop)
-        for index in 0..<pieces {
-            let piece = body.subdata(in: index * size..<min(body.count, (index + 1) * size))
-            let isLast = index == pieces - 1
+        for (index, piece) in pieces.enumerated() {
+            let isLast = index == pieces.count - 1
             channelContext.eventLoop.scheduleTask(in: .nanoseconds(Int64(interval * Double(index) * 1_000_000_000))) {
                 let (handler, channelContext) = loopBound.value
                 guard channelContext.channel.isActive else { return }
                 channelContext.write(handler.wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: piece)))), promise: nil)
-                if isLast {
-                    channelContext.writeAndFlush(handler.wrapOutboundOut(.end(nil)), promise: nil)
-                    journal.record(status: status, headers: Dictionary(headers, uniquingKeysWith: { $1 }), body: body)
-                    handler.report(head, status: status, fault: nil, journal: journal)
-                } else {
-                    channelContext.flush()
+                guard isLast else { return channelContext.flush() }
+                let done = channelContext.writeAndFlush(handler.wrapOutboundOut(.end(nil)))
+                if !keepAlive {
+                    done.whenComplete { [channel = channelContext.channel] _ in channel.close(promise: nil) }
                 }
+                handler.report(head, status: planned.status, fault: nil, recorder: recorder)
             }
         }
     }
 
+    /// A request body over the cap: 413 with how to raise it, then the connection closes.
+    private func reject(_ head: HTTPRequestHead, in channelContext: ChannelHandlerContext) {
+        state = .rejected
+        let limit = context.configuration.maxRequestBodySize
+        let message = "Airlock: the request body is larger than this server accepts (\(limit) bytes). Raise the limit with "
+            + "MockServer.Configuration(maxRequestBodySize:) or `airlock serve --max-body-size <bytes>`.\n"
+        respond(status: 413, headers: ["Content-Type": "text/plain"], body: Data(message.utf8), to: head, in: channelContext, closing: true)
+    }
+
+    // MARK: Faults
+
     /// Misbehaves on the wire as the fault says.
-    private func actOut(_ fault: MockResponse.Fault, head: HTTPRequestHead, journal: JournalEntry, in channelContext: ChannelHandlerContext) {
-        journal.record(failure: "fault \(fault)")
-        report(head, status: nil, fault: fault.description, journal: journal)
+    private func actOut(_ fault: MockResponse.Fault, head: HTTPRequestHead, recorder: ExchangeRecorder, in channelContext: ChannelHandlerContext) {
+        recorder.record(.fault(fault))
+        report(head, status: nil, fault: fault.description, recorder: recorder)
         let channel = channelContext.channel
         switch fault.kind {
         case .connectionReset:
@@ -263,52 +209,96 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    /// Takes the HTTP encoder out of the pipeline and writes bytes as they are.
+    /// Writes bytes as they are, below the HTTP encoder, then closes.
     private func writeRaw(_ bytes: Data, thenClose channelContext: ChannelHandlerContext) {
         let channel = channelContext.channel
-        let loopBound = NIOLoopBound(channelContext, eventLoop: channelContext.eventLoop)
-        channelContext.pipeline.syncOperations.removeHandler(encoder).whenComplete { _ in
-            loopBound.value.writeAndFlush(NIOAny(ByteBuffer(bytes: bytes))).whenComplete { _ in
-                channel.close(promise: nil)
-            }
+        guard let encoder = try? channelContext.pipeline.syncOperations.context(handlerType: HTTPResponseEncoder.self) else {
+            return channel.close(promise: nil)
+        }
+        encoder.writeAndFlush(NIOAny(ByteBuffer(bytes: bytes))).whenComplete { _ in
+            channel.close(promise: nil)
         }
     }
 
-    private func report(_ head: HTTPRequestHead, status: Int?, fault: String?, journal: JournalEntry?) {
+    private func report(_ head: HTTPRequestHead, status: Int?, fault: String?, recorder: ExchangeRecorder) {
         guard let handler = context.configuration.exchangeHandler else { return }
-        let duration = journal.map { Date().timeIntervalSince($0.started) } ?? 0
+        let duration = Date().timeIntervalSince(recorder.started)
         handler(MockServer.Exchange(method: head.method.rawValue, target: head.uri, status: status, fault: fault, duration: duration))
+    }
+
+    // MARK: CONNECT tunnels
+
+    /// A CONNECT tunnel. Clients such as AsyncHTTPClient tunnel even plain-HTTP requests through
+    /// their proxy: for a port other than 443 the server accepts, and the requests that follow
+    /// in the tunnel are served like any other (their `Host` header names the original host).
+    /// HTTPS would need TLS termination, which the server does not do yet: 443 gets a 501 that
+    /// says so.
+    private func connect(_ head: HTTPRequestHead, in channelContext: ChannelHandlerContext) {
+        let port = head.uri.split(separator: ":").last.flatMap { Int($0) } ?? 443
+        guard port != 443 else {
+            let message = "Airlock MockServer: HTTPS through CONNECT (\(head.uri)) is not supported yet. Call the server "
+                + "in origin mode (its baseURL over plain HTTP) or proxy plain-HTTP URLs.\n"
+            return respond(status: 501, headers: ["Content-Type": "text/plain"], body: Data(message.utf8), to: head, in: channelContext, closing: true)
+        }
+        let established = HTTPResponseHead(version: head.version, status: .custom(code: 200, reasonPhrase: "Connection Established"), headers: ["Content-Length": "0"])
+        channelContext.write(wrapOutboundOut(.head(established)), promise: nil)
+        channelContext.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        // After CONNECT the request decoder stops parsing: give the tunnel a fresh one. A client
+        // waits for the 200 before sending into the tunnel, so no request bytes arrive between the two.
+        let pipeline = channelContext.pipeline.syncOperations
+        guard let old = try? pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self),
+            let pipelining = try? pipeline.handler(type: HTTPServerPipelineHandler.self)
+        else { return channelContext.close(promise: nil) }
+        let fresh = ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes))
+        let loopBound = NIOLoopBound((fresh, pipelining, channelContext.pipeline), eventLoop: channelContext.eventLoop)
+        pipeline.removeHandler(old).whenComplete { _ in
+            let (fresh, pipelining, pipeline) = loopBound.value
+            try? pipeline.syncOperations.addHandler(fresh, position: .before(pipelining))
+        }
     }
 
     // MARK: Passthrough
 
-    private func passthrough(_ incoming: IncomingRequest, head: HTTPRequestHead, body: Data?, journal: JournalEntry, in channelContext: ChannelHandlerContext) {
-        guard let url = URL(string: incoming.url) else {
-            return respond(status: 400, headers: [], body: Data(), head: head, journal: journal, in: channelContext)
+    /// Sends an unmatched request to its real host with AsyncHTTPClient (the `.passthrough`
+    /// policy) and relays the answer.
+    private func forward(_ incoming: IncomingRequest, head: HTTPRequestHead, recorder: ExchangeRecorder, in channelContext: ChannelHandlerContext) {
+        var request = HTTPClientRequest(url: incoming.url)
+        request.method = head.method
+        for field in head.headers where !Self.hopByHop.contains(field.name.lowercased()) {
+            request.headers.add(name: field.name, value: field.value)
         }
-        var request = URLRequest(url: url)
-        request.httpMethod = incoming.method
-        request.httpBody = body
-        for field in head.headers where !["host", "content-length", "connection"].contains(field.name.lowercased()) {
-            request.addValue(field.value, forHTTPHeaderField: field.name)
+        if let body = incoming.body {
+            request.body = .bytes(ByteBuffer(bytes: body))
         }
-        let session = context.mock.passthroughSession
+        let forwarder = context.forwarder
+        let limit = context.configuration.maxRequestBodySize
+        let promise = channelContext.eventLoop.makePromise(of: (HTTPResponseStatus, HTTPHeaders, ByteBuffer).self)
+        promise.completeWithTask {
+            let response = try await forwarder.execute(request, timeout: .seconds(60))
+            return (response.status, response.headers, try await response.body.collect(upTo: limit))
+        }
         let loopBound = NIOLoopBound((self, channelContext), eventLoop: channelContext.eventLoop)
-        let eventLoop = channelContext.eventLoop
-        let task = session.dataTask(with: request) { data, response, error in
-            eventLoop.execute {
-                let (handler, channelContext) = loopBound.value
-                guard let http = response as? HTTPURLResponse, error == nil else {
-                    let message = "Airlock MockServer: passthrough to \(incoming.url) failed: \(error?.localizedDescription ?? "no response")\n"
-                    return handler.respond(status: 502, headers: [("Content-Type", "text/plain")], body: Data(message.utf8), head: head, journal: journal, in: channelContext)
+        promise.futureResult.whenComplete { result in
+            let (handler, channelContext) = loopBound.value
+            switch result {
+            case .success(let (status, fields, buffer)):
+                var headers: [String: String] = [:]
+                for field in fields where !Self.hopByHop.contains(field.name.lowercased()) && field.name.lowercased() != "content-length" {
+                    headers[field.name] = headers[field.name].map { "\($0), \(field.value)" } ?? field.value
                 }
-                let headers = http.allHeaderFields.compactMap { name, value -> (String, String)? in
-                    let name = "\(name)"
-                    return ["content-length", "transfer-encoding", "connection"].contains(name.lowercased()) ? nil : (name, "\(value)")
-                }
-                handler.respond(status: http.statusCode, headers: headers, body: data ?? Data(), head: head, journal: journal, in: channelContext)
+                let body = Data(buffer.readableBytesView)
+                recorder.record(.response(status: Int(status.code)), headers: headers, body: body)
+                handler.report(head, status: Int(status.code), fault: nil, recorder: recorder)
+                handler.respond(status: Int(status.code), headers: headers, body: body, to: head, in: channelContext)
+            case .failure(let error):
+                let message = "Airlock: passthrough to \(incoming.url) failed: \(error)\n"
+                recorder.record(.failure(message))
+                handler.report(head, status: 502, fault: nil, recorder: recorder)
+                handler.respond(status: 502, headers: ["Content-Type": "text/plain"], body: Data(message.utf8), to: head, in: channelContext)
             }
         }
-        task.resume()
     }
+
+    /// Connection-level fields that a proxy does not pass on.
+    private static let hopByHop: Set<String> = ["host", "connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade", "proxy-authorization"]
 }

@@ -1,3 +1,4 @@
+import AirlockCore
 import NIOCore
 import NIOHTTP1
 import NIOPosix

@@ -1,6 +1,6 @@
-@_exported import HTTPMock
+@_exported import AirlockCore
 
-extension HTTPMock {
+extension Journaling {
     /// Checks how many requests matching `matcher` the mock received, and records a test failure
     /// at the caller's line when the count is off — under Swift Testing and XCTest alike.
     ///
@@ -38,7 +38,9 @@ extension HTTPMock {
         TestFailure.record(message, fileID: fileID, filePath: filePath, line: line, column: column)
         return false
     }
+}
 
+extension Mocking {
     /// Records a test failure listing the stubs that were registered but never served.
     ///
     /// ```swift
@@ -80,7 +82,7 @@ extension HTTPMock {
     ) -> Bool {
         let unmatched = unmatchedRequests
         for request in unmatched {
-            TestFailure.record(registry.diagnostic(for: request), fileID: fileID, filePath: filePath, line: line, column: column)
+            TestFailure.record(unmatchedMessage(for: request), fileID: fileID, filePath: filePath, line: line, column: column)
         }
         return unmatched.isEmpty
     }

@@ -1,4 +1,6 @@
+import AirlockCore
 import Foundation
+import HTTPMock
 import Logging
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -23,17 +25,17 @@ import FoundationNetworking
 /// `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie` and API-key headers, token
 /// query items and secret JSON fields are redacted in logs and exports by default (see
 /// ``redaction``). Headers are logged at `debug` level, exchanges at `info`, failures at `error`.
-public final class HTTPLogger: Sendable {
+public final class HTTPLogger: Journaling, ForwardingObserver {
     /// Where exchanges are logged.
     public let logger: Logger
     /// The session that carries requests to the network. It must not list this logger's
     /// protocol; the default, an ephemeral session, does not.
     public let forwardingSession: URLSession
 
-    package let journal = RequestJournal()
-    private let redactionState = Locked(Redaction.standard)
+    /// Where the logged requests are recorded: the journal type of the mocks.
+    public let journal = RequestJournal()
     private let slot: Int
-    private let protocolClass: LoggingURLProtocol.Type
+    private let protocolClass: URLProtocol.Type
 
     /// Creates a logger.
     /// - Parameters:
@@ -45,14 +47,13 @@ public final class HTTPLogger: Sendable {
     ) {
         self.logger = logger
         self.forwardingSession = forwardingSession
-        let slot = Directories.loggers.reserve()
-        self.slot = slot
-        protocolClass = ProtocolSlot.loggingProtocolClass(for: slot)
-        Directories.loggers.assign(slot, to: self)
+        // The slot is taken before `self` exists and filled in once it does.
+        (slot, protocolClass) = ForwardingSlots.reserveSlot()
+        ForwardingSlots.assign(slot, to: self)
     }
 
     deinit {
-        Directories.loggers.release(slot)
+        ForwardingSlots.release(slot)
     }
 
     /// Puts the logging protocol first in a configuration's `protocolClasses`, so that sessions
@@ -78,30 +79,43 @@ public final class HTTPLogger: Sendable {
         return URLSession(configuration: copy, delegate: delegate, delegateQueue: delegateQueue)
     }
 
-    /// How credentials are shown in logs, ``redactedRequests`` and HAR exports.
-    public var redaction: Redaction {
-        get { redactionState.withLock { $0 } }
-        set { redactionState.withLock { $0 = newValue } }
-    }
+    // MARK: ForwardingObserver
 
-    /// Every request logged, in order, as sent (not redacted).
-    public var requests: [RecordedRequest] {
-        journal.all
-    }
-
-    /// ``requests`` with credentials hidden.
-    public var redactedRequests: [RecordedRequest] {
+    package func willForward(_ request: IncomingRequest) {
         let redaction = self.redaction
-        return requests.map(redaction.apply)
+        logger.debug(
+            "→ \(request.method) \(redaction.url(request.url))",
+            metadata: [
+                "http.headers": .dictionary(
+                    Dictionary(request.headers.map { ($0.name, .string(redaction.header($0.name, $0.value))) }, uniquingKeysWith: { $1 })
+                ),
+                "http.request.body.size": "\(request.body?.count ?? 0)",
+            ]
+        )
     }
 
-    /// Forgets the recorded requests.
-    public func clearRequests() {
-        journal.clear()
-    }
-
-    /// The recorded traffic as a HAR 1.2 document, redacted.
-    public func exportHAR() -> Data {
-        HAR.document(for: requests, redaction: redaction)
+    package func didForward(_ request: IncomingRequest, response: HTTPURLResponse?, body: Data?, error: (any Error)?, duration: TimeInterval) {
+        let method = request.method
+        let url = redaction.url(request.url)
+        let milliseconds = Int((duration * 1000).rounded())
+        if let error {
+            logger.error(
+                "\(method) \(url) failed after \(milliseconds) ms: \(error.localizedDescription)",
+                metadata: ["http.method": "\(method)", "url.full": "\(url)", "http.duration_ms": "\(milliseconds)"]
+            )
+            return
+        }
+        let status = response?.statusCode ?? 0
+        let bytes = body?.count ?? 0
+        logger.info(
+            "\(method) \(url) → \(status), \(bytes) bytes, \(milliseconds) ms",
+            metadata: [
+                "http.method": "\(method)",
+                "url.full": "\(url)",
+                "http.response.status_code": "\(status)",
+                "http.response.body.size": "\(bytes)",
+                "http.duration_ms": "\(milliseconds)",
+            ]
+        )
     }
 }

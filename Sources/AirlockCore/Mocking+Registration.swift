@@ -1,4 +1,4 @@
-extension HTTPMock {
+extension Mocking {
     /// Queues responses for a path on a host. Each matching request takes the next response.
     ///
     /// ```swift
@@ -143,7 +143,7 @@ extension HTTPMock {
     }
 }
 
-extension HTTPMock {
+extension Mocking {
     /// Registers the stubs of a stub file — the JSON format `airlock serve` reads.
     ///
     /// ```swift

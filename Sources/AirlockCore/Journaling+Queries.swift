@@ -1,8 +1,8 @@
 import Foundation
 
-extension HTTPMock {
-    /// Every request this mock received, matched or not, in order: method, URL, headers, the
-    /// complete body, when, which stub answered, and what was delivered.
+extension Journaling {
+    /// Every request received, matched or not, in order: method, URL, headers, the complete body,
+    /// when, which stub answered, and what was delivered.
     ///
     /// ```swift
     /// let sent = mock.requests.last
@@ -12,7 +12,7 @@ extension HTTPMock {
     ///
     /// Values are recorded as sent; use ``redactedRequests`` to show them to people.
     public var requests: [RecordedRequest] {
-        registry.journal
+        journal.all
     }
 
     /// The requests that satisfy a matcher, in order.
@@ -22,7 +22,7 @@ extension HTTPMock {
         requests.filter(matcher.matches)
     }
 
-    /// The requests no stub answered (the unmocked policy did), in order.
+    /// The requests no stub answered (the unmocked policy did, or, for a logger, all of them), in order.
     public var unmatchedRequests: [RecordedRequest] {
         requests.filter { !$0.wasMatched }
     }
@@ -33,26 +33,18 @@ extension HTTPMock {
         return requests.map(redaction.apply)
     }
 
-    /// Stubs that were registered but have served nothing, described as in messages
-    /// (`host "api.example.com", path "/users"`). Cleared stubs are not listed.
-    public var unusedStubs: [String] {
-        registry.unusedStubs
-    }
-
     /// Forgets the recorded requests. Stubs and queues stay.
     public func clearRequests() {
-        registry.clearJournal()
+        journal.clear()
     }
 
-    /// How credentials are shown in messages, ``redactedRequests`` and HAR exports. Defaults to
-    /// ``Redaction/standard``.
+    /// How credentials are shown in messages, logs, ``redactedRequests`` and HAR exports.
+    /// Defaults to ``Redaction/standard``.
     public var redaction: Redaction {
-        get { registry.redaction }
-        set { registry.redaction = newValue }
+        get { journal.redaction }
+        set { journal.redaction = newValue }
     }
-}
 
-extension HTTPMock {
     /// The recorded requests as a HAR 1.2 document, credentials hidden by ``redaction``: open it
     /// in browser dev tools or any HAR viewer.
     ///

@@ -1,0 +1,59 @@
+import Foundation
+
+extension ResolvedExchange {
+    /// Plans the delivery of what the registry decided, for `transport`: the one place where the
+    /// unmocked policy turns into an action and a response into a status, headers, a body source,
+    /// a dribble plan and a redirect rule.
+    init(_ decision: MockRegistry.Decision, request: IncomingRequest, transport: Transport) {
+        switch decision {
+        case .matched(let response, let stub, let recorder):
+            self.init(response, stub: stub, recorder: recorder, request: request, transport: transport)
+        case .unmatched(let policy, let diagnosis, let recorder):
+            let message = diagnosis?.render(transport.snippetStyle) ?? "Airlock: no stub for \(request.method) \(request.url)"
+            switch policy {
+            case .notFound:
+                self.init(.unmatched(message), stub: nil, recorder: recorder, request: request, transport: transport)
+            case .mock(let response):
+                self.init(response, stub: nil, recorder: recorder, request: request, transport: transport)
+            case .passthrough:
+                self.init(action: .forward, delay: 0, recorder: recorder, stub: nil, transport: transport)
+            case .fatalError where transport.mayStopProcess:
+                self.init(action: .stop(message: message + "\n(unmockedPolicy is .fatalError)"), delay: 0, recorder: recorder, stub: nil, transport: transport)
+            case .fatalError:
+                let failure = MockResponse.plaintext(
+                    message + "\n(unmockedPolicy is .fatalError: a server answers 500 instead of stopping.)\n",
+                    status: .internalServerError
+                )
+                self.init(failure, stub: nil, recorder: recorder, request: request, transport: transport)
+            }
+        }
+    }
+
+    private init(_ response: MockResponse, stub: StubDescription?, recorder: ExchangeRecorder, request: IncomingRequest, transport: Transport) {
+        let action: Action
+        switch response.body {
+        case .error(let box):
+            // A socket cannot carry a Swift error: the closest it can do is reset the connection.
+            action = transport.carriesErrors ? .fail(ErrorBox(error: box.error)) : .fault(.connectionReset)
+        case .fault(let fault):
+            action = .fault(fault)
+        case .data(let data):
+            action = .respond(PlannedResponse(response, body: .bytes(data), request: request))
+        case .file(let url):
+            action = .respond(PlannedResponse(response, body: .file(url), request: request))
+        case .failure(let problem):
+            action = .respond(PlannedResponse(response, body: .unavailable(problem), request: request))
+        }
+        self.init(action: action, delay: response.delivery.seconds, recorder: recorder, stub: stub, transport: transport)
+    }
+}
+
+extension PlannedResponse {
+    fileprivate init(_ response: MockResponse, body: ResponseBodySource, request: IncomingRequest) {
+        status = response.status.code
+        headers = response.headers
+        self.body = body
+        dribble = response.dribble.map { DribblePlan(chunks: $0.chunks, seconds: $0.seconds) }
+        redirect = RedirectRule(status: status, headers: headers, requestURL: request.url, requestMethod: request.method)
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+
+/// Everything the core decided about one request, for a transport to carry out: what to do
+/// (respond, fail, misbehave, forward, stop), after which delay, and where to record the outcome.
+///
+/// Adapters map this onto their transport (`URLProtocolClient` calls, channel writes) and make no
+/// decision of their own: the unmocked policy is already applied, the response chosen, its body
+/// source, dribble plan and redirect rule worked out.
+package struct ResolvedExchange: Sendable {
+    /// What the transport does.
+    package enum Action: Sendable {
+        /// Send this response.
+        case respond(PlannedResponse)
+        /// Fail the request with this error (only for transports that carry errors).
+        case fail(ErrorBox)
+        /// Misbehave on the connection instead of answering.
+        case fault(MockResponse.Fault)
+        /// Send the request to the real network and relay the answer (the `.passthrough` policy).
+        case forward
+        /// Stop the process with this message (the `.fatalError` policy, where allowed).
+        case stop(message: String)
+    }
+
+    /// An error to fail a request with.
+    // @unchecked Sendable: errors given to `MockResponse.error(_:)` are values the test made and
+    // never changes; the box only carries one reference across threads.
+    package struct ErrorBox: @unchecked Sendable {
+        package let error: any Error
+    }
+
+    /// What to do.
+    package let action: Action
+    /// How long to wait before doing it, in seconds.
+    package let delay: TimeInterval
+    /// Where the outcome goes in the journal.
+    package let recorder: ExchangeRecorder
+    /// The stub that answered; `nil` when the unmocked policy did.
+    package let stub: StubDescription?
+    /// The transport the decision was made for.
+    package let transport: Transport
+}
+
+/// A response to send: status, headers, where the body comes from, and how to pace it.
+package struct PlannedResponse: Sendable {
+    /// The status code.
+    package let status: Int
+    /// The header fields.
+    package let headers: [String: String]
+    /// Where the body comes from.
+    package let body: ResponseBodySource
+    /// How to pace the body, when it is dribbled.
+    package let dribble: DribblePlan?
+    /// Where a redirect leads, for transports that follow redirects themselves.
+    package let redirect: RedirectRule?
+}
+
+/// How a dribbled body is paced: the pieces and the time between them.
+package struct DribblePlan: Sendable, Equatable {
+    /// How many pieces, at most.
+    package let chunks: Int
+    /// From the first piece to the last, in seconds.
+    package let seconds: TimeInterval
+
+    /// The body cut into at most `chunks` pieces of equal size (the last may be shorter), and
+    /// the time between two pieces. A body of one byte or none is one piece.
+    package func pieces(of body: Data) -> (pieces: [Data], interval: TimeInterval) {
+        guard body.count > 1 else { return ([body], 0) }
+        let count = Swift.min(chunks, body.count)
+        let size = (body.count + count - 1) / count
+        let start = body.startIndex
+        let pieces = stride(from: 0, to: body.count, by: size).map { offset in
+            body.subdata(in: (start + offset)..<(start + Swift.min(body.count, offset + size)))
+        }
+        return (pieces, pieces.count > 1 ? seconds / Double(pieces.count - 1) : 0)
+    }
+}
+
+/// The request a 3xx response leads to, as a browser or URLSession makes it.
+package struct RedirectRule: Sendable, Equatable {
+    /// How many redirects a chain may have before the request fails, as browsers allow.
+    package static let maximumHops = 20
+
+    /// The absolute URL of the next request.
+    package let location: String
+    /// The next request's method.
+    package let method: String
+    /// Whether the next request drops the body and its `Content-Type` and `Content-Length`.
+    package let dropsBody: Bool
+
+    /// The redirect a response asks for, if its status is 301, 302, 303, 307 or 308 and it has
+    /// a `Location`: 303 always becomes GET (HEAD stays HEAD); 301 and 302 turn POST into GET, as
+    /// clients do; 307 and 308 keep method and body.
+    package init?(status: Int, headers: [String: String], requestURL: String, requestMethod: String) {
+        guard [301, 302, 303, 307, 308].contains(status),
+            let location = HeaderFields.value(named: "Location", in: headers),
+            let base = URL(string: requestURL),
+            let target = URL(string: location, relativeTo: base)?.absoluteURL
+        else { return nil }
+        self.location = target.absoluteString
+        let becomesGet = status == 303 && requestMethod != "HEAD" || (status == 301 || status == 302) && requestMethod == "POST"
+        method = becomesGet ? "GET" : requestMethod
+        dropsBody = becomesGet
+    }
+}

@@ -1,0 +1,88 @@
+import Dispatch
+import Foundation
+
+/// Where a planned response's body comes from, and the one place bodies are loaded.
+package enum ResponseBodySource: Sendable {
+    /// Bytes in memory.
+    case bytes(Data)
+    /// A file, read when the response is delivered.
+    case file(URL)
+    /// The response could not be built (a failing `Encodable`, a non-JSON dictionary): serving
+    /// it fails with this problem.
+    case unavailable(String)
+
+    /// The bytes, if they are in memory already.
+    package var bytesInMemory: Data? {
+        if case .bytes(let data) = self { return data }
+        return nil
+    }
+
+    /// Reads the body. Reading a file blocks: call this off any serial queue or event loop, or use
+    /// ``load(for:completion:)``.
+    /// - Parameter stub: The stub the response belongs to (`nil`: the unmocked policy), for messages.
+    package func load(for stub: StubDescription?) -> Result<Data, ExchangeFailure> {
+        let owner = stub.map { "the response for \($0)" } ?? "the unmocked policy's response"
+        switch self {
+        case .bytes(let data):
+            return .success(data)
+        case .unavailable(let problem):
+            return .failure(ExchangeFailure(.responseUnavailable, "Airlock: \(owner) cannot be served: \(problem)"))
+        case .file(let url):
+            let path = url.isFileURL ? url.path : url.absoluteString
+            var isDirectory: ObjCBool = false
+            let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
+            guard exists else {
+                return .failure(
+                    ExchangeFailure(
+                        .fileMissing,
+                        "Airlock: \(owner) reads the file \(path), which does not exist. Relative paths in Swift "
+                            + "resolve against the working directory \(FileManager.default.currentDirectoryPath) "
+                            + "(use .file(named:extension:in: Bundle.module) for test resources); in stub files, "
+                            + "against the stub file's folder."
+                    )
+                )
+            }
+            guard !isDirectory.boolValue else {
+                return .failure(ExchangeFailure(.fileUnreadable, "Airlock: \(owner) reads \(path), which is a folder, not a file. Name a file inside it."))
+            }
+            do {
+                return .success(try Data(contentsOf: url))
+            } catch {
+                return .failure(
+                    ExchangeFailure(.fileUnreadable, "Airlock: \(owner) reads the file \(path), which cannot be read (\(error.localizedDescription)). Check its permissions.")
+                )
+            }
+        }
+    }
+
+    /// Loads the body and hands it to `completion`: at once for bytes in memory, from a global
+    /// queue for anything that has to be read.
+    package func load(for stub: StubDescription?, completion: @escaping @Sendable (Result<Data, ExchangeFailure>) -> Void) {
+        if case .bytes(let data) = self { return completion(.success(data)) }
+        DispatchQueue.global().async { completion(self.load(for: stub)) }
+    }
+}
+
+/// Why the core could not produce what an exchange needed; each transport shows it its own way
+/// (a `URLError` with this message, a `500` with it as the body).
+package struct ExchangeFailure: Error, Sendable, CustomStringConvertible {
+    /// What went wrong.
+    package enum Kind: Sendable {
+        /// A response file is missing.
+        case fileMissing
+        /// A response file exists but cannot be read.
+        case fileUnreadable
+        /// The response could not be built.
+        case responseUnavailable
+    }
+
+    /// What went wrong.
+    package let kind: Kind
+    /// What went wrong and how to fix it.
+    package let description: String
+
+    package init(_ kind: Kind, _ description: String) {
+        self.kind = kind
+        self.description = description
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+
+/// Why no stub answered a request, decided once by the core and rendered in the language of the
+/// transport's users: a paste-ready Swift DSL registration for `HTTPMock`, a paste-ready JSON stub
+/// for `airlock serve` and the admin API.
+package struct UnmatchedDiagnosis: Sendable {
+    /// How the stub that would answer the request is written out.
+    package enum SnippetStyle: Sendable {
+        /// `mock.registerResponses { Host(…) { Path(…) { … } } }`.
+        case swift
+        /// A stub-file entry: `{ "host": …, "path": …, "responses": [ … ] }`.
+        case json
+    }
+
+    /// A registered stub that came close, with a verdict per part.
+    package struct NearMiss: Sendable {
+        package let stub: String
+        package let verdicts: [String]
+    }
+
+    /// The request, redacted.
+    package let request: RecordedRequest
+    /// The size of the request's real body.
+    package let bodySize: Int
+    /// The closest stubs, best first.
+    package let nearest: [NearMiss]
+    /// How many stubs were rejected when registered.
+    package let rejectedCount: Int
+    /// The last few rejected stubs, described.
+    package let rejected: [String]
+
+    /// The message: the request's signature, the stub that would answer it, the nearest stubs.
+    package func render(_ style: SnippetStyle) -> String {
+        var lines = ["Airlock: no stub for \(request.method) \(request.url)"]
+        for header in request.headers {
+            lines.append("  \(header.name): \(header.value)")
+        }
+        if let body = request.body, !body.isEmpty {
+            lines.append("  body (\(bodySize) bytes): \(RequestMatcher.preview(body))")
+        }
+        lines.append("")
+        switch style {
+        case .swift:
+            lines.append("To stub it, register:")
+            lines.append(contentsOf: swiftSnippet.map { "    " + $0 })
+        case .json:
+            lines.append("To stub it, add to the stub file's \"stubs\" (or POST to /__admin/stubs):")
+            lines.append(contentsOf: jsonSnippet.map { "    " + $0 })
+        }
+        if !nearest.isEmpty {
+            lines.append("")
+            lines.append("Nearest registered stubs:")
+            for (index, candidate) in nearest.enumerated() {
+                lines.append("  \(index + 1). \(candidate.stub)")
+                lines.append("     " + candidate.verdicts.joined(separator: "  "))
+            }
+        }
+        if rejectedCount > 0 {
+            lines.append("")
+            lines.append("Note: \(rejectedCount) stub(s) were rejected when registered:")
+            lines.append(contentsOf: rejected.map { "  - \($0)" })
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The request's query as lists of values per name, names sorted.
+    private var query: [(name: String, values: [String])] {
+        var query: [String: [String]] = [:]
+        for item in request.queryItems { query[item.name, default: []].append(item.value ?? "") }
+        return query.keys.sorted().map { ($0, query[$0, default: []]) }
+    }
+
+    /// A DSL registration that would answer exactly this request.
+    private var swiftSnippet: [String] {
+        var path = "Path(\(Self.swiftLiteral(request.path))"
+        let query = self.query
+        if !query.isEmpty {
+            let items = query.map { item in
+                let value = item.values.count == 1
+                    ? Self.swiftLiteral(item.values[0]) : "[" + item.values.map(Self.swiftLiteral).joined(separator: ", ") + "]"
+                return "\(Self.swiftLiteral(item.name)): \(value)"
+            }
+            path += ", query: [\(items.joined(separator: ", "))]"
+        }
+        if request.method != "GET" {
+            path += ", requiring: .method(\(Self.swiftLiteral(request.method)))"
+        }
+        path += ")"
+        return [
+            "mock.registerResponses {",
+            "    Host(\(Self.swiftLiteral(request.host))) {",
+            "        \(path) {",
+            "            MockResponse.plaintext(\"…\")",
+            "        }",
+            "    }",
+            "}",
+        ]
+    }
+
+    /// A stub-file entry that would answer exactly this request.
+    private var jsonSnippet: [String] {
+        var fields = [
+            "\"host\": \(Self.jsonLiteral(request.host))",
+            "\"path\": \(Self.jsonLiteral(request.path))",
+            "\"method\": \(Self.jsonLiteral(request.method))",
+        ]
+        let query = self.query
+        if !query.isEmpty {
+            let items = query.map { item in
+                let value = item.values.count == 1
+                    ? Self.jsonLiteral(item.values[0]) : "[" + item.values.map(Self.jsonLiteral).joined(separator: ", ") + "]"
+                return "\(Self.jsonLiteral(item.name)): \(value)"
+            }
+            fields.append("\"query\": { \(items.joined(separator: ", ")) }")
+        }
+        fields.append("\"responses\": [{ \"status\": 200, \"body\": \"…\" }]")
+        return ["{"] + fields.enumerated().map { "  " + $0.element + ($0.offset < fields.count - 1 ? "," : "") } + ["}"]
+    }
+
+    private static func swiftLiteral(_ text: String) -> String {
+        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+
+    private static func jsonLiteral(_ text: String) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes])) ?? Data("[\"\"]".utf8)
+        return String(decoding: data.dropFirst().dropLast(), as: UTF8.self)
+    }
+}
+
+extension MockResponse {
+    /// The `.notFound` policy's answer: 404 with the unmatched-request message.
+    package static func unmatched(_ message: String) -> MockResponse {
+        .plaintext(message + "\n", status: .notFound, headers: ["X-Airlock-Unmatched": "true"])
+    }
+}

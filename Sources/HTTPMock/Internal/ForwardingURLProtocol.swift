@@ -1,0 +1,79 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Who a forwarding protocol reports to: an `HTTPLogger` (in the HTTPLogging module, so that
+/// `HTTPMock` users do not link swift-log). It records each request in ``journal``, sends it on
+/// through ``forwardingSession`` and is told about both ends of the exchange.
+package protocol ForwardingObserver: AnyObject, Sendable {
+    /// Where requests are recorded.
+    var journal: RequestJournal { get }
+    /// The session that carries requests to the network.
+    var forwardingSession: URLSession { get }
+    /// A request is about to be sent on.
+    func willForward(_ request: IncomingRequest)
+    /// The exchange ended: `response` and `body` when it succeeded, `error` when it failed.
+    func didForward(_ request: IncomingRequest, response: HTTPURLResponse?, body: Data?, error: (any Error)?, duration: TimeInterval)
+}
+
+/// The slots of forwarding observers: each owns a `URLProtocol` subclass that reports to it.
+package enum ForwardingSlots {
+    /// Takes a slot and returns it with the protocol class that reports to its observer.
+    package static func reserveSlot() -> (slot: Int, protocolClass: URLProtocol.Type) {
+        let slot = Directories.forwarders.reserve()
+        return (slot, ProtocolSlot.forwardingProtocolClass(for: slot))
+    }
+
+    /// Puts `observer` in its reserved slot.
+    package static func assign(_ slot: Int, to observer: any ForwardingObserver) {
+        Directories.forwarders.assign(slot, to: observer)
+    }
+
+    /// Gives a slot back once its observer is gone.
+    package static func release(_ slot: Int) {
+        Directories.forwarders.release(slot)
+    }
+}
+
+/// The `URLProtocol` an `HTTPLogger` puts into a configuration: it records each request, sends
+/// it on through the observer's forwarding session, reports the exchange, and relays the answer.
+///
+/// It cannot recurse into itself: the forwarding session is made from a configuration that does
+/// not list it (and `URLSessionConfiguration.default` ignores globally registered protocols).
+class ForwardingURLProtocol: LoadingURLProtocol {
+    /// The slot of the observer this class reports to; overridden by each slotted subclass.
+    class var slot: Int { -1 }
+
+    override func startLoading() {
+        guard let observer = Directories.forwarders.owner(at: Self.slot) else {
+            let error = URLError(.unknown, message: "HTTPLogger: this session's HTTPLogger has been released.")
+            if claimDelivery() { client?.urlProtocol(self, didFailWithError: error) }
+            return
+        }
+        let started = Date()
+        withRequestBody { loader, body in
+            (loader as! ForwardingURLProtocol).forward(body: body, started: started, reportingTo: observer)
+        }
+    }
+
+    private func forward(body: Data?, started: Date, reportingTo observer: any ForwardingObserver) {
+        guard var incoming = IncomingRequest(request) else {
+            let error = URLError(.badURL, message: "HTTPLogger: the request has no URL with a host: \(request)")
+            if claimDelivery() { client?.urlProtocol(self, didFailWithError: error) }
+            return
+        }
+        incoming.body = body
+        let recorder = observer.journal.append(incoming, at: started)
+        observer.willForward(incoming)
+        forward(request, body: body, using: observer.forwardingSession) { [incoming] data, response, error in
+            let http = response as? HTTPURLResponse
+            if let error {
+                recorder.record(.failure("\(error)"))
+            } else {
+                recorder.record(.response(status: http?.statusCode ?? 0), headers: http?.headerDictionary ?? [:], body: data ?? Data())
+            }
+            observer.didForward(incoming, response: http, body: data, error: error, duration: Date().timeIntervalSince(started))
+        }
+    }
+}

@@ -1,0 +1,59 @@
+/// Why a server did not start: each case says what happened and how to fix it.
+///
+/// ```swift
+/// do { try await server.start() } catch let error as MockServerError where error.kind == .addressInUse { … }
+/// ```
+public struct MockServerError: Error, Sendable, CustomStringConvertible {
+    /// What kind of failure this is.
+    public struct Kind: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: Hashable, Sendable {
+            case nonLoopbackBindingRefused, adminTokenRequired, addressInUse, bindFailed
+        }
+
+        private let base: Base
+
+        /// A non-loopback address without `allowsNonLoopbackBinding`.
+        public static let nonLoopbackBindingRefused = Kind(base: .nonLoopbackBindingRefused)
+        /// A non-loopback address without an admin token.
+        public static let adminTokenRequired = Kind(base: .adminTokenRequired)
+        /// The port is taken by another process.
+        public static let addressInUse = Kind(base: .addressInUse)
+        /// Binding failed for another reason.
+        public static let bindFailed = Kind(base: .bindFailed)
+
+        /// The kind's name.
+        public var description: String { "\(base)" }
+    }
+
+    /// What kind of failure this is.
+    public let kind: Kind
+    /// What went wrong and how to fix it.
+    public let description: String
+
+    static func nonLoopbackBindingRefused(host: String) -> MockServerError {
+        MockServerError(
+            kind: .nonLoopbackBindingRefused,
+            description: "refusing to bind \(host): only loopback addresses are allowed by default. "
+                + "Set allowsNonLoopbackBinding (airlock serve --allow-remote) to serve other machines."
+        )
+    }
+
+    static func adminTokenRequired(host: String) -> MockServerError {
+        MockServerError(
+            kind: .adminTokenRequired,
+            description: "binding \(host) exposes the admin API beyond this machine: set an adminToken (airlock serve --admin-token …)."
+        )
+    }
+
+    static func bindFailed(host: String, port: Int, underlying error: any Error) -> MockServerError {
+        let text = "\(error)"
+        if text.contains("Address already in use") || text.contains("errno: 98") || text.contains("errno: 48") {
+            return MockServerError(
+                kind: .addressInUse,
+                description: "cannot listen on \(host):\(port): another process is using the port. Choose another "
+                    + "(--port N, or --port 0 for a free one), or stop the other process (`lsof -i :\(port)` names it)."
+            )
+        }
+        return MockServerError(kind: .bindFailed, description: "cannot listen on \(host):\(port): \(text)")
+    }
+}
