@@ -1,6 +1,6 @@
-// airlock-bench: what a mocked request costs, side by side with the least a URLProtocol can do.
+// AirlockBenchmarks: what a mocked request costs, side by side with the least a URLProtocol can do.
 //
-//     swift run -c release airlock-bench [--requests N]
+//     swift run -c release AirlockBenchmarks [--requests N]
 //
 // Prints one table: registration time and peak memory at 100,000 stubs; per-request median and
 // p99 through a real URLSession for HTTPMock and for a minimal dictionary-lookup URLProtocol; and
@@ -181,7 +181,7 @@ func line(_ cells: [String]) -> String {
     "| " + cells.enumerated().map { index, cell in index < 2 ? pad(cell, widths[index]) : padLeft(cell, widths[index]) }.joined(separator: " | ") + " |"
 }
 print("")
-print("airlock-bench: \(requestCount) requests per URLSession row, 38,000 matches per core row; Swift \(swiftVersion), \(ProcessInfo.processInfo.activeProcessorCount) cores")
+print("AirlockBenchmarks: \(requestCount) requests per URLSession row, 38,000 matches per core row; Swift \(swiftVersion), \(ProcessInfo.processInfo.activeProcessorCount) cores")
 print(line(header))
 print("|" + widths.map { String(repeating: "-", count: $0 + 2) }.joined(separator: "|") + "|")
 for row in rows { print(line(row)) }

@@ -1,6 +1,6 @@
-// airlock-demo: exercises HTTPMock through a real URLSession and prints what came back.
+// AirlockDemo: exercises HTTPMock through a real URLSession and prints what came back.
 //
-//     swift run airlock-demo
+//     swift run AirlockDemo
 import Foundation
 import HTTPMock
 #if canImport(FoundationNetworking)
