@@ -136,20 +136,23 @@ extension Violation {
             timestamp: timestamp,
             contentType: contentType,
             host: host,
-            port: port
+            port: port,
+            kind: kind,
+            wasBlocked: wasBlocked
         )
     }
 
     /// The message given to handlers and recorded as an issue.
     var message: String {
+        let verb = wasBlocked ? "Blocked" : "Detected"
         var text: String
-        switch httpMethod {
-        case "CONNECT":
-            text = "Airgap: Blocked connection to \(url)."
-        case "RESOLVE":
-            text = "Airgap: Blocked host name lookup of \(host ?? url)."
-        default:
-            text = "Airgap: Blocked \(httpMethod) request to \(url)."
+        switch kind {
+        case .connect:
+            text = "Airgap: \(verb) connection to \(url)."
+        case .resolve:
+            text = "Airgap: \(verb) host name lookup of \(host ?? url)."
+        case .request:
+            text = "Airgap: \(verb) \(httpMethod) request to \(url)."
         }
         text += " Tests must not make real network calls. Use a mock or stub instead."
         if let contentType {

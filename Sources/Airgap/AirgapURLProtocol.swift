@@ -64,7 +64,8 @@ public final class AirgapURLProtocol: URLProtocol {
                 callStack: backtrace.map(CallStack.symbolicate) ?? Thread.callStackSymbols,
                 contentType: request.value(forHTTPHeaderField: "Content-Type"),
                 host: request.url?.host,
-                port: request.url?.port
+                port: request.url?.port,
+                kind: .request
             )
             Airgap.record(violation, message: violation.message)
             let error = URLError(

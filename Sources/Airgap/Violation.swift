@@ -2,10 +2,11 @@ import Foundation
 
 /// One attempt at real network access that Airgap detected.
 ///
-/// The URLSession layer fills every field from the request: `httpMethod`, `url` and
-/// `contentType`. The socket layer knows only where the connection was going: it reports
-/// `httpMethod` `"CONNECT"` with a `tcp://` or `udp://` URL for a `connect`, and `"RESOLVE"` with
-/// a `dns://` URL for a host-name lookup, and fills `host` and `port`.
+/// ``kind`` says where it was seen and ``wasBlocked`` whether it was stopped. The URLSession
+/// layer (``Kind/request``) fills every field from the request: `httpMethod`, `url` and
+/// `contentType`. The socket layer knows only where the connection was going: a
+/// ``Kind/connect`` has a `tcp://` or `udp://` URL, a ``Kind/resolve`` a `dns://` URL, both
+/// with `host` and `port` (and, for the seed's reports, `httpMethod` `"CONNECT"` / `"RESOLVE"`).
 ///
 /// `Violation` is `Codable`; JSON reports (``Airgap/writeReport()`` with a `.json` path) encode
 /// an array of them with ISO 8601 dates:
@@ -14,6 +15,21 @@ import Foundation
 /// let data = try JSONEncoder().encode(Airgap.violations)
 /// ```
 public struct Violation: Sendable, Equatable, Codable {
+    /// Where Airgap saw the attempt.
+    public enum Kind: String, Sendable, Codable {
+        /// An HTTP request through a `URLSession` (the guard protocol saw it).
+        case request
+        /// A socket `connect` (TCP or UDP).
+        case connect
+        /// A host-name lookup.
+        case resolve
+    }
+
+    /// Where Airgap saw the attempt: a request, a connect, or a name lookup.
+    public let kind: Kind
+    /// Whether the attempt was stopped; `false` when it was only reported (warn mode at the
+    /// socket layer).
+    public let wasBlocked: Bool
     /// The test that triggered the violation: `"Suite/test()"` under Swift Testing,
     /// `"-[Class test]"`-style names under XCTest, `"<unknown test>"` when no test was running.
     public let testName: String
@@ -44,6 +60,9 @@ public struct Violation: Sendable, Equatable, Codable {
     ///   - contentType: The request's `Content-Type`, if any.
     ///   - host: The host or address, if known.
     ///   - port: The port, if known.
+    ///   - kind: Where it was seen. Defaults to what `httpMethod` says: `"CONNECT"` is a connect,
+    ///     `"RESOLVE"` a lookup, anything else a request.
+    ///   - wasBlocked: Whether it was stopped. Defaults to `true`.
     public init(
         testName: String,
         httpMethod: String,
@@ -52,8 +71,12 @@ public struct Violation: Sendable, Equatable, Codable {
         timestamp: Date = Date(),
         contentType: String? = nil,
         host: String? = nil,
-        port: Int? = nil
+        port: Int? = nil,
+        kind: Kind? = nil,
+        wasBlocked: Bool = true
     ) {
+        self.kind = kind ?? (httpMethod == "CONNECT" ? .connect : httpMethod == "RESOLVE" ? .resolve : .request)
+        self.wasBlocked = wasBlocked
         self.testName = testName
         self.httpMethod = httpMethod
         self.url = url

@@ -139,22 +139,23 @@ public struct RecordedResponse: Sendable {
     public let duration: TimeInterval
 
     /// The HTTP status; `nil` when the request failed or a fault was acted out instead.
-    public var status: Int? {
-        if case .response(let status) = outcome { return status }
-        return nil
-    }
-
+    public let status: Int?
     /// What went wrong, when no response was delivered: the error, or `fault <name>`.
-    public var error: String? {
-        switch outcome {
-        case .response: nil
-        case .failure(let message): message
-        case .fault(let fault): "fault \(fault)"
-        }
-    }
+    public let error: String?
 
     package init(outcome: Outcome, headers: [String: String], body: Data, duration: TimeInterval) {
         self.outcome = outcome
+        switch outcome {
+        case .response(let status):
+            self.status = status
+            self.error = nil
+        case .failure(let message):
+            self.status = nil
+            self.error = message
+        case .fault(let fault):
+            self.status = nil
+            self.error = "fault \(fault)"
+        }
         self.headers = headers
         self.bodySize = body.count
         self.body = body

@@ -63,24 +63,24 @@ package struct UnmatchedDiagnosis: Sendable {
         return lines.joined(separator: "\n")
     }
 
-    /// The request's query as lists of values per name, names sorted.
-    private var query: [(name: String, values: [String])] {
+    /// The request's query, one `name: value` (or `name: [values]`) entry per name, names sorted,
+    /// with names and values written by `literal`.
+    private func queryEntries(_ literal: (String) -> String) -> [String] {
         var query: [String: [String]] = [:]
         for item in request.queryItems { query[item.name, default: []].append(item.value ?? "") }
-        return query.keys.sorted().map { ($0, query[$0, default: []]) }
+        return query.keys.sorted().map { name in
+            let values = query[name, default: []]
+            let value = values.count == 1 ? literal(values[0]) : "[" + values.map(literal).joined(separator: ", ") + "]"
+            return "\(literal(name)): \(value)"
+        }
     }
 
     /// A DSL registration that would answer exactly this request.
     private var swiftSnippet: [String] {
         var path = "Path(\(Self.swiftLiteral(request.path))"
-        let query = self.query
+        let query = queryEntries(Self.swiftLiteral)
         if !query.isEmpty {
-            let items = query.map { item in
-                let value = item.values.count == 1
-                    ? Self.swiftLiteral(item.values[0]) : "[" + item.values.map(Self.swiftLiteral).joined(separator: ", ") + "]"
-                return "\(Self.swiftLiteral(item.name)): \(value)"
-            }
-            path += ", query: [\(items.joined(separator: ", "))]"
+            path += ", query: [\(query.joined(separator: ", "))]"
         }
         if request.method != "GET" {
             path += ", requiring: .method(\(Self.swiftLiteral(request.method)))"
@@ -104,14 +104,9 @@ package struct UnmatchedDiagnosis: Sendable {
             "\"path\": \(Self.jsonLiteral(request.path))",
             "\"method\": \(Self.jsonLiteral(request.method))",
         ]
-        let query = self.query
+        let query = queryEntries(Self.jsonLiteral)
         if !query.isEmpty {
-            let items = query.map { item in
-                let value = item.values.count == 1
-                    ? Self.jsonLiteral(item.values[0]) : "[" + item.values.map(Self.jsonLiteral).joined(separator: ", ") + "]"
-                return "\(Self.jsonLiteral(item.name)): \(value)"
-            }
-            fields.append("\"query\": { \(items.joined(separator: ", ")) }")
+            fields.append("\"query\": { \(query.joined(separator: ", ")) }")
         }
         fields.append("\"responses\": [{ \"status\": 200, \"body\": \"…\" }]")
         return ["{"] + fields.enumerated().map { "  " + $0.element + ($0.offset < fields.count - 1 ? "," : "") } + ["}"]

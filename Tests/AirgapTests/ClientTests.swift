@@ -38,6 +38,8 @@ struct ClientTests {
         }
         #expect(outcome == .urlError(URLError.Code.cannotFindHost.rawValue))
         #expect(violations.map(\.httpMethod) == ["RESOLVE"])
+        #expect(violations.map(\.kind) == [.resolve])
+        #expect(violations.map(\.wasBlocked) == [true])
         #expect(violations.first?.host == host)
         #expect(violations.first?.url.hasPrefix("dns://\(host)") == true)
         #expect(violations.first?.testName == "ClientTests/configurationSessionsAreCaughtByTheSocketLayer(kind:)")

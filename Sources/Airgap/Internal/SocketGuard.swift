@@ -39,7 +39,9 @@ enum SocketGuard {
                 url: "\(scheme)://\(authority):\(port)",
                 callStack: CallStack.capture(),
                 host: host,
-                port: port
+                port: port,
+                kind: .connect,
+                wasBlocked: blocked
             )
         } else {
             violation = Violation(
@@ -48,13 +50,11 @@ enum SocketGuard {
                 url: port == 0 ? "dns://\(host)" : "dns://\(host):\(port)",
                 callStack: CallStack.capture(),
                 host: host,
-                port: port == 0 ? nil : port
+                port: port == 0 ? nil : port,
+                kind: .resolve,
+                wasBlocked: blocked
             )
         }
-        var message = violation.message
-        if !blocked {
-            message = message.replacingOccurrences(of: "Airgap: Blocked", with: "Airgap: Detected")
-        }
-        Airgap.record(violation, message: message)
+        Airgap.record(violation, message: violation.message)
     }
 }
