@@ -50,7 +50,7 @@ let requestCount = arguments.firstIndex(of: "--requests").flatMap { Int(argument
 /// `--only register|session|core` runs one part, for profiling.
 let only = arguments.firstIndex(of: "--only").map { arguments[$0 + 1] }
 func runs(_ part: String) -> Bool { only == nil || only == part }
-let sizes = [1, 1_000, 100_000]
+let sizes = ProcessInfo.processInfo.environment["BENCH_SIZES"].map { $0.split(separator: ",").compactMap { Int($0) } } ?? [1, 1_000, 100_000]
 let clock = ContinuousClock()
 var rows: [[String]] = []
 

@@ -33,22 +33,56 @@ public struct MockResponse: Hashable, Sendable {
     }
 
     /// The HTTP status the response carries.
-    public let status: Status
+    public var status: Status { storage.status }
     /// How many times the response is served before it leaves its queue.
-    public let lifetime: Lifetime
+    public var lifetime: Lifetime { storage.lifetime }
     /// When the response is delivered to the client.
-    public let delivery: Delivery
+    public var delivery: Delivery { storage.delivery }
     /// The headers the response is served with: the factory's `Content-Type`, if any, overridden
     /// by explicit and inherited headers.
-    public let headers: [String: String]
+    public var headers: [String: String] { storage.headers }
     /// Headers set explicitly on this response (or inherited through the DSL).
-    package let explicitHeaders: [String: String]
+    package var explicitHeaders: [String: String] { storage.explicitHeaders }
     /// The `Content-Type` the factory chose; any explicit `Content-Type` wins over it.
-    package let defaultContentType: String?
+    package var defaultContentType: String? { storage.defaultContentType }
     /// Where the body comes from.
-    package let body: Body
+    package var body: Body { storage.body }
     /// Send the body in this many chunks spread over this many seconds, if set.
-    package private(set) var dribble: (chunks: Int, seconds: TimeInterval)?
+    package var dribble: (chunks: Int, seconds: TimeInterval)? { storage.dribble }
+
+    /// Everything above, in one immutable box: a response is copied often on the way from its
+    /// queue to the transport, and a copy is then one reference instead of a dozen.
+    private final class Storage: Sendable {
+        let status: Status
+        let lifetime: Lifetime
+        let delivery: Delivery
+        let headers: [String: String]
+        let explicitHeaders: [String: String]
+        let defaultContentType: String?
+        let body: Body
+        let dribble: (chunks: Int, seconds: TimeInterval)?
+
+        init(
+            status: Status,
+            lifetime: Lifetime,
+            delivery: Delivery,
+            explicitHeaders: [String: String],
+            defaultContentType: String?,
+            body: Body,
+            dribble: (chunks: Int, seconds: TimeInterval)?
+        ) {
+            self.status = status
+            self.lifetime = lifetime
+            self.delivery = delivery
+            self.headers = MockResponse.served(contentType: defaultContentType, explicit: explicitHeaders)
+            self.explicitHeaders = explicitHeaders
+            self.defaultContentType = defaultContentType
+            self.body = body
+            self.dribble = dribble
+        }
+    }
+
+    private let storage: Storage
 
     /// Creates a response from raw bytes.
     ///
@@ -87,29 +121,32 @@ public struct MockResponse: Hashable, Sendable {
         delivery: Delivery,
         headers: [String: String]
     ) {
-        self.body = body
-        self.status = status
-        self.lifetime = lifetime
-        self.delivery = delivery
-        self.explicitHeaders = headers
-        self.defaultContentType = contentType
-        self.headers = Self.served(contentType: contentType, explicit: headers)
+        storage = Storage(
+            status: status,
+            lifetime: lifetime,
+            delivery: delivery,
+            explicitHeaders: headers,
+            defaultContentType: contentType,
+            body: body,
+            dribble: nil
+        )
     }
 
-    private static func served(contentType: String?, explicit: [String: String]) -> [String: String] {
+    fileprivate static func served(contentType: String?, explicit: [String: String]) -> [String: String] {
         guard let contentType else { return explicit }
         return HeaderFields.merging(["Content-Type": contentType], with: explicit)
     }
 
-    private init(copying other: MockResponse, explicitHeaders: [String: String], lifetime: Lifetime) {
-        self.body = other.body
-        self.dribble = other.dribble
-        self.status = other.status
-        self.lifetime = lifetime
-        self.delivery = other.delivery
-        self.explicitHeaders = explicitHeaders
-        self.defaultContentType = other.defaultContentType
-        self.headers = Self.served(contentType: other.defaultContentType, explicit: explicitHeaders)
+    private init(copying other: MockResponse, explicitHeaders: [String: String], lifetime: Lifetime, dribble: (chunks: Int, seconds: TimeInterval)?) {
+        storage = Storage(
+            status: other.status,
+            lifetime: lifetime,
+            delivery: other.delivery,
+            explicitHeaders: explicitHeaders,
+            defaultContentType: other.defaultContentType,
+            body: other.body,
+            dribble: dribble
+        )
     }
 }
 
@@ -147,7 +184,8 @@ extension MockResponse {
         return MockResponse(
             copying: self,
             explicitHeaders: HeaderFields.merging(inherited, with: explicitHeaders),
-            lifetime: lifetime
+            lifetime: lifetime,
+            dribble: dribble
         )
     }
 
@@ -163,13 +201,11 @@ extension MockResponse {
     ///   - seconds: How long from the first piece to the last.
     /// - Returns: The dribbling response.
     public func dribbled(inChunks chunks: Int, over seconds: TimeInterval) -> MockResponse {
-        var copy = self
-        copy.dribble = (max(1, chunks), max(0, seconds))
-        return copy
+        MockResponse(copying: self, explicitHeaders: explicitHeaders, lifetime: lifetime, dribble: (max(1, chunks), max(0, seconds)))
     }
 
     /// A copy with another lifetime (the unmocked policy's response is served as `.eternal`).
     package func with(lifetime: Lifetime) -> MockResponse {
-        MockResponse(copying: self, explicitHeaders: explicitHeaders, lifetime: lifetime)
+        MockResponse(copying: self, explicitHeaders: explicitHeaders, lifetime: lifetime, dribble: dribble)
     }
 }

@@ -19,10 +19,11 @@ public final class RequestJournal: Sendable {
     /// Records a request and returns where its outcome goes.
     package func append(_ request: RecordedRequest, started: Date) -> ExchangeRecorder {
         state.withLock { state in
-            var request = request
-            request.sequence = state.entries.count + 1
+            // Appended, then numbered in place: no copy of the entry.
             state.entries.append(request)
-            return ExchangeRecorder(journal: self, generation: state.generation, sequence: request.sequence, started: started)
+            let sequence = state.entries.count
+            state.entries[sequence - 1].sequence = sequence
+            return ExchangeRecorder(journal: self, generation: state.generation, sequence: sequence, started: started)
         }
     }
 

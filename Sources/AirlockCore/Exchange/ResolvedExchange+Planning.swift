@@ -37,23 +37,12 @@ extension ResolvedExchange {
             action = transport.carriesErrors ? .fail(ErrorBox(error: box.error)) : .fault(.connectionReset)
         case .fault(let fault):
             action = .fault(fault)
-        case .data(let data):
-            action = .respond(PlannedResponse(response, body: .bytes(data), request: request))
-        case .file(let url):
-            action = .respond(PlannedResponse(response, body: .file(url), request: request))
-        case .failure(let problem):
-            action = .respond(PlannedResponse(response, body: .unavailable(problem), request: request))
+        case .data, .file, .failure:
+            let status = response.status.code
+            let redirect = (300..<400).contains(status)
+                ? RedirectRule(status: status, headers: response.headers, requestURL: request.url, requestMethod: request.method) : nil
+            action = .respond(PlannedResponse(response, redirect: redirect))
         }
         self.init(action: action, delay: response.delivery.seconds, recorder: recorder, stub: stub, transport: transport)
-    }
-}
-
-extension PlannedResponse {
-    fileprivate init(_ response: MockResponse, body: ResponseBodySource, request: IncomingRequest) {
-        status = response.status.code
-        headers = response.headers
-        self.body = body
-        dribble = response.dribble.map { DribblePlan(chunks: $0.chunks, seconds: $0.seconds) }
-        redirect = RedirectRule(status: status, headers: headers, requestURL: request.url, requestMethod: request.method)
     }
 }

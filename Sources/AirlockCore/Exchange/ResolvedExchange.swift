@@ -42,16 +42,33 @@ package struct ResolvedExchange: Sendable {
 
 /// A response to send: status, headers, where the body comes from, and how to pace it.
 package struct PlannedResponse: Sendable {
-    /// The status code.
-    package let status: Int
-    /// The header fields.
-    package let headers: [String: String]
-    /// Where the body comes from.
-    package let body: ResponseBodySource
-    /// How to pace the body, when it is dribbled.
-    package let dribble: DribblePlan?
+    /// The stub's response (kept whole: reading its parts costs nothing, copying them would).
+    private let response: MockResponse
     /// Where a redirect leads, for transports that follow redirects themselves.
     package let redirect: RedirectRule?
+
+    init(_ response: MockResponse, redirect: RedirectRule?) {
+        self.response = response
+        self.redirect = redirect
+    }
+
+    /// The status code.
+    package var status: Int { response.status.code }
+    /// The header fields.
+    package var headers: [String: String] { response.headers }
+    /// How to pace the body, when it is dribbled.
+    package var dribble: DribblePlan? { response.dribble.map { DribblePlan(chunks: $0.chunks, seconds: $0.seconds) } }
+
+    /// Where the body comes from.
+    package var body: ResponseBodySource {
+        switch response.body {
+        case .data(let data): .bytes(data)
+        case .file(let url): .file(url)
+        case .failure(let problem): .unavailable(problem)
+        // Planning turns these into other actions; a response carrying one has no body.
+        case .error, .fault: .bytes(Data())
+        }
+    }
 }
 
 /// How a dribbled body is paced: the pieces and the time between them.
@@ -91,8 +108,11 @@ package struct RedirectRule: Sendable, Equatable {
     /// a `Location`: 303 always becomes GET (HEAD stays HEAD); 301 and 302 turn POST into GET, as
     /// clients do; 307 and 308 keep method and body.
     package init?(status: Int, headers: [String: String], requestURL: String, requestMethod: String) {
-        guard [301, 302, 303, 307, 308].contains(status),
-            let location = HeaderFields.value(named: "Location", in: headers),
+        switch status {
+        case 301, 302, 303, 307, 308: break
+        default: return nil
+        }
+        guard let location = HeaderFields.value(named: "Location", in: headers),
             let base = URL(string: requestURL),
             let target = URL(string: location, relativeTo: base)?.absoluteURL
         else { return nil }
