@@ -6,8 +6,8 @@ package struct HostPattern: Hashable, Sendable, CustomStringConvertible {
 
     /// Parses a host pattern; hosts compare case-insensitively.
     /// - Throws: A ``RegistrationError``-style message (problem and fix) for an invalid pattern.
-    package init(_ text: String) throws(HostPatternError) {
-        pattern = try Pattern.parse(text, with: Pattern.host)
+    package init(_ text: String) throws(PatternSyntaxError) {
+        pattern = try Pattern.parse(text, as: .host, with: Pattern.host)
     }
 
     /// The pattern, lowercased.
@@ -24,8 +24,8 @@ package struct PathPattern: Hashable, Sendable, CustomStringConvertible {
     private let pattern: Pattern
 
     /// Parses a path pattern, which must start with `/`.
-    package init(_ text: String) throws(HostPatternError) {
-        pattern = try Pattern.parse(text, with: Pattern.path)
+    package init(_ text: String) throws(PatternSyntaxError) {
+        pattern = try Pattern.parse(text, as: .path, with: Pattern.path)
     }
 
     /// The pattern as written.
@@ -39,12 +39,16 @@ package struct PathPattern: Hashable, Sendable, CustomStringConvertible {
 }
 
 extension Pattern {
-    /// Parses with `parser`, reporting a failure as a ``HostPatternError`` that names the text.
-    static func parse(_ text: String, with parser: (String) throws(PatternError) -> Pattern) throws(HostPatternError) -> Pattern {
+    /// Parses with `parser`, reporting a failure as a ``PatternSyntaxError`` that names the part and the text.
+    static func parse(
+        _ text: String,
+        as part: PatternSyntaxError.Part,
+        with parser: (String) throws(PatternError) -> Pattern
+    ) throws(PatternSyntaxError) -> Pattern {
         do {
             return try parser(text)
         } catch {
-            throw HostPatternError(pattern: text, problem: error.problem, fix: error.fix)
+            throw PatternSyntaxError(part: part, pattern: text, problem: error.problem, fix: error.fix)
         }
     }
 
@@ -77,11 +81,18 @@ extension Pattern {
     }
 }
 
-/// Why a host or path pattern was rejected, and how to fix it.
-package struct HostPatternError: Error, Sendable, CustomStringConvertible {
+/// Why a host or path pattern was rejected, which of the two it was, and how to fix it.
+package struct PatternSyntaxError: Error, Sendable, CustomStringConvertible {
+    /// Which part of a stub the pattern is for.
+    package enum Part: String, Sendable {
+        case host
+        case path
+    }
+
+    package let part: Part
     package let pattern: String
     package let problem: String
     package let fix: String
 
-    package var description: String { "invalid host pattern \"\(pattern)\": \(problem). \(fix)" }
+    package var description: String { "invalid \(part.rawValue) pattern \"\(pattern)\": \(problem). \(fix)" }
 }

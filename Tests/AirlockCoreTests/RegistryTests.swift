@@ -1,4 +1,5 @@
 @testable import AirlockCore
+import Foundation
 import Testing
 
 /// The core alone, without URLSession: what a loopback server will rely on.
@@ -146,8 +147,27 @@ struct HostPatternTests {
     }
 
     @Test func rejectsInvalidPatterns() {
-        #expect(throws: HostPatternError.self) { try HostPattern("") }
-        #expect(throws: HostPatternError.self) { try HostPattern("https://x") }
+        #expect(throws: PatternSyntaxError.self) { try HostPattern("") }
+        #expect(throws: PatternSyntaxError.self) { try HostPattern("https://x") }
+    }
+
+    @Test func patternErrorsNameTheHostOrThePath() {
+        do {
+            _ = try PathPattern("users")
+            Issue.record("a path without a leading slash was accepted")
+        } catch {
+            #expect(error.part == .path)
+            #expect(error.description.hasPrefix(#"invalid path pattern "users""#))
+        }
+        do {
+            _ = try HostPattern("a..b")
+            Issue.record("a host with an empty label was accepted")
+        } catch {
+            #expect(error.part == .host)
+            #expect(error.description.hasPrefix(#"invalid host pattern "a..b""#))
+        }
+        let request = RecordedRequest(sequence: 1, request: IncomingRequest(method: "GET", absoluteURL: "https://a.test/x")!, date: .distantPast)
+        #expect(RequestMatcher.path("nope").mismatches(request).first?.hasPrefix("invalid path pattern") == true)
     }
 }
 
