@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import HTTPMock
 import Testing
 
 /// The `airlock` executable, run as a child process.
@@ -43,6 +44,36 @@ struct CLITests {
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
         #expect(await lines.next() == "Airlock stopped.")
+    }
+
+    /// Runs `airlock` with `arguments` to completion; returns its exit status and standard error.
+    private func run(_ arguments: [String]) throws -> (status: Int32, errors: String) {
+        let path = try #require(Self.executable, "build the airlock executable first (swift build)")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = Pipe()
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, text)
+    }
+
+    @Test func aPortInUseExitsUnavailableSayingHowToFixIt() async throws {
+        try await withServer(HTTPMock()) { server in
+            let (status, errors) = try run(["serve", Self.packageRoot.appendingPathComponent("Examples/stubs.json").path, "--port", "\(server.port)"])
+            #expect(status == 69)
+            #expect(errors.contains("another process is using the port"), "\(errors)")
+            #expect(errors.contains("--port 0"), "\(errors)")
+        }
+    }
+
+    @Test func bindingBeyondLoopbackWithoutTheFlagIsAUsageError() throws {
+        let (status, errors) = try run(["serve", Self.packageRoot.appendingPathComponent("Examples/stubs.json").path, "--host", "0.0.0.0", "--port", "0"])
+        #expect(status == 64)
+        #expect(errors.contains("--allow-remote"), "\(errors)")
     }
 
     @Test(arguments: [
