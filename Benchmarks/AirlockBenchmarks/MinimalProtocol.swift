@@ -1,4 +1,5 @@
 import Foundation
+import HTTPMock
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

@@ -1,3 +1,4 @@
+import HTTPMock
 import NIOCore
 import NIOHTTP1
 import NIOPosix
