@@ -1,5 +1,6 @@
 import AirlockCore
 import Foundation
+import HTTPMock
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

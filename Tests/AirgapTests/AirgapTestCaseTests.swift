@@ -30,22 +30,35 @@ final class AirgapTestCaseTests: AirgapTestCase {
     func testTheGuardIsActiveAndWarnModeRecordsAViolationWithoutFailing() throws {
         XCTAssertTrue(Airgap.isActive)
         XCTAssertEqual(Airgap.mode, .warn)
-        // Nothing listens on 127.0.0.2:9 and it is not allowed: the connect is reported, and in
-        // warn mode it proceeds (and is refused by the kernel).
+        // A listener of this test's own on 127.0.0.2, which is not allowed: the connect is
+        // reported, and it succeeds only because warn mode lets it proceed (fail mode refuses it
+        // the same way an address where nothing listens would, so the target must listen).
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        XCTAssertGreaterThanOrEqual(listener, 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        inet_pton(AF_INET, "127.0.0.2", &address.sin_addr)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let listening = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, length) == 0 && listen(listener, 1) == 0 && getsockname(listener, $0, &length) == 0
+            }
+        }
+        XCTAssertTrue(listening, "could not listen on 127.0.0.2: errno \(errno)")
+        let port = Int(UInt16(bigEndian: address.sin_port))
+
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         XCTAssertGreaterThanOrEqual(descriptor, 0)
         defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(9).bigEndian
-        inet_pton(AF_INET, "127.0.0.2", &address.sin_addr)
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        XCTAssertEqual(result, -1)
+        XCTAssertEqual(result, 0, "the connect should proceed in warn mode: errno \(errno)")
         let violations = Airgap.violations
         XCTAssertEqual(violations.count, 1)
-        XCTAssertEqual(violations.first?.url, "tcp://127.0.0.2:9")
+        XCTAssertEqual(violations.first?.url, "tcp://127.0.0.2:\(port)")
         XCTAssertEqual(violations.first?.testName.contains("testTheGuardIsActiveAndWarnModeRecordsAViolationWithoutFailing"), true)
     }
 }

@@ -59,7 +59,7 @@ struct ClientTests {
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.httpBody = Data("{}".utf8)
-        let session = URLSession(configuration: Airgap.protect(.ephemeral))
+        let session = URLSession(configuration: Airgap.protect(Client.configured(.ephemeral)))
         let (outcome, violations) = await blocked(expecting: "POST request to https://api.airgap-protect.invalid/items?id=7") {
             await Client.fetch(session, request)
         }
@@ -120,7 +120,7 @@ struct ClientTests {
     @Test(.airgapped(allowedHosts: ["localhost", "127.0.0.1", "::1"]))
     func theURLLayerLetsAllowedHostsThroughToTheRealProtocol() async throws {
         try await HelloServer.with(host: "127.0.0.1") { server in
-            let session = URLSession(configuration: Airgap.protect(.ephemeral))
+            let session = URLSession(configuration: Airgap.protect(Client.configured(.ephemeral)))
             #expect(await Client.fetch(session, server.url()) == .status(200))
             #expect(Airgap.violations.isEmpty)
         }

@@ -24,6 +24,10 @@ struct ConfigurationTests {
         ("fd00::/8", "fd12::1", true),
     ])
     func allowedHostPatterns(pattern: String, host: String, allowed: Bool) {
+        // The pattern replaces the allowed hosts process-wide, leaving out the loopback servers
+        // that tests of other suites use meanwhile: with the guard off, none of their connections
+        // is blocked (or reported here). Matching does not depend on the guard being on.
+        Airgap.deactivate()
         Airgap.allowedHosts = [pattern]
         #expect(Airgap.state.withLock { $0.hostRules }.allowsURLHost(host) == allowed)
     }
@@ -45,6 +49,8 @@ struct ConfigurationTests {
 
     @Test func withConfigurationRestoresEverythingEvenWhenTheBodyThrows() {
         struct Failure: Error {}
+        // Off, because the body allows only "only.test": see allowedHostPatterns.
+        Airgap.deactivate()
         Airgap.errorCode = -1001
         Airgap.responseDelay = 0.25
         let before = Airgap.allowedHosts

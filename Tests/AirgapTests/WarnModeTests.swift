@@ -18,10 +18,15 @@ final class ReportedViolations: Sendable {
 struct WarnModeTests {
     @Test(.airgapped(mode: .warn, allowedHosts: Loopback.hosts))
     func warnModeLetsTheConnectionProceedAndRecordsTheViolation() async throws {
+        // The server listens on 127.0.0.2, which is not allowed: both clients reach it only
+        // because warn mode lets the connection proceed. (Each violation symbolicates a stack on
+        // the connecting thread, which outlasted the clients' former 10 s time-outs under load.)
         try await HelloServer.with { server in
             #expect(Airgap.mode == .warn)
-            #expect(await Client.fetch(Client.session(.ephemeral), server.url()) == .status(200))
-            #expect(await Client.nioConnect(host: "127.0.0.2", port: server.port) == .connected)
+            let fetched = await Client.fetch(Client.session(.ephemeral), server.url())
+            #expect(fetched == .status(200), "\(fetched)")
+            let connected = await Client.nioConnect(host: "127.0.0.2", port: server.port)
+            #expect(connected == .connected, "\(connected)")
             let violations = Airgap.violations
             #expect(violations.count == 2)
             #expect(Set(violations.map(\.url)) == ["tcp://127.0.0.2:\(server.port)"])
@@ -43,24 +48,35 @@ struct WarnModeTests {
     @Test(.airgapped(mode: .warn, allowedHosts: Loopback.hosts))
     func theURLLayerStillAnswersWithTheErrorCodeInWarnMode() async {
         Airgap.errorCode = URLError.Code.timedOut.rawValue
-        let session = URLSession(configuration: Airgap.protect(.ephemeral))
+        let session = URLSession(configuration: Airgap.protect(Client.configured(.ephemeral)))
         #expect(await Client.fetch(session, "http://airgap-warn.invalid/") == .urlError(URLError.Code.timedOut.rawValue))
         #expect(Airgap.violations.map(\.url) == ["http://airgap-warn.invalid/"])
     }
 
     @Test(.airgapped(allowedHosts: Loopback.hosts))
     func responseDelayPostponesTheErrorWithoutBlockingOtherRequests() async throws {
+        let session = URLSession(configuration: Airgap.protect(Client.configured(.ephemeral)))
+        // Postpones: the error arrives no sooner than the delay (a lower bound only).
         Airgap.responseDelay = 0.5
-        let session = URLSession(configuration: Airgap.protect(.ephemeral))
+        let clock = ContinuousClock()
+        let start = clock.now
+        #expect(await Client.fetch(session, "http://airgap-delay.invalid/") == .urlError(URLError.Code.notConnectedToInternet.rawValue))
+        #expect(clock.now - start >= .milliseconds(450))
+        // Without blocking: with the error due long after the test ends, an allowed request on
+        // the same protocol queue completes meanwhile (a delay that slept on the queue would hold
+        // it up until its hang guard failed it), and the waiting request ends only when cancelled.
+        Airgap.responseDelay = 600
         try await HelloServer.with(host: "127.0.0.1") { server in
-            let start = Date()
-            async let delayed = Client.fetch(session, "http://airgap-delay.invalid/")
-            // An allowed request on the same protocol queue completes while the other waits.
+            let pending = Task { await Client.fetch(session, "http://airgap-delay-far.invalid/") }
+            defer { pending.cancel() }
+            // The blocked request is recorded before its failure is scheduled.
+            try await waitUntil("the blocked request being recorded") { Airgap.violations.count == 2 }
             #expect(await Client.fetch(session, server.url()) == .status(200))
-            #expect(await delayed == .urlError(URLError.Code.notConnectedToInternet.rawValue))
-            #expect(Date().timeIntervalSince(start) >= 0.4)
-            Airgap.clearViolations()
+            pending.cancel()
+            #expect(await pending.value == .urlError(URLError.Code.cancelled.rawValue))
         }
+        #expect(Airgap.violations.map(\.url) == ["http://airgap-delay.invalid/", "http://airgap-delay-far.invalid/"])
+        Airgap.clearViolations()
     }
 }
 

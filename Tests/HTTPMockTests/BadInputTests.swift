@@ -126,7 +126,7 @@ struct BadInputTests {
         mock = nil
         let orphan = URLSession(configuration: configuration)
         defer { orphan.invalidateAndCancel() }
-        let error = await urlError { _ = try await orphan.data(from: URL(string: "https://a.test/")!) }
+        let error = await urlError { _ = try await orphan.boundedData(from: URL(string: "https://a.test/")!) }
         #expect(error?.code == .unknown)
         #expect(error?.localizedDescription.contains("HTTPMock has been released") == true)
     }
@@ -136,7 +136,7 @@ struct BadInputTests {
         mock.addResponses(forPath: "/x", host: "a.test") { MockResponse.plaintext("same mock") }
         let sibling = URLSession(configuration: mock.urlSession.configuration)
         defer { sibling.invalidateAndCancel() }
-        let (data, _) = try await sibling.data(from: URL(string: "https://a.test/x")!)
+        let (data, _) = try await sibling.boundedData(from: URL(string: "https://a.test/x")!)
         #expect(String(decoding: data, as: UTF8.self) == "same mock")
     }
 }

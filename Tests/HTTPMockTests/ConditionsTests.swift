@@ -49,7 +49,7 @@ struct ConditionsTests {
                 Path("/new") { MockResponse.plaintext("moved here") }
             }
         }
-        let (data, response) = try await mock.urlSession.data(from: URL(string: "https://a.test/old")!)
+        let (data, response) = try await mock.urlSession.boundedData(from: URL(string: "https://a.test/old")!)
         #expect(String(decoding: data, as: UTF8.self) == "moved here")
         #expect(response.url?.absoluteString == "https://a.test/new")
         #expect(mock.requests.map(\.path) == ["/old", "/new"])
@@ -73,10 +73,10 @@ struct ConditionsTests {
         var request = URLRequest(url: URL(string: "https://a.test/see-other")!)
         request.httpMethod = "POST"
         request.httpBody = Data("payload".utf8)
-        let (seeOther, _) = try await mock.urlSession.data(for: request)
+        let (seeOther, _) = try await mock.urlSession.boundedData(for: request)
         #expect(String(decoding: seeOther, as: UTF8.self) == "got with GET")
         request.url = URL(string: "https://a.test/temporary")
-        let (temporary, _) = try await mock.urlSession.data(for: request)
+        let (temporary, _) = try await mock.urlSession.boundedData(for: request)
         #expect(String(decoding: temporary, as: UTF8.self) == "kept POST and body")
     }
 }

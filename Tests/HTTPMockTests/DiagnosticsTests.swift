@@ -25,7 +25,7 @@ struct DiagnosticsTests {
         request.setValue("Bearer s3cr3t", forHTTPHeaderField: "Authorization")
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.httpBody = Data(#"{"name":"Alice","password":"pw"}"#.utf8)
-        let (data, response) = try await mock.urlSession.data(for: request)
+        let (data, response) = try await mock.urlSession.boundedData(for: request)
         #expect((response as? HTTPURLResponse)?.statusCode == 404)
         let expected = #"""
             Airlock: no stub for POST https://api.example.com/user/1?page=2&token=%5BREDACTED%5D

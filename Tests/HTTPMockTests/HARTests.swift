@@ -17,7 +17,7 @@ struct HARTests {
         request.setValue("Bearer s3cr3t", forHTTPHeaderField: "Authorization")
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.httpBody = Data(#"{"name":"Alice"}"#.utf8)
-        _ = try await mock.urlSession.data(for: request)
+        _ = try await mock.urlSession.boundedData(for: request)
         _ = try await mock.fetch("https://api.example.com/missing")
 
         let har = mock.exportHAR()

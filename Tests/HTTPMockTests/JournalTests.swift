@@ -41,7 +41,7 @@ struct JournalTests {
         let mock = mockAcceptingAlice()
         var request = postRequest()
         request.httpBody = Data(Self.json.utf8)
-        let (_, response) = try await mock.urlSession.data(for: request)
+        let (_, response) = try await mock.urlSession.boundedData(for: request)
         try expectAliceRecorded(mock, status: (response as? HTTPURLResponse)?.statusCode)
     }
 
@@ -49,13 +49,13 @@ struct JournalTests {
         let mock = mockAcceptingAlice()
         var request = postRequest()
         request.httpBodyStream = InputStream(data: Data(Self.json.utf8))
-        let (_, response) = try await mock.urlSession.data(for: request)
+        let (_, response) = try await mock.urlSession.boundedData(for: request)
         try expectAliceRecorded(mock, status: (response as? HTTPURLResponse)?.statusCode)
     }
 
     @Test func aJSONPostBodySentAsAnUploadIsRecorded() async throws {
         let mock = mockAcceptingAlice()
-        let (_, response) = try await mock.urlSession.upload(for: postRequest(), from: Data(Self.json.utf8))
+        let (_, response) = try await mock.urlSession.boundedUpload(for: postRequest(), from: Data(Self.json.utf8))
         try expectAliceRecorded(mock, status: (response as? HTTPURLResponse)?.statusCode)
     }
 
@@ -64,7 +64,7 @@ struct JournalTests {
         try Data(Self.json.utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         let mock = mockAcceptingAlice()
-        let (_, response) = try await mock.urlSession.upload(for: postRequest(), fromFile: file)
+        let (_, response) = try await mock.urlSession.boundedUpload(for: postRequest(), fromFile: file)
         try expectAliceRecorded(mock, status: (response as? HTTPURLResponse)?.statusCode)
     }
 
@@ -75,7 +75,7 @@ struct JournalTests {
             var request = URLRequest(url: URL(string: server.url("/echo"))!)
             request.httpMethod = "PUT"
             request.httpBodyStream = InputStream(data: Data("streamed".utf8))
-            let (data, _) = try await mock.urlSession.data(for: request)
+            let (data, _) = try await mock.urlSession.boundedData(for: request)
             #expect(String(decoding: data, as: UTF8.self) == "real PUT /echo body=streamed")
             #expect(mock.requests.first?.bodyText == "streamed")
             #expect(mock.requests.first?.response?.status == 200)
@@ -120,7 +120,7 @@ struct JournalTests {
         var request = postRequest("https://api.example.com/users?access_token=abc&page=2")
         request.setValue("k-123", forHTTPHeaderField: "X-API-Key")
         request.httpBody = Data(#"{"name":"Alice","password":"hunter2"}"#.utf8)
-        _ = try await mock.urlSession.data(for: request)
+        _ = try await mock.urlSession.boundedData(for: request)
         let raw = try #require(mock.requests.first)
         #expect(raw.header("Authorization") == "Bearer secret-token")
         let shown = try #require(mock.redactedRequests.first)

@@ -26,7 +26,7 @@ struct LoggingTests {
             request.httpMethod = "POST"
             request.setValue("Bearer s3cr3t", forHTTPHeaderField: "Authorization")
             request.httpBody = Data("hello".utf8)
-            let (data, response) = try await session.data(for: request)
+            let (data, response) = try await session.boundedData(for: request)
             #expect((response as? HTTPURLResponse)?.statusCode == 200)
             #expect(String(decoding: data, as: UTF8.self) == "real POST /items?token=abc&page=1 body=hello")
             #expect(server.requestCount == 1, "the request must reach the network exactly once")
@@ -52,10 +52,13 @@ struct LoggingTests {
         let httpLog = HTTPLogger(logger: Logger(label: "test.http") { _ in handler })
         let session = httpLog.makeURLSession(configuration: .ephemeral)
         defer { session.finishTasksAndInvalidate() }
-        // Port 9 on loopback: nothing listens, the connection is refused at once.
-        await #expect(throws: (any Error).self) { _ = try await session.data(from: URL(string: "http://127.0.0.1:9/")!) }
+        // A port bound by this test that never listens: the connection is refused at once.
+        let refusing = try RefusingPort()
+        let url = "http://127.0.0.1:\(refusing.port)/"
+        let error = await urlError { _ = try await session.boundedData(from: URL(string: url)!) }
+        #expect(error?.code == .cannotConnectToHost)
         let entry = try #require(handler.entries.first { $0.level == .error })
-        #expect(entry.message.description.hasPrefix("GET http://127.0.0.1:9/ failed after "))
+        #expect(entry.message.description.hasPrefix("GET \(url) failed after "))
         #expect(httpLog.requests.first?.response?.error != nil)
     }
 }

@@ -17,7 +17,7 @@ struct MatcherTests {
         request.httpMethod = method
         request.httpBody = body.map { Data($0.utf8) }
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        let (data, response) = try await mock.urlSession.data(for: request)
+        let (data, response) = try await mock.urlSession.boundedData(for: request)
         let http = try #require(response as? HTTPURLResponse)
         return Fetched(status: http.statusCode, headers: [:], data: data)
     }

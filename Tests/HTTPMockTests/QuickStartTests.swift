@@ -25,7 +25,7 @@ struct QuickStartTests {
         )
 
         let url = URL(string: "https://api.example.com/user")!
-        let (data, response) = try await mock.urlSession.data(from: url)
+        let (data, response) = try await mock.urlSession.boundedData(from: url)
         let http = try #require(response as? HTTPURLResponse)
         #expect(http.statusCode == 200)
         #expect(http.value(forHTTPHeaderField: "Content-Type") == "application/json")
@@ -100,7 +100,7 @@ struct MadeSessionTests {
         mock.addResponses(forPath: "/x", host: "a.test") { MockResponse.plaintext("from a made session") }
         let session = mock.makeURLSession(configuration: .default, delegate: Redirects())
         defer { session.invalidateAndCancel() }
-        let (data, _) = try await session.data(from: URL(string: "https://a.test/x")!)
+        let (data, _) = try await session.boundedData(from: URL(string: "https://a.test/x")!)
         #expect(String(decoding: data, as: UTF8.self) == "from a made session")
     }
 }

@@ -63,7 +63,7 @@ struct UnmockedPolicyTests {
     @Test func passthroughUsesTheInstancesOwnSession() async throws {
         try await LoopbackServer.with { server in
             let configuration = URLSessionConfiguration.ephemeral
-            configuration.timeoutIntervalForRequest = 10
+            configuration.timeoutIntervalForRequest = 60
             configuration.httpAdditionalHeaders = ["X-Probe": "custom-session"]
             let custom = HTTPMock(passthroughSession: URLSession(configuration: configuration))
             custom.unmockedPolicy = .passthrough

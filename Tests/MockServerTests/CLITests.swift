@@ -3,6 +3,10 @@ import Foundation
 import HTTPMock
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The `airlock` executable, run as a child process.
 struct CLITests {
     /// `airlock`, next to the test binary or in this package's build folder.
@@ -21,7 +25,7 @@ struct CLITests {
         process.arguments = ["serve", Self.packageRoot.appendingPathComponent("Examples/stubs.json").path, "--port", "0"]
         let output = Pipe()
         process.standardOutput = output
-        try process.run()
+        let exit = try ChildProcess(running: process)
         defer { if process.isRunning { process.terminate() } }
 
         let lines = LineReader(output.fileHandleForReading)
@@ -41,8 +45,7 @@ struct CLITests {
         #expect(second.hasPrefix("GET /missing → 404 ("))
 
         process.interrupt()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        #expect(await exit.status() == 0)
         #expect(await lines.next() == "Airlock stopped.")
     }
 
@@ -94,10 +97,10 @@ struct CLITests {
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = Pipe()
-        try process.run()
-        process.waitUntilExit()
+        let status = await (try ChildProcess(running: process)).status()
+        // The child has exited: reading its (short) error output to the end returns at once.
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationStatus != 0)
+        #expect(status != nil && status != 0)
         #expect(message.hasPrefix("airlock: \(file.path), "), "\(message)")
         #expect(message.contains(expected), "\(message)")
     }
@@ -127,12 +130,13 @@ final class LineReader: Sendable {
         }
     }
 
-    /// The next line, or `nil` at the end or after 10 seconds.
+    /// The next line, or `nil` at the end or after ``hangGuard`` (a hang guard, not a
+    /// performance limit: the test then fails on the missing line).
     func next() async -> String? {
         await withTaskGroup(of: String?.self) { group in
             group.addTask { await self.iterator.next() }
             group.addTask {
-                try? await Task.sleep(for: .seconds(10))
+                try? await Task.sleep(for: .nanoseconds(hangGuard.nanoseconds))
                 return nil
             }
             let first = await group.next() ?? nil
@@ -157,5 +161,57 @@ final class LineReader: Sendable {
             lock.withLock { iterator = copy }
             return line
         }
+    }
+}
+
+/// A started child process whose exit a test awaits without blocking a thread of the cooperative
+/// pool (`waitUntilExit()` did, and only two exist on a two-core machine), and without end: after
+/// ``hangGuard`` the child is killed and the wait records an issue.
+final class ChildProcess: @unchecked Sendable {
+    // @unchecked Sendable: `exitStatus` and `waiter` are only read and written while holding `lock`;
+    // `process` is only used to read its identifier and running state, which Process allows from any thread.
+    private let process: Process
+    private let lock = NSLock()
+    private var exitStatus: Int32?
+    private var waiter: CheckedContinuation<Int32, Never>?
+
+    /// Runs `process`, watching for its exit from the start.
+    init(running process: Process) throws {
+        self.process = process
+        process.terminationHandler = { [weak self] process in self?.exited(process.terminationStatus) }
+        try process.run()
+    }
+
+    private func exited(_ status: Int32) {
+        let waiter = lock.withLock { () -> CheckedContinuation<Int32, Never>? in
+            exitStatus = status
+            defer { self.waiter = nil }
+            return self.waiter
+        }
+        waiter?.resume(returning: status)
+    }
+
+    /// The exit status, or `nil` (with an issue recorded) when the child had to be killed.
+    func status(sourceLocation: SourceLocation = #_sourceLocation) async -> Int32? {
+        let identifier = process.processIdentifier
+        let watchdog = Task { [process] in
+            try? await Task.sleep(for: .nanoseconds(hangGuard.nanoseconds))
+            guard !Task.isCancelled, process.isRunning else { return false }
+            kill(identifier, SIGKILL)
+            return true
+        }
+        let status = await withCheckedContinuation { continuation in
+            let status = lock.withLock { () -> Int32? in
+                if exitStatus == nil { waiter = continuation }
+                return exitStatus
+            }
+            if let status { continuation.resume(returning: status) }
+        }
+        watchdog.cancel()
+        guard await watchdog.value == false else {
+            Issue.record("\(process.executableURL?.lastPathComponent ?? "the child") did not exit within \(hangGuard) and was killed (a hang guard, not a performance limit)", sourceLocation: sourceLocation)
+            return nil
+        }
+        return status
     }
 }

@@ -40,7 +40,7 @@ struct FaultTests {
             try await withClient { client in
                 let clock = ContinuousClock()
                 let start = clock.now
-                let response = try await client.execute(HTTPClientRequest(url: "\(server.baseURL.absoluteString)/drip"), timeout: .seconds(10))
+                let response = try await client.execute(HTTPClientRequest(url: "\(server.baseURL.absoluteString)/drip"), timeout: hangGuard)
                 var pieces = 0
                 var received = ByteBuffer()
                 for try await var chunk in response.body {

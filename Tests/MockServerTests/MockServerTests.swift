@@ -120,9 +120,18 @@ struct MockServerTests {
 
     @Test func connectIsAnsweredWithAnExplanation() async throws {
         try await withServer(HTTPMock()) { server in
-            try await withClient(proxyPort: server.port) { client in
-                await #expect(throws: (any Error).self) { _ = try await send(client, "https://api.example.com/secure") }
+            // What a proxy client sees: the tunnel is refused. Without retries, the client reports
+            // the refusal at once instead of retrying until its connect time-out passes.
+            try await withClient(proxyPort: server.port, retryingConnections: false) { client in
+                await #expect(throws: HTTPClientError.invalidProxyResponse) { _ = try await send(client, "https://api.example.com/secure") }
             }
+            // What the server says: a 501 that explains itself, then it closes the connection.
+            let answer = try await rawExchange(
+                port: server.port,
+                "CONNECT api.example.com:443 HTTP/1.1\r\nHost: api.example.com:443\r\n\r\n"
+            )
+            #expect(answer.hasPrefix("HTTP/1.1 501"), "\(answer)")
+            #expect(answer.contains("HTTPS through CONNECT (api.example.com:443) is not supported"), "\(answer)")
         }
     }
 

@@ -34,10 +34,21 @@ func withServer(
     }
 }
 
+/// How long a client waits for a connection, a response or a child process before it gives up.
+///
+/// A hang guard, not a performance limit: far above anything here takes on a loaded machine, it
+/// only turns a wait that would never end into a failure. No test asserts how fast anything is.
+let hangGuard: TimeAmount = .seconds(60)
+
 /// An AsyncHTTPClient, in origin mode or with the server as its HTTP proxy; always shut down.
-func withClient(proxyPort: Int? = nil, _ body: (HTTPClient) async throws -> Void) async throws {
+func withClient(
+    proxyPort: Int? = nil,
+    retryingConnections: Bool = true,
+    _ body: (HTTPClient) async throws -> Void
+) async throws {
     var configuration = HTTPClient.Configuration()
-    configuration.timeout = .init(connect: .seconds(5), read: .seconds(10))
+    configuration.timeout = .init(connect: hangGuard, read: hangGuard)
+    configuration.connectionPool.retryConnectionEstablishment = retryingConnections
     if let proxyPort {
         configuration.proxy = .server(host: "127.0.0.1", port: proxyPort)
     }
@@ -57,7 +68,7 @@ func send(_ client: HTTPClient, _ url: String, method: HTTPMethod = .GET, header
     request.method = method
     for (name, value) in headers { request.headers.add(name: name, value: value) }
     if let body { request.body = .bytes(ByteBuffer(string: body)) }
-    let response = try await client.execute(request, timeout: .seconds(10))
+    let response = try await client.execute(request, timeout: hangGuard)
     let bytes = try await response.body.collect(upTo: 1 << 20)
     return (Int(response.status.code), response.headers, String(buffer: bytes))
 }
@@ -68,8 +79,56 @@ func fetch(_ url: URL, method: String = "GET", body: Data? = nil, headers: [Stri
     request.httpMethod = method
     request.httpBody = body
     for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-    let session = URLSession(configuration: .ephemeral)
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.timeoutIntervalForRequest = TimeInterval(hangGuard.nanoseconds / 1_000_000_000)
+    configuration.timeoutIntervalForResource = TimeInterval(hangGuard.nanoseconds / 1_000_000_000)
+    let session = URLSession(configuration: configuration)
     defer { session.finishTasksAndInvalidate() }
     let (data, response) = try await session.data(for: request)
     return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
+}
+
+/// Sends `request` as raw bytes to 127.0.0.1:`port` and returns everything the server sends back
+/// until it closes the connection (or the read time-out of ``hangGuard`` passes).
+func rawExchange(port: Int, _ request: String) async throws -> String {
+    let received = testEventLoops.next().makePromise(of: ByteBuffer.self)
+    let channel = try await ClientBootstrap(group: testEventLoops)
+        .connectTimeout(hangGuard)
+        .channelInitializer { channel in
+            channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHandler(ReadUntilClose(received))
+            }
+        }
+        .connect(host: "127.0.0.1", port: port)
+        .get()
+    let deadline = channel.eventLoop.scheduleTask(in: hangGuard) { channel.close(promise: nil) }
+    defer { deadline.cancel() }
+    try await channel.writeAndFlush(ByteBuffer(string: request))
+    return String(buffer: try await received.futureResult.get())
+}
+
+/// Collects what a connection reads and hands it over when the connection closes.
+private final class ReadUntilClose: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+
+    private let received: EventLoopPromise<ByteBuffer>
+    private var buffer = ByteBuffer()
+
+    init(_ received: EventLoopPromise<ByteBuffer>) {
+        self.received = received
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var chunk = unwrapInboundIn(data)
+        buffer.writeBuffer(&chunk)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        received.succeed(buffer)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        received.fail(error)
+        context.close(promise: nil)
+    }
 }

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Runs the `AirgapProbe` executable (built next to the test binary) in a fresh process.
 enum Probe {
     /// The probe's path: next to the test binary, else in `.build/debug` or
@@ -55,6 +59,7 @@ enum Probe {
         process.environment = env
         process.standardOutput = try FileHandle(forWritingTo: outURL)
         process.standardError = try FileHandle(forWritingTo: errURL)
+        let watchdog = Watchdog()
         let status: Int32 = try await withCheckedThrowingContinuation { continuation in
             process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
             do {
@@ -62,12 +67,41 @@ enum Probe {
             } catch {
                 process.terminationHandler = nil
                 continuation.resume(throwing: error)
+                return
             }
+            watchdog.set(killIfHanging(process, running: actions))
         }
+        watchdog.cancel()
         let out = (try? String(contentsOf: outURL, encoding: .utf8)) ?? ""
         let err = (try? String(contentsOf: errURL, encoding: .utf8)) ?? ""
         return Output(lines: out.split(separator: "\n").map(String.init), standardError: err, status: status)
     }
+
+    /// How long a probe may run before it is killed: a hang guard, not a performance limit. Each
+    /// action has its own time-out in the probe (60 s), and each violation symbolicates a stack.
+    static let hangGuard: Duration = .seconds(300)
+
+    /// Kills `process` if it is still running after ``hangGuard`` and records an issue that
+    /// says so; the kill ends the wait for its termination.
+    private static func killIfHanging(_ process: Process, running actions: [String]) -> Task<Void, Never> {
+        let identifier = process.processIdentifier
+        return Task {
+            try? await Task.sleep(for: hangGuard)
+            guard !Task.isCancelled, process.isRunning else { return }
+            kill(identifier, SIGKILL)
+            Issue.record("AirgapProbe \(actions.joined(separator: " ")) did not finish within \(hangGuard) and was killed (a hang guard, not a performance limit)")
+        }
+    }
+}
+
+/// Holds the task that kills a hanging probe, to cancel it once the probe has exited.
+private final class Watchdog: @unchecked Sendable {
+    // @unchecked Sendable: `task` is only read and written while holding `lock`.
+    private let lock = NSLock()
+    private var task: Task<Void, Never>?
+
+    func set(_ task: Task<Void, Never>) { lock.withLock { self.task = task } }
+    func cancel() { lock.withLock { task }?.cancel() }
 }
 
 /// The loopback names every in-process guarded test allows, so that other tests in this process

@@ -19,14 +19,15 @@ struct Fetched: Sendable {
 }
 
 extension HTTPMock {
-    /// Sends a request through `urlSession`, the way code under test would.
+    /// Sends a request through `urlSession`, the way code under test would; fails with
+    /// ``TimedOut`` after ``hangGuard`` instead of waiting forever.
     func fetch(_ address: String, method: String = "GET", headers: [String: String] = [:]) async throws -> Fetched {
         var request = URLRequest(url: URL(string: address)!)
         request.httpMethod = method
         for (name, value) in headers {
             request.setValue(value, forHTTPHeaderField: name)
         }
-        let (data, response) = try await urlSession.data(for: request)
+        let (data, response) = try await urlSession.boundedData(for: request)
         let http = try #require(response as? HTTPURLResponse)
         var fields: [String: String] = [:]
         for (name, value) in http.allHeaderFields {
