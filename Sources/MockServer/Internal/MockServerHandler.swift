@@ -11,6 +11,11 @@ import NIOHTTP1
 /// pipelined requests back until the previous response has ended, and answers malformed requests
 /// with `400`. The handler collects the body (up to the configured cap), asks the registry to
 /// resolve the request, and carries out the plan: every decision is the core's.
+///
+/// A connection that ends after a response ends gracefully (RFC 9112 §9.6): closing at once while
+/// the client is still sending (a body over the cap, bytes after a malformed request, pipelined
+/// requests after `Connection: close`) makes the kernel answer with a reset, which can destroy the
+/// response before the client reads it. See ``closeAfterLastResponse(_:)``.
 final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
@@ -18,12 +23,18 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
     private enum State {
         case idle
         case receiving(HTTPRequestHead, ByteBuffer?)
-        /// The body went over the cap: a 413 was sent and the connection is closing.
-        case rejected
+        /// The last response is sent or on its way and the connection is closing: whatever the
+        /// client still sends is read and dropped.
+        case closing
     }
+
+    /// How long a closing connection waits for the client to close its side before closing anyway.
+    static let lingeringCloseTimeout = TimeAmount.seconds(5)
 
     private let context: ServerContext
     private var state = State.idle
+    /// Whether ``closeAfterLastResponse(_:)`` has begun closing the connection.
+    private var isClosingOutput = false
 
     init(context: ServerContext) {
         self.context = context
@@ -31,6 +42,8 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func channelRead(context channelContext: ChannelHandlerContext, data: NIOAny) {
         switch (unwrapInboundIn(data), state) {
+        case (_, .closing):
+            break
         case (.head(let head), _):
             let declared = head.headers.first(name: "Content-Length").flatMap(Int.init) ?? 0
             guard declared <= context.configuration.maxRequestBodySize else { return reject(head, in: channelContext) }
@@ -50,7 +63,34 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        context.close(promise: nil)
+        switch (error, state) {
+        case (is HTTPParserError, _):
+            // The pipeline's error handler has just written a 400; let the client read it.
+            closeAfterLastResponse(context)
+        case (is ByteToMessageDecoderError, .closing):
+            // More bytes after a malformed request: read only to be dropped.
+            break
+        default:
+            context.close(promise: nil)
+        }
+    }
+
+    /// Ends the connection once the response in flight is out, without destroying it: closes the
+    /// sending side (the client reads the response, then end of file), reads and drops whatever
+    /// the client still sends, and closes completely when the client closes or after
+    /// ``lingeringCloseTimeout``. Closing at once with the client's bytes unread would make the
+    /// kernel send a reset instead (RFC 9112 §9.6, "Tear-down").
+    private func closeAfterLastResponse(_ channelContext: ChannelHandlerContext) {
+        state = .closing
+        guard !isClosingOutput else { return }
+        isClosingOutput = true
+        let channel = channelContext.channel
+        // Shutting the output down waits for the writes already queued.
+        let outputClosed = channelContext.eventLoop.makePromise(of: Void.self)
+        channelContext.close(mode: .output, promise: outputClosed)
+        outputClosed.futureResult.whenFailure { _ in channel.close(promise: nil) }
+        let deadline = channel.eventLoop.scheduleTask(in: Self.lingeringCloseTimeout) { channel.close(promise: nil) }
+        channel.closeFuture.whenComplete { _ in deadline.cancel() }
     }
 
     // MARK: Routing
@@ -134,14 +174,16 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
         closing: Bool = false
     ) {
         let keepAlive = head.isKeepAlive && !closing
+        // Set before writing: ending the response lets the pipeline hand over the next request.
+        if !keepAlive { state = .closing }
         channelContext.write(wrapOutboundOut(.head(responseHead(status: status, headers: headers, bodySize: body.count, for: head, keepAlive: keepAlive))), promise: nil)
         // HEAD responses, 204 and 304 carry no body (the Content-Length still describes it).
         if !body.isEmpty, head.method != .HEAD, status != 204, status != 304 {
             channelContext.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
         }
-        let done = channelContext.writeAndFlush(wrapOutboundOut(.end(nil)))
+        channelContext.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         if !keepAlive {
-            done.whenComplete { [channel = channelContext.channel] _ in channel.close(promise: nil) }
+            closeAfterLastResponse(channelContext)
         }
     }
 
@@ -165,9 +207,10 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
                 guard channelContext.channel.isActive else { return }
                 channelContext.write(handler.wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: piece)))), promise: nil)
                 guard isLast else { return channelContext.flush() }
-                let done = channelContext.writeAndFlush(handler.wrapOutboundOut(.end(nil)))
+                if !keepAlive { handler.state = .closing }
+                channelContext.writeAndFlush(handler.wrapOutboundOut(.end(nil)), promise: nil)
                 if !keepAlive {
-                    done.whenComplete { [channel = channelContext.channel] _ in channel.close(promise: nil) }
+                    handler.closeAfterLastResponse(channelContext)
                 }
                 handler.report(head, status: planned.status, fault: nil, recorder: recorder)
             }
@@ -176,7 +219,6 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// A request body over the cap: 413 with how to raise it, then the connection closes.
     private func reject(_ head: HTTPRequestHead, in channelContext: ChannelHandlerContext) {
-        state = .rejected
         let limit = context.configuration.maxRequestBodySize
         let message = "Airlock: the request body is larger than this server accepts (\(limit) bytes). Raise the limit with "
             + "MockServer.Configuration(maxRequestBodySize:) or `airlock serve --max-body-size <bytes>`.\n"
@@ -273,7 +315,7 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
         let forwarder = context.forwarder
         let limit = context.configuration.maxRequestBodySize
         let promise = channelContext.eventLoop.makePromise(of: (HTTPResponseStatus, HTTPHeaders, ByteBuffer).self)
-        promise.completeWithTask {
+        promise.completeWithTask { [request] in
             let response = try await forwarder.execute(request, timeout: .seconds(60))
             return (response.status, response.headers, try await response.body.collect(upTo: limit))
         }
