@@ -280,7 +280,11 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
         guard port != 443 else {
             let message = "Airlock MockServer: HTTPS through CONNECT (\(head.uri)) is not supported yet. Call the server "
                 + "in origin mode (its baseURL over plain HTTP) or proxy plain-HTTP URLs.\n"
-            return respond(status: 501, headers: ["Content-Type": "text/plain"], body: Data(message.utf8), to: head, in: channelContext, closing: true)
+            // SwiftNIO's encoder drops the body of any response to CONNECT (RFC 9110 forbids one
+            // only on a 2xx): write the refusal below the encoder so the explanation arrives.
+            let refusal = "HTTP/1.1 501 Not Implemented\r\nContent-Type: text/plain\r\nContent-Length: \(message.utf8.count)\r\n"
+                + "Connection: close\r\n\r\n" + message
+            return writeRaw(Data(refusal.utf8), thenClose: channelContext)
         }
         let established = HTTPResponseHead(version: head.version, status: .custom(code: 200, reasonPhrase: "Connection Established"), headers: ["Content-Length": "0"])
         channelContext.write(wrapOutboundOut(.head(established)), promise: nil)
