@@ -97,6 +97,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
+            // Cassettes are read from the source tree (beside the tests), not bundled.
+            exclude: ["__Cassettes__"],
             resources: [.process("Fixtures")]
         ),
     ]

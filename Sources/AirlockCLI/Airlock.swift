@@ -7,23 +7,29 @@ import MockServer
 struct Airlock: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "airlock",
-        abstract: "Serve mocked HTTP to any client or process.",
-        subcommands: [Serve.self]
+        abstract: "Serve mocked HTTP to any client or process; record real traffic and replay it.",
+        subcommands: [Serve.self, Record.self, Redact.self, CassetteCommand.self]
     )
 }
 
 /// `airlock serve stubs.json`
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Serve the stubs of a JSON stub file over HTTP on loopback.",
+        abstract: "Serve the stubs of a JSON stub file, or the exchanges of a HAR file, over HTTP on loopback.",
         discussion: """
             Prints the base URL, then one line per request (method, target, status, duration). \
-            Stops cleanly on Ctrl-C. The admin API is under /__admin/ (see the README).
+            Stops cleanly on Ctrl-C. The admin API is under /__admin/ (see the README). \
+            A HAR file (a cassette from `airlock record`, or one saved from a browser) is replayed: \
+            identical requests get their recorded responses in order, whatever host the client calls \
+            (--match-hosts keeps the recorded hosts, for clients that use the server as a proxy).
             """
     )
 
-    @Argument(help: "The stub file (JSON).", completion: .file(extensions: ["json"]))
+    @Argument(help: "The stub file (JSON) or HAR file.", completion: .file(extensions: ["json", "har"]))
     var stubs: String
+
+    @Flag(help: "For a HAR file: match each entry's recorded host too (proxy mode).")
+    var matchHosts = false
 
     @Option(help: "The port to listen on; 0 picks a free one.")
     var port: Int = 8080
@@ -44,13 +50,7 @@ struct Serve: AsyncParsableCommand {
     var maxBodySize: Int = 64 * 1024 * 1024
 
     func run() async throws {
-        let file: StubFile
-        do {
-            file = try StubFile(contentsOf: URL(fileURLWithPath: stubs))
-        } catch {
-            FileHandle.standardError.write(Data("airlock: \(error.description)\n".utf8))
-            throw ExitCode.badInput
-        }
+        let url = URL(fileURLWithPath: stubs)
         var printExchange: (@Sendable (MockServer.Exchange) -> Void)?
         if !quiet {
             printExchange = { exchange in say(exchange.description) }
@@ -65,40 +65,89 @@ struct Serve: AsyncParsableCommand {
                 maxRequestBodySize: maxBodySize
             )
         )
-        let rejected = server.registerStubs(file)
+        let rejected: [RegistrationError]
+        let summary: String
+        if isHAR(url) {
+            let cassette = try openCassette(
+                url,
+                mode: .none,
+                matching: Cassette.Matching(matchesAnyHost: !matchHosts),
+                recordCommand: "airlock record --target <origin> --cassette \(stubs) --mode newEpisodes"
+            )
+            rejected = server.insert(cassette)
+            summary = "\(cassette.entries.count) recorded exchange(s)"
+            for note in cassette.replayed.skipped {
+                FileHandle.standardError.write(Data("airlock: \(stubs): skipped \(note)\n".utf8))
+            }
+        } else {
+            let file: StubFile
+            do {
+                file = try StubFile(contentsOf: url)
+            } catch {
+                FileHandle.standardError.write(Data("airlock: \(error.description)\n".utf8))
+                throw ExitCode.badInput
+            }
+            rejected = server.registerStubs(file)
+            summary = "\(file.stubs.count) stub(s)"
+        }
         guard rejected.isEmpty else {
             for error in rejected {
                 FileHandle.standardError.write(Data("airlock: \(stubs): \(error.description)\n".utf8))
             }
             throw ExitCode.badInput
         }
-        do {
-            try await server.start()
-        } catch let error as MockServerError {
-            FileHandle.standardError.write(Data("airlock: \(error.description)\n".utf8))
-            switch error.kind {
-            case .nonLoopbackBindingRefused, .adminTokenRequired: throw ExitCode.usage
-            default: throw ExitCode.unavailable
-            }
-        }
-        say("Airlock serving \(file.stubs.count) stub(s) from \(stubs) at \(server.baseURL.absoluteString)")
+        try await startServer(server)
+        say("Airlock serving \(summary) from \(stubs) at \(server.baseURL.absoluteString)")
         say("Admin API: \(server.baseURL.absoluteString)/__admin/stubs — Ctrl-C to stop.")
-        await Self.waitForInterrupt()
+        await waitForInterrupt()
         try await server.shutdown()
         say("Airlock stopped.")
     }
+}
 
-    /// Suspends until SIGINT or SIGTERM arrives.
-    private static func waitForInterrupt() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let resumed = ResumeOnce(continuation)
-            for signalNumber in [SIGINT, SIGTERM] {
-                signal(signalNumber, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-                source.setEventHandler { resumed.resume() }
-                source.resume()
-                SignalSources.keep(source)
-            }
+/// Starts a server, turning its errors into a message and an exit code.
+func startServer(_ server: MockServer) async throws {
+    do {
+        try await server.start()
+    } catch let error as MockServerError {
+        FileHandle.standardError.write(Data("airlock: \(error.description)\n".utf8))
+        switch error.kind {
+        case .nonLoopbackBindingRefused, .adminTokenRequired: throw ExitCode.usage
+        default: throw ExitCode.unavailable
+        }
+    }
+}
+
+/// Whether a file is a HAR file: its top level is an object with a `log`.
+func isHAR(_ url: URL) -> Bool {
+    if url.pathExtension.lowercased() == "har" { return true }
+    guard let data = try? Data(contentsOf: url),
+        let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+    else { return false }
+    return object["log"] != nil
+}
+
+/// Opens a cassette for a command: the command's mode is what the user typed, so `AIRLOCK_RECORD`
+/// and `CI` (meant for test runs) do not change it.
+func openCassette(_ url: URL, mode: Cassette.RecordMode, matching: Cassette.Matching, recordCommand: String) throws -> Cassette {
+    do {
+        return try Cassette(contentsOf: url, mode: mode, matching: matching, recordCommand: recordCommand, environment: [:])
+    } catch {
+        FileHandle.standardError.write(Data("airlock: \(error.description)\n".utf8))
+        throw ExitCode.badInput
+    }
+}
+
+/// Suspends until SIGINT or SIGTERM arrives.
+func waitForInterrupt() async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let resumed = ResumeOnce(continuation)
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler { resumed.resume() }
+            source.resume()
+            SignalSources.keep(source)
         }
     }
 }

@@ -14,131 +14,227 @@ public enum HAR {
     ///   - redaction: What to hide. Defaults to ``Redaction/standard``.
     /// - Returns: The JSON document.
     public static func document(for requests: [RecordedRequest], redaction: Redaction = .standard) -> Data {
-        let log = Log(
-            log: .init(
-                version: "1.2",
-                creator: .init(name: "Airlock HTTPMock", version: "0.1"),
-                entries: requests.map { Entry(redaction.apply(to: $0)) }
-            )
-        )
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        // Every member is a plain value; encoding cannot fail.
-        return (try? encoder.encode(log)) ?? Data("{}".utf8)
+        HTTPArchive(entries: requests).data(redaction: redaction)
+    }
+}
+
+/// The HAR 1.2 document model: every field the specification requires is written, and reading
+/// accepts what browsers and other tools write (unknown fields are ignored, optional ones may be
+/// missing).
+///
+/// See <http://www.softwareishard.com/blog/har-12-spec/>.
+enum HARFormat {
+    struct Document: Codable {
+        var log: Log
     }
 
-    struct Log: Encodable {
-        struct Body: Encodable {
-            let version: String
-            let creator: Creator
-            let entries: [Entry]
-        }
-
-        struct Creator: Encodable {
-            let name: String
-            let version: String
-        }
-
-        let log: Body
+    struct Log: Codable {
+        var version: String
+        var creator: Creator
+        var entries: [Entry]
     }
 
-    struct NameValue: Encodable {
-        let name: String
-        let value: String
+    struct Creator: Codable {
+        var name: String
+        var version: String
     }
 
-    struct Entry: Encodable {
-        struct Request: Encodable {
-            struct PostData: Encodable {
-                let mimeType: String
-                let text: String
-                let encoding: String?
-            }
+    struct NameValue: Codable {
+        var name: String
+        var value: String
+    }
 
-            let method: String
-            let url: String
-            let httpVersion = "HTTP/1.1"
-            let cookies: [NameValue] = []
-            let headers: [NameValue]
-            let queryString: [NameValue]
-            let postData: PostData?
-            let headersSize = -1
-            let bodySize: Int
+    struct Entry: Codable {
+        var startedDateTime: String
+        var time: Double
+        var request: Request
+        var response: Response
+        var cache: Cache
+        var timings: Timings
+
+        init(startedDateTime: String, time: Double, request: Request, response: Response, cache: Cache, timings: Timings) {
+            self.startedDateTime = startedDateTime
+            self.time = time
+            self.request = request
+            self.response = response
+            self.cache = cache
+            self.timings = timings
         }
 
-        struct Response: Encodable {
-            struct Content: Encodable {
-                let size: Int
-                let mimeType: String
-                let text: String?
-                let encoding: String?
-            }
+        /// Only what replay needs is required: the date, the request and the response.
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            startedDateTime = try container.decode(String.self, forKey: .startedDateTime)
+            time = try container.decodeIfPresent(Double.self, forKey: .time) ?? 0
+            request = try container.decode(Request.self, forKey: .request)
+            response = try container.decode(Response.self, forKey: .response)
+            cache = Cache()
+            timings = try container.decodeIfPresent(Timings.self, forKey: .timings) ?? Timings(send: 0, wait: time, receive: 0)
+        }
+    }
 
-            let status: Int
-            let statusText: String
-            let httpVersion = "HTTP/1.1"
-            let cookies: [NameValue] = []
-            let headers: [NameValue]
-            let content: Content
-            let redirectURL: String
-            let headersSize = -1
-            let bodySize: Int
-            let _error: String?
+    struct Cache: Codable {}
+
+    struct Timings: Codable {
+        var send: Double
+        var wait: Double
+        var receive: Double
+    }
+
+    struct Request: Codable {
+        var method: String
+        var url: String
+        var httpVersion: String
+        var cookies: [NameValue]
+        var headers: [NameValue]
+        var queryString: [NameValue]
+        var postData: PostData?
+        var headersSize: Int
+        var bodySize: Int
+
+        init(method: String, url: String, headers: [NameValue], queryString: [NameValue], postData: PostData?, bodySize: Int) {
+            self.method = method
+            self.url = url
+            httpVersion = "HTTP/1.1"
+            cookies = []
+            self.headers = headers
+            self.queryString = queryString
+            self.postData = postData
+            headersSize = -1
+            self.bodySize = bodySize
         }
 
-        struct Timings: Encodable {
-            let send: Double
-            let wait: Double
-            let receive: Double
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            method = try container.decode(String.self, forKey: .method)
+            url = try container.decode(String.self, forKey: .url)
+            httpVersion = try container.decodeIfPresent(String.self, forKey: .httpVersion) ?? "HTTP/1.1"
+            cookies = try container.decodeIfPresent([NameValue].self, forKey: .cookies) ?? []
+            headers = try container.decodeIfPresent([NameValue].self, forKey: .headers) ?? []
+            queryString = try container.decodeIfPresent([NameValue].self, forKey: .queryString) ?? []
+            postData = try container.decodeIfPresent(PostData.self, forKey: .postData)
+            headersSize = try container.decodeIfPresent(Int.self, forKey: .headersSize) ?? -1
+            bodySize = try container.decodeIfPresent(Int.self, forKey: .bodySize) ?? -1
+        }
+    }
+
+    struct PostData: Codable {
+        var mimeType: String
+        var params: [Param]
+        var text: String?
+        /// Not in HAR 1.2 itself; written by several tools (and Airlock) for binary bodies.
+        var encoding: String?
+
+        init(mimeType: String, text: String, encoding: String?) {
+            self.mimeType = mimeType
+            params = []
+            self.text = text
+            self.encoding = encoding
         }
 
-        let startedDateTime: String
-        let time: Double
-        let request: Request
-        let response: Response
-        let cache: [String: String] = [:]
-        let timings: Timings
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            mimeType = try container.decodeIfPresent(String.self, forKey: .mimeType) ?? ""
+            params = try container.decodeIfPresent([Param].self, forKey: .params) ?? []
+            text = try container.decodeIfPresent(String.self, forKey: .text)
+            encoding = try container.decodeIfPresent(String.self, forKey: .encoding)
+        }
+    }
 
-        init(_ recorded: RecordedRequest) {
-            let formatter = ISO8601DateFormatter()
-            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-            startedDateTime = formatter.string(from: recorded.date)
-            let milliseconds = (recorded.response?.duration ?? 0) * 1000
-            time = milliseconds
-            timings = Timings(send: 0, wait: milliseconds, receive: 0)
-            let requestType = recorded.header("Content-Type") ?? "application/octet-stream"
-            request = Request(
-                method: recorded.method,
-                url: recorded.url,
-                headers: recorded.headers.map { NameValue(name: $0.name, value: $0.value) },
-                queryString: recorded.queryItems.map { NameValue(name: $0.name, value: $0.value ?? "") },
-                postData: recorded.body.map { body in
-                    let text = Entry.text(body)
-                    return Request.PostData(mimeType: requestType, text: text.text, encoding: text.encoding)
-                },
-                bodySize: recorded.body?.count ?? 0
-            )
-            let response = recorded.response
-            let headers = (response?.headers ?? [:]).sorted { $0.key.lowercased() < $1.key.lowercased() }
-            let responseType = headers.first { $0.key.lowercased() == "content-type" }?.value ?? "application/octet-stream"
-            let body = response?.body ?? Data()
-            let text = Entry.text(body)
-            self.response = Response(
-                status: response?.status ?? 0,
-                statusText: response?.status.map { HTTPURLStatusText.text(for: $0) } ?? "",
-                headers: headers.map { NameValue(name: $0.key, value: $0.value) },
-                content: .init(size: body.count, mimeType: responseType, text: body.isEmpty ? nil : text.text, encoding: text.encoding),
-                redirectURL: headers.first { $0.key.lowercased() == "location" }?.value ?? "",
-                bodySize: body.count,
-                _error: response?.error
-            )
+    struct Param: Codable {
+        var name: String
+        var value: String?
+    }
+
+    struct Response: Codable {
+        var status: Int
+        var statusText: String
+        var httpVersion: String
+        var cookies: [NameValue]
+        var headers: [NameValue]
+        var content: Content
+        var redirectURL: String
+        var headersSize: Int
+        var bodySize: Int
+        var _error: String?
+
+        init(status: Int, headers: [NameValue], content: Content, redirectURL: String, error: String?) {
+            self.status = status
+            statusText = HTTPURLStatusText.text(for: status)
+            httpVersion = "HTTP/1.1"
+            cookies = []
+            self.headers = headers
+            self.content = content
+            self.redirectURL = redirectURL
+            headersSize = -1
+            bodySize = content.size
+            _error = error
         }
 
-        /// UTF-8 text as is, anything else in base64.
-        static func text(_ data: Data) -> (text: String, encoding: String?) {
-            if let text = String(data: data, encoding: .utf8) { return (text, nil) }
-            return (data.base64EncodedString(), "base64")
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            status = try container.decode(Int.self, forKey: .status)
+            statusText = try container.decodeIfPresent(String.self, forKey: .statusText) ?? ""
+            httpVersion = try container.decodeIfPresent(String.self, forKey: .httpVersion) ?? "HTTP/1.1"
+            cookies = try container.decodeIfPresent([NameValue].self, forKey: .cookies) ?? []
+            headers = try container.decodeIfPresent([NameValue].self, forKey: .headers) ?? []
+            content = try container.decodeIfPresent(Content.self, forKey: .content) ?? Content(size: 0, mimeType: "", text: nil, encoding: nil)
+            redirectURL = try container.decodeIfPresent(String.self, forKey: .redirectURL) ?? ""
+            headersSize = try container.decodeIfPresent(Int.self, forKey: .headersSize) ?? -1
+            bodySize = try container.decodeIfPresent(Int.self, forKey: .bodySize) ?? -1
+            _error = try container.decodeIfPresent(String.self, forKey: ._error)
         }
+    }
+
+    struct Content: Codable {
+        var size: Int
+        var mimeType: String
+        var text: String?
+        var encoding: String?
+
+        init(size: Int, mimeType: String, text: String?, encoding: String?) {
+            self.size = size
+            self.mimeType = mimeType
+            self.text = text
+            self.encoding = encoding
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            size = try container.decodeIfPresent(Int.self, forKey: .size) ?? 0
+            mimeType = try container.decodeIfPresent(String.self, forKey: .mimeType) ?? ""
+            text = try container.decodeIfPresent(String.self, forKey: .text)
+            encoding = try container.decodeIfPresent(String.self, forKey: .encoding)
+        }
+    }
+
+    /// UTF-8 text as is, anything else in base64.
+    static func text(_ data: Data) -> (text: String, encoding: String?) {
+        if let text = String(data: data, encoding: .utf8) { return (text, nil) }
+        return (data.base64EncodedString(), "base64")
+    }
+
+    /// The bytes of a `text` field, decoding base64 when `encoding` says so.
+    static func bytes(_ text: String, encoding: String?) -> Data? {
+        guard let encoding, !encoding.isEmpty else { return Data(text.utf8) }
+        guard encoding.lowercased() == "base64" else { return nil }
+        return Data(base64Encoded: text, options: .ignoreUnknownCharacters)
+    }
+
+    /// `2026-11-22T10:00:00.123Z`, as HAR writes dates.
+    static func string(from date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
+    }
+
+    /// A HAR date, with or without fractional seconds.
+    static func date(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: text)
     }
 }
 

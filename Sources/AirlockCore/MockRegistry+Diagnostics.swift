@@ -9,7 +9,8 @@ extension MockRegistry.State {
             bodySize: request.body?.count ?? 0,
             nearest: nearestStubs(to: request, redaction: redaction, limit: 3),
             rejectedCount: registrationErrors.count,
-            rejected: registrationErrors.suffix(5).map(\.description)
+            rejected: registrationErrors.suffix(5).map(\.description),
+            hint: cassette?.unmatchedHint
         )
     }
 

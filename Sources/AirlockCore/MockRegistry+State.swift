@@ -5,6 +5,8 @@ extension MockRegistry {
     struct State: Sendable {
         var unmockedPolicy: UnmockedPolicy = .notFound
         var registrationErrors: [RegistrationError] = []
+        /// The cassette that records what no stub answers, or explains why it cannot.
+        var cassette: Cassette?
 
         private(set) var routes: [Route] = []
         /// Host patterns; each payload indexes `pathTries`.
@@ -45,6 +47,7 @@ extension MockRegistry {
             let query = registration.query.map { QueryConstraint($0, matching: registration.queryMatching) }
             let key = RouteKey(host: host.source, path: path.source, query: query)
             let id = route(for: key, host: host, path: path, query: query, requirement: registration.requirement)
+            if registration.reportsEachResponse { routes[id].reportsEachResponse = true }
             let wasEternal = routes[id].queue.hasEternal
             for response in registration.responses {
                 routes[id].queue.append(response)
@@ -127,6 +130,9 @@ extension MockRegistry {
                 recorded.answeredBy = stub
                 return .matched(response, stub: stub, recorder: journal.append(recorded, started: date))
             }
+            if let cassette, cassette.isRecording {
+                return .record(recorder: journal.append(recorded, started: date, cassette: cassette))
+            }
             var diagnosis: UnmatchedDiagnosis?
             switch unmockedPolicy {
             case .notFound, .fatalError: diagnosis = self.diagnosis(for: recorded, redaction: journal.redaction)
@@ -167,9 +173,18 @@ extension MockRegistry {
             return best
         }
 
-        /// Stubs that have served nothing and were not cleared.
+        /// Stubs that have served nothing and were not cleared; for a cassette's stubs, also the
+        /// recorded responses never replayed.
         var unusedStubs: [String] {
-            routes.filter { $0.served == 0 && !$0.cleared }.map(\.stub.description)
+            routes.compactMap { route in
+                guard !route.cleared else { return nil }
+                if route.reportsEachResponse {
+                    let left = route.queue.count - (route.queue.hasEternal && route.served > 0 ? 1 : 0)
+                    guard left > 0 else { return nil }
+                    return "\(route.stub.description) — \(left) recorded response(s) never replayed"
+                }
+                return route.served == 0 ? route.stub.description : nil
+            }
         }
 
         // MARK: Clearing
@@ -201,6 +216,8 @@ extension MockRegistry {
     enum Decision {
         case matched(MockResponse, stub: StubDescription, recorder: ExchangeRecorder)
         case unmatched(UnmockedPolicy, diagnosis: UnmatchedDiagnosis?, recorder: ExchangeRecorder)
+        /// Forward to the real server and record the exchange in the cassette.
+        case record(recorder: ExchangeRecorder)
     }
 
     /// What makes two registrations share one queue.
@@ -220,6 +237,8 @@ extension MockRegistry {
         var served = 0
         /// Whether `clearQueue(forHost:)` removed it.
         var cleared = false
+        /// Whether each response left unserved counts as unused (a cassette's).
+        var reportsEachResponse = false
 
         var stub: StubDescription {
             StubDescription(host: key.host, path: key.path, query: key.query, requirement: requirement?.description)

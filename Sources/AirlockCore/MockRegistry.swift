@@ -74,6 +74,24 @@ public final class MockRegistry: Sendable {
         return ResolvedExchange(decision, request: request, transport: transport)
     }
 
+    /// Serves a cassette: registers its entries as stubs and, while it records, forwards what no
+    /// stub answers and records the exchange into it. Replaces any cassette inserted before.
+    @discardableResult
+    package func insert(_ cassette: Cassette) -> [RegistrationError] {
+        let registrations = cassette.replayed.registrations(
+            matching: cassette.matching,
+            placeholder: cassette.redaction.replacement,
+            label: cassette.url.lastPathComponent
+        )
+        state.withLock { $0.cassette = cassette }
+        return register(registrations)
+    }
+
+    /// The cassette inserted, if any.
+    package var cassette: Cassette? {
+        state.withLock { $0.cassette }
+    }
+
     /// The unmatched-request diagnosis for a recorded request.
     package func diagnosis(for request: RecordedRequest) -> UnmatchedDiagnosis {
         let redaction = journal.redaction

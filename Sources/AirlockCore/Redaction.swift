@@ -125,3 +125,64 @@ public struct Redaction: Sendable, Hashable {
         return value
     }
 }
+
+extension Redaction {
+    /// The values this redaction hides in a request — header credentials (without their scheme
+    /// word, such as `Bearer`), cookie values, query items, JSON fields — so that they can be
+    /// removed wherever else they appear in the exchange (a server echoing a token in its body).
+    /// Values shorter than four characters are left out: replacing them everywhere would mangle
+    /// unrelated text.
+    package func secretValues(in request: RecordedRequest) -> [String] {
+        var values: [String] = []
+        for field in request.headers where hidesHeader(field.name) {
+            values.append(field.value)
+            if let space = field.value.firstIndex(of: " ") {
+                values.append(String(field.value[field.value.index(after: space)...]).trimmingCharacters(in: .whitespaces))
+            }
+            for pair in field.value.split(separator: ";") {
+                if let equals = pair.firstIndex(of: "=") {
+                    values.append(String(pair[pair.index(after: equals)...]).trimmingCharacters(in: .whitespaces))
+                }
+            }
+        }
+        for item in request.queryItems where queryItemNames.contains(item.name.lowercased()) {
+            if let value = item.value { values.append(value) }
+        }
+        if !jsonFields.isEmpty, let body = request.body, let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) {
+            collectJSONSecrets(object, into: &values)
+        }
+        return Array(Set(values.filter { $0.count >= 4 && $0 != replacement })).sorted { $0.count > $1.count }
+    }
+
+    /// `text` with every secret value, and its percent-encoded form, replaced.
+    package func scrub(_ text: String, secrets: [String]) -> String {
+        var result = text
+        for secret in secrets {
+            result = result.replacingOccurrences(of: secret, with: replacement)
+            if let encoded = secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics), encoded != secret {
+                result = result.replacingOccurrences(of: encoded, with: replacement)
+            }
+        }
+        return result
+    }
+
+    /// A body with every secret value replaced, when it is UTF-8 text; other bodies unchanged.
+    package func scrub(_ data: Data, secrets: [String]) -> Data {
+        guard !secrets.isEmpty, let text = String(data: data, encoding: .utf8) else { return data }
+        return Data(scrub(text, secrets: secrets).utf8)
+    }
+
+    private func collectJSONSecrets(_ value: Any, into values: inout [String]) {
+        if let object = value as? [String: Any] {
+            for (key, child) in object {
+                if jsonFields.contains(key.lowercased()) {
+                    if let text = child as? String { values.append(text) } else if let number = child as? NSNumber { values.append(number.stringValue) }
+                } else {
+                    collectJSONSecrets(child, into: &values)
+                }
+            }
+        } else if let array = value as? [Any] {
+            for child in array { collectJSONSecrets(child, into: &values) }
+        }
+    }
+}

@@ -8,6 +8,9 @@ package struct Registration: Sendable {
     package var responses: [MockResponse]
     /// A condition the request must also meet, beyond host, path and query.
     package var requirement: RequestMatcher?
+    /// Whether every response left unserved counts as unused (a cassette's recorded responses),
+    /// not only a stub that served nothing.
+    package var reportsEachResponse = false
 
     package init(
         host: String,

@@ -17,13 +17,13 @@ public final class RequestJournal: Sendable {
     package init() {}
 
     /// Records a request and returns where its outcome goes.
-    package func append(_ request: RecordedRequest, started: Date) -> ExchangeRecorder {
+    package func append(_ request: RecordedRequest, started: Date, cassette: Cassette? = nil) -> ExchangeRecorder {
         state.withLock { state in
             // Appended, then numbered in place: no copy of the entry.
             state.entries.append(request)
             let sequence = state.entries.count
             state.entries[sequence - 1].sequence = sequence
-            return ExchangeRecorder(journal: self, generation: state.generation, sequence: sequence, started: started)
+            return ExchangeRecorder(journal: self, generation: state.generation, sequence: sequence, started: started, cassette: cassette)
         }
     }
 
@@ -32,11 +32,13 @@ public final class RequestJournal: Sendable {
         append(RecordedRequest(sequence: 0, request: request, date: date), started: date)
     }
 
-    /// Stores what was delivered for entry `sequence` of `generation`.
-    fileprivate func record(_ response: RecordedResponse, generation: Int, sequence: Int) {
+    /// Stores what was delivered for entry `sequence` of `generation`; returns the completed entry.
+    @discardableResult
+    fileprivate func record(_ response: RecordedResponse, generation: Int, sequence: Int) -> RecordedRequest? {
         state.withLock { state in
-            guard state.generation == generation, state.entries.indices.contains(sequence - 1) else { return }
+            guard state.generation == generation, state.entries.indices.contains(sequence - 1) else { return nil }
             state.entries[sequence - 1].response = response
+            return state.entries[sequence - 1]
         }
     }
 
@@ -69,20 +71,26 @@ package struct ExchangeRecorder: Sendable {
     package let sequence: Int
     /// When the request reached the mock.
     package let started: Date
+    /// Where a forwarded exchange is recorded, when a cassette records it.
+    private let cassette: Cassette?
 
-    fileprivate init(journal: RequestJournal, generation: Int, sequence: Int, started: Date) {
+    fileprivate init(journal: RequestJournal, generation: Int, sequence: Int, started: Date, cassette: Cassette?) {
         self.journal = journal
         self.generation = generation
         self.sequence = sequence
         self.started = started
+        self.cassette = cassette
     }
 
     /// Records the outcome.
     package func record(_ outcome: RecordedResponse.Outcome, headers: [String: String] = [:], body: Data = Data()) {
-        journal.record(
+        let entry = journal.record(
             RecordedResponse(outcome: outcome, headers: headers, body: body, duration: Date().timeIntervalSince(started)),
             generation: generation,
             sequence: sequence
         )
+        if let cassette, let entry {
+            cassette.record(entry)
+        }
     }
 }

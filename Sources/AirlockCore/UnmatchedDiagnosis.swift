@@ -28,6 +28,8 @@ package struct UnmatchedDiagnosis: Sendable {
     package let rejectedCount: Int
     /// The last few rejected stubs, described.
     package let rejected: [String]
+    /// What else to say, such as how to record the request into the mock's cassette.
+    package var hint: String? = nil
 
     /// The message: the request's signature, the stub that would answer it, the nearest stubs.
     package func render(_ style: SnippetStyle) -> String {
@@ -59,6 +61,10 @@ package struct UnmatchedDiagnosis: Sendable {
             lines.append("")
             lines.append("Note: \(rejectedCount) stub(s) were rejected when registered:")
             lines.append(contentsOf: rejected.map { "  - \($0)" })
+        }
+        if let hint {
+            lines.append("")
+            lines.append(hint)
         }
         return lines.joined(separator: "\n")
     }

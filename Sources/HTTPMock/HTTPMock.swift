@@ -63,6 +63,22 @@ public final class HTTPMock: Mocking {
         Directories.mocks.assign(slot, to: self)
     }
 
+    /// Creates a mock that replays a cassette and, while the cassette's mode records, sends what
+    /// it cannot answer through ``passthroughSession`` and records the exchange.
+    ///
+    /// ```swift
+    /// let cassette = try Cassette(contentsOf: URL(fileURLWithPath: "Fixtures/users.har"))
+    /// let mock = HTTPMock(cassette: cassette)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - cassette: The cassette to replay and record into.
+    ///   - passthroughSession: The session that carries recorded requests to the network.
+    public convenience init(cassette: Cassette, passthroughSession: URLSession = URLSession(configuration: .ephemeral)) {
+        self.init(passthroughSession: passthroughSession)
+        insert(cassette)
+    }
+
     deinit {
         // The sessions are left valid: code may still hold one, and using an invalidated session
         // crashes. Their requests now fail with a URLError that says the mock was released.

@@ -25,6 +25,10 @@ extension MockServer {
         /// Where rejected stubs and registration warnings go. Defaults to a logger labelled
         /// `airlock.server`.
         public var logger: Logger
+        /// Makes the server a reverse proxy for this origin (`https://api.example.com`): requests
+        /// to ``MockServer/baseURL`` are taken as requests to it — matched, forwarded and recorded
+        /// under its URLs. `nil` (the default) keeps the `Host` header's host.
+        public var upstream: URL?
 
         /// Creates a configuration; every argument has a default.
         /// - Parameters:
@@ -36,6 +40,7 @@ extension MockServer {
         ///   - eventLoopGroup: The event loops to serve on.
         ///   - maxRequestBodySize: The largest request body accepted, in bytes.
         ///   - logger: Where rejected stubs and warnings go.
+        ///   - upstream: The origin the server stands in for, as a reverse proxy.
         public init(
             host: String = "127.0.0.1",
             port: Int = 0,
@@ -44,8 +49,10 @@ extension MockServer {
             exchangeHandler: (@Sendable (Exchange) -> Void)? = nil,
             eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
             maxRequestBodySize: Int = 64 * 1024 * 1024,
-            logger: Logger = Logger(label: "airlock.server")
+            logger: Logger = Logger(label: "airlock.server"),
+            upstream: URL? = nil
         ) {
+            self.upstream = upstream
             self.maxRequestBodySize = maxRequestBodySize
             self.logger = logger
             self.eventLoopGroup = eventLoopGroup

@@ -65,6 +65,22 @@ public final class MockServer: Mocking {
         self.init(registry: mock.registry, configuration: configuration)
     }
 
+    /// Creates a server that replays a cassette and, while the cassette's mode records, forwards
+    /// what it cannot answer with AsyncHTTPClient and records the exchange — for any client.
+    ///
+    /// ```swift
+    /// let cassette = try Cassette(contentsOf: URL(fileURLWithPath: "api.har"), mode: .newEpisodes)
+    /// let server = MockServer(cassette: cassette, configuration: .init(upstream: URL(string: "https://api.example.com")))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - cassette: The cassette to replay and record into.
+    ///   - configuration: Where to bind, and the upstream to record from.
+    public convenience init(cassette: Cassette, configuration: Configuration = Configuration()) {
+        self.init(configuration: configuration)
+        insert(cassette)
+    }
+
     private init(registry: MockRegistry, configuration: Configuration) {
         self.registry = registry
         self.configuration = configuration

@@ -8,6 +8,8 @@ extension ResolvedExchange {
         switch decision {
         case .matched(let response, let stub, let recorder):
             self.init(response, stub: stub, recorder: recorder, request: request, transport: transport)
+        case .record(let recorder):
+            self.init(action: .forward(recording: true), delay: 0, recorder: recorder, stub: nil, transport: transport)
         case .unmatched(let policy, let diagnosis, let recorder):
             let message = diagnosis?.render(transport.snippetStyle) ?? "Airlock: no stub for \(request.method) \(request.url)"
             switch policy {
@@ -16,7 +18,7 @@ extension ResolvedExchange {
             case .mock(let response):
                 self.init(response, stub: nil, recorder: recorder, request: request, transport: transport)
             case .passthrough:
-                self.init(action: .forward, delay: 0, recorder: recorder, stub: nil, transport: transport)
+                self.init(action: .forward(recording: false), delay: 0, recorder: recorder, stub: nil, transport: transport)
             case .fatalError where transport.mayStopProcess:
                 self.init(action: .stop(message: message + "\n(unmockedPolicy is .fatalError)"), delay: 0, recorder: recorder, stub: nil, transport: transport)
             case .fatalError:

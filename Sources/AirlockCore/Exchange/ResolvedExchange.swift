@@ -15,8 +15,10 @@ package struct ResolvedExchange: Sendable {
         case fail(ErrorBox)
         /// Misbehave on the connection instead of answering.
         case fault(MockResponse.Fault)
-        /// Send the request to the real network and relay the answer (the `.passthrough` policy).
-        case forward
+        /// Send the request to the real network and relay the answer: the `.passthrough` policy, or
+        /// a cassette recording (which wants the body unencoded: the transport asks for identity
+        /// coding where it decompresses nothing itself).
+        case forward(recording: Bool)
         /// Stop the process with this message (the `.fatalError` policy, where allowed).
         case stop(message: String)
     }

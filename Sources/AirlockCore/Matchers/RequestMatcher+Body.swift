@@ -118,14 +118,27 @@ extension RequestMatcher {
 /// `application/x-www-form-urlencoded` parsing: `+` is a space, then percent-decoding.
 enum FormFields {
     static func parse(_ text: String) -> [String: String] {
-        var fields: [String: String] = [:]
-        for pair in text.split(separator: "&") {
+        Dictionary(pairs(text), uniquingKeysWith: { _, last in last })
+    }
+
+    /// Every field in order, repeated names kept.
+    static func pairs(_ text: String) -> [(name: String, value: String)] {
+        text.split(separator: "&").map { pair in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let decode = { (part: Substring) in
                 PercentDecoding.decode(Substring(part.replacingOccurrences(of: "+", with: " ")))
             }
-            fields[decode(parts[0])] = parts.count > 1 ? decode(parts[1]) : ""
+            return (decode(parts[0]), parts.count > 1 ? decode(parts[1]) : "")
         }
-        return fields
+    }
+
+    /// `name=value&…`, percent-encoded.
+    static func encode(_ fields: [(String, String)]) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return fields.map { name, value in
+            (name.addingPercentEncoding(withAllowedCharacters: allowed) ?? name) + "="
+                + (value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value)
+        }.joined(separator: "&")
     }
 }

@@ -35,6 +35,8 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var state = State.idle
     /// Whether ``closeAfterLastResponse(_:)`` has begun closing the connection.
     private var isClosingOutput = false
+    /// Whether the connection has become a CONNECT tunnel, whose requests name their own host.
+    private var isTunnel = false
 
     init(context: ServerContext) {
         self.context = context
@@ -103,16 +105,23 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
             let answer = AdminAPI(context: context).handle(head, body: body)
             return respond(status: answer.status, headers: ["Content-Type": "application/json"], body: answer.body, to: head, in: channelContext)
         }
-        guard var incoming = IncomingRequest(method: head.method.rawValue, target: head.uri, hostHeader: head.headers.first(name: "Host")) else {
+        // A reverse proxy (`airlock record --target`) takes origin-form requests as addressed to
+        // its upstream; absolute-form targets and tunnels keep the host they name.
+        let upstream = isTunnel || !head.uri.hasPrefix("/") ? nil : context.configuration.upstream
+        let hostHeader = upstream.map(Self.authority) ?? head.headers.first(name: "Host")
+        let target = upstream.map { Self.basePath($0) + head.uri } ?? head.uri
+        guard var incoming = IncomingRequest(method: head.method.rawValue, target: target, hostHeader: hostHeader, scheme: upstream?.scheme ?? "http") else {
             let message = "Airlock: cannot parse the request target \(head.uri) with Host \(head.headers.first(name: "Host") ?? "(none)")."
                 + " Send an origin-form target (/path?query) with a Host header, or an absolute URL (proxy mode).\n"
             return respond(status: 400, headers: ["Content-Type": "text/plain"], body: Data(message.utf8), to: head, in: channelContext, closing: true)
         }
-        incoming.headers = head.headers.map { (name: $0.name, value: $0.value) }
+        incoming.headers = head.headers.map { field in
+            (name: field.name, value: upstream != nil && field.name.lowercased() == "host" ? hostHeader ?? field.value : field.value)
+        }
         incoming.body = body
         let exchange = context.registry.resolve(incoming, for: .socket)
-        if case .forward = exchange.action {
-            return forward(incoming, head: head, recorder: exchange.recorder, in: channelContext)
+        if case .forward(let recording) = exchange.action {
+            return forward(incoming, head: head, recording: recording, recorder: exchange.recorder, in: channelContext)
         }
         guard exchange.delay > 0 else { return carryOut(exchange, head: head, in: channelContext) }
         let loopBound = NIOLoopBound((self, channelContext), eventLoop: channelContext.eventLoop)
@@ -286,6 +295,7 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
                 + "Connection: close\r\n\r\n" + message
             return writeRaw(Data(refusal.utf8), thenClose: channelContext)
         }
+        isTunnel = true
         let established = HTTPResponseHead(version: head.version, status: .custom(code: 200, reasonPhrase: "Connection Established"), headers: ["Content-Length": "0"])
         channelContext.write(wrapOutboundOut(.head(established)), promise: nil)
         channelContext.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
@@ -307,10 +317,12 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// Sends an unmatched request to its real host with AsyncHTTPClient (the `.passthrough`
     /// policy) and relays the answer.
-    private func forward(_ incoming: IncomingRequest, head: HTTPRequestHead, recorder: ExchangeRecorder, in channelContext: ChannelHandlerContext) {
+    private func forward(_ incoming: IncomingRequest, head: HTTPRequestHead, recording: Bool, recorder: ExchangeRecorder, in channelContext: ChannelHandlerContext) {
         var request = HTTPClientRequest(url: incoming.url)
         request.method = head.method
         for field in head.headers where !Self.hopByHop.contains(field.name.lowercased()) {
+            // A recording asks for the body unencoded: a cassette stores decoded bodies, as HAR does.
+            if recording, field.name.lowercased() == "accept-encoding" { continue }
             request.headers.add(name: field.name, value: field.value)
         }
         if let body = incoming.body {
@@ -343,6 +355,20 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
                 handler.respond(status: 502, headers: ["Content-Type": "text/plain"], body: Data(message.utf8), to: head, in: channelContext)
             }
         }
+    }
+
+    /// `host[:port]` of an upstream URL, as a `Host` header names it.
+    private static func authority(_ url: URL) -> String {
+        let host = url.host ?? "localhost"
+        let bracketed = host.contains(":") ? "[\(host)]" : host
+        return url.port.map { "\(bracketed):\($0)" } ?? bracketed
+    }
+
+    /// The upstream's path prefix without its trailing `/` (`https://host/v1/` → `/v1`).
+    private static func basePath(_ url: URL) -> String {
+        var path = url.path
+        while path.hasSuffix("/") { path.removeLast() }
+        return path
     }
 
     /// Connection-level fields that a proxy does not pass on.

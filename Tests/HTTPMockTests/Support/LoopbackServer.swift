@@ -6,7 +6,8 @@ import NIOPosix
 /// A real HTTP server on 127.0.0.1 and an ephemeral port, standing in for "the network" in
 /// passthrough and logging tests. It answers every request with `200` and the body
 /// `real <METHOD> <URI>` (plus ` body=<body>` when the request had one), echoes the `X-Probe`
-/// request header as `X-Probe-Echo`, and counts the requests it received.
+/// request header as `X-Probe-Echo`, numbers its responses (`X-Request-Number: 1`, 2, …), and
+/// counts the requests it received.
 final class LoopbackServer: Sendable {
     private let channel: any Channel
     private let counter: RequestCounter
@@ -52,6 +53,11 @@ final class LoopbackServer: Sendable {
         }
     }
 
+    /// Stops the server: nothing answers on its port afterwards.
+    func stop() async throws {
+        try await channel.close()
+    }
+
     func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
 }
 
@@ -89,7 +95,9 @@ private final class EchoHandler: ChannelInboundHandler {
             if body.readableBytes > 0 {
                 text += " body=" + String(buffer: body)
             }
-            var headers = HTTPHeaders([("Content-Type", "text/plain"), ("Content-Length", "\(text.utf8.count)")])
+            var headers = HTTPHeaders([
+                ("Content-Type", "text/plain"), ("Content-Length", "\(text.utf8.count)"), ("X-Request-Number", "\(counter.count)"),
+            ])
             if let probe = head.headers.first(name: "X-Probe") {
                 headers.add(name: "X-Probe-Echo", value: probe)
             }

@@ -1,0 +1,176 @@
+import ArgumentParser
+import Foundation
+import MockServer
+
+/// `airlock record --target https://api.example.com --cassette api.har`
+struct Record: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Record real traffic into a HAR cassette, for any client, through a loopback proxy.",
+        discussion: """
+            With --target, a reverse proxy: clients call the printed base URL instead of the target, \\
+            and every exchange is forwarded with AsyncHTTPClient and recorded under the target's URLs. \\
+            Without --target, a forward proxy for plain-HTTP URLs (absolute-form requests, or CONNECT \\
+            to a port other than 443). Secrets are redacted before anything reaches the file. The \\
+            cassette is written after each exchange and complete when the command stops on Ctrl-C. \\
+            Replay it with `airlock serve CASSETTE`.
+            """
+    )
+
+    @Option(help: "The origin to record from, such as https://api.example.com (omit for a forward proxy).")
+    var target: String?
+
+    @Option(help: "The HAR file to write.", completion: .file(extensions: ["har"]))
+    var cassette: String
+
+    @Option(help: "newEpisodes (the default) replays what the file has and records what it lacks; all records everything again.")
+    var mode: String = Cassette.RecordMode.newEpisodes.rawValue
+
+    @Option(help: "The port to listen on; 0 picks a free one.")
+    var port: Int = 8080
+
+    @Option(help: "The address to bind (loopback only).")
+    var host: String = "127.0.0.1"
+
+    @Flag(help: "Do not print a line per request.")
+    var quiet = false
+
+    func run() async throws {
+        guard let recordMode = Cassette.RecordMode.allCases.first(where: { $0.rawValue.lowercased() == mode.lowercased() }),
+            recordMode == .newEpisodes || recordMode == .all
+        else {
+            throw ValidationError("--mode is \"\(mode)\"; use newEpisodes or all.")
+        }
+        var upstream: URL?
+        if let target {
+            guard let url = URL(string: target), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil,
+                url.query == nil
+            else {
+                throw ValidationError("--target is \"\(target)\"; give an origin such as https://api.example.com (a path prefix is allowed, no query).")
+            }
+            upstream = url
+        }
+        let file = URL(fileURLWithPath: cassette)
+        let cassette = try openCassette(
+            file,
+            mode: recordMode,
+            matching: Cassette.Matching(),
+            recordCommand: "airlock record --cassette \(self.cassette) --mode all"
+        )
+        var printExchange: (@Sendable (MockServer.Exchange) -> Void)?
+        if !quiet {
+            printExchange = { exchange in say(exchange.description) }
+        }
+        let server = MockServer(
+            cassette: cassette,
+            configuration: .init(host: host, port: port, exchangeHandler: printExchange, upstream: upstream)
+        )
+        try await startServer(server)
+        if let upstream {
+            say("Airlock recording \(upstream.absoluteString) into \(self.cassette): call \(server.baseURL.absoluteString) instead — Ctrl-C to stop.")
+        } else {
+            say("Airlock recording into \(self.cassette) as an HTTP proxy at \(server.baseURL.absoluteString) — Ctrl-C to stop.")
+        }
+        await waitForInterrupt()
+        try await server.shutdown()
+        do {
+            try cassette.save()
+        } catch {
+            FileHandle.standardError.write(Data("airlock: \(error.description)\n".utf8))
+            throw ExitCode.unavailable
+        }
+        say("Airlock recorded \(cassette.recordedEntries.count) exchange(s); \(self.cassette) holds \(cassette.entries.count).")
+    }
+}
+
+/// `airlock redact cassette.har`
+struct Redact: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Redact the secrets in a HAR file, in place.",
+        discussion: """
+            Applies Airlock's standard redaction (credential headers, token query items, secret JSON \\
+            fields) plus the names given, and rewrites the file in Airlock's cassette form: fields Airlock \\
+            does not replay (cookie lists, timings, pages) are dropped, since they may carry secrets too.
+            """
+    )
+
+    @Argument(help: "The HAR file.", completion: .file(extensions: ["har"]))
+    var file: String
+
+    @Option(name: .customLong("header"), help: "Another header name to redact (repeatable).")
+    var headers: [String] = []
+
+    @Option(name: .customLong("query"), help: "Another query item name to redact (repeatable).")
+    var queryItems: [String] = []
+
+    @Option(name: .customLong("json-field"), help: "Another JSON field name to redact (repeatable).")
+    var jsonFields: [String] = []
+
+    func run() async throws {
+        let url = URL(fileURLWithPath: file)
+        let archive = try readArchive(url)
+        var redaction = Redaction.standard
+        redaction.headerNames.formUnion(headers.map { $0.lowercased() })
+        redaction.queryItemNames.formUnion(queryItems.map { $0.lowercased() })
+        redaction.jsonFields.formUnion(jsonFields.map { $0.lowercased() })
+        do {
+            try archive.data(redaction: redaction).write(to: url, options: .atomic)
+        } catch {
+            FileHandle.standardError.write(Data("airlock: \(file): cannot be written (\(error.localizedDescription))\n".utf8))
+            throw ExitCode.unavailable
+        }
+        say("Redacted \(archive.entries.count) entr\(archive.entries.count == 1 ? "y" : "ies") in \(file).")
+    }
+}
+
+/// `airlock cassette check cassette.har`
+struct CassetteCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cassette",
+        abstract: "Work with HAR cassettes.",
+        subcommands: [Check.self]
+    )
+
+    /// `airlock cassette check FILE`
+    struct Check: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check that a HAR file can be replayed, and list its entries.",
+            discussion: "Exits with 65 and says where when the file is not valid HAR or an entry cannot become a stub."
+        )
+
+        @Argument(help: "The HAR file.", completion: .file(extensions: ["har"]))
+        var file: String
+
+        func run() async throws {
+            let archive = try readArchive(URL(fileURLWithPath: file))
+            let server = MockServer()
+            let rejected = server.registerStubs(archive)
+            say("\(file): HAR 1.2, \(archive.entries.count) replayable entr\(archive.entries.count == 1 ? "y" : "ies")")
+            let redaction = Redaction.standard
+            for (index, entry) in archive.entries.enumerated() {
+                let response = entry.response
+                let status = response?.status.map(String.init) ?? "?"
+                let bodies = "request \(entry.body?.count ?? 0) B, response \(response?.bodySize ?? 0) B"
+                say("  \(index + 1). \(entry.method) \(redaction.url(entry.url)) → \(status) (\(bodies))")
+            }
+            for note in archive.skipped {
+                say("  skipped \(note)")
+            }
+            guard rejected.isEmpty else {
+                for error in rejected {
+                    FileHandle.standardError.write(Data("airlock: \(file): \(error.description)\n".utf8))
+                }
+                throw ExitCode.badInput
+            }
+        }
+    }
+}
+
+/// Reads a HAR file for a command, turning errors into a message and exit code 65.
+func readArchive(_ url: URL) throws -> HTTPArchive {
+    do {
+        return try HTTPArchive(contentsOf: url)
+    } catch {
+        FileHandle.standardError.write(Data("airlock: \(error.description)\n".utf8))
+        throw ExitCode.badInput
+    }
+}

@@ -1,0 +1,135 @@
+#if canImport(Testing)
+import Foundation
+import Testing
+
+/// Gives each test a cassette of its own: a HAR file in `__Cassettes__` beside the test file,
+/// opened before the test runs (in the mode `AIRLOCK_RECORD` and `CI` allow) and saved when it
+/// ends. The test binds a mock to it with `Cassette.current()`.
+///
+/// ```swift
+/// @Test(.cassette) func listsUsers() async throws {
+///     let mock = try HTTPMock(cassette: .current())
+///     let users = try await UsersClient(session: mock.urlSession).list()
+///     #expect(users.count == 3)
+/// }
+/// ```
+///
+/// Tests with cassettes run in parallel: each has its own cassette and mock, and nothing is
+/// global. On a suite, every test in it gets its own cassette.
+public struct CassetteTrait: TestTrait, SuiteTrait, TestScoping {
+    /// The file name without `.har`; `nil` names it after the test.
+    public var name: String?
+    /// The mode the test asks for (`AIRLOCK_RECORD` and `CI` may override it).
+    public var mode: Cassette.RecordMode
+    /// How requests match recorded entries.
+    public var matching: Cassette.Matching
+    /// What is hidden before anything reaches the file.
+    public var redaction: Redaction
+
+    /// Applies to every test of a suite.
+    public var isRecursive: Bool { true }
+
+    /// Opens the test's cassette, runs the test with it as `Cassette.current()`, and saves it —
+    /// also when the test throws, so that what was recorded is kept.
+    public func provideScope(
+        for test: Test,
+        testCase: Test.Case?,
+        performing function: @Sendable () async throws -> Void
+    ) async throws {
+        guard !test.isSuite else { return try await function() }
+        let testName = Cassette.fileName(forTest: test.name)
+        let url = Cassette.defaultURL(forTest: name ?? testName, in: test.sourceLocation.filePath)
+        let cassette = try Cassette(
+            contentsOf: url,
+            mode: mode,
+            matching: matching,
+            redaction: redaction,
+            recordCommand: "AIRLOCK_RECORD=newEpisodes swift test --filter \(testName)"
+        )
+        var failure: (any Error)?
+        do {
+            try await Cassette.$scoped.withValue(cassette) { try await function() }
+        } catch {
+            failure = error
+        }
+        try cassette.save()
+        if let failure { throw failure }
+    }
+}
+
+extension Trait where Self == CassetteTrait {
+    /// A cassette named after the test, recorded once and replayed after.
+    public static var cassette: Self {
+        CassetteTrait(name: nil, mode: .once, matching: Cassette.Matching(), redaction: .standard)
+    }
+
+    /// A cassette with a name, mode, matching rules or redaction of your choosing.
+    ///
+    /// ```swift
+    /// @Test(.cassette("signup", matching: .init(ignoredJSONKeys: ["timestamp"])))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - name: The file name without `.har`; `nil` names it after the test.
+    ///   - mode: When to record; `AIRLOCK_RECORD` and `CI` may override it. Defaults to `.once`.
+    ///   - matching: How requests match recorded entries.
+    ///   - redaction: What to hide before anything reaches the file.
+    public static func cassette(
+        _ name: String? = nil,
+        mode: Cassette.RecordMode = .once,
+        matching: Cassette.Matching = Cassette.Matching(),
+        redaction: Redaction = .standard
+    ) -> Self {
+        CassetteTrait(name: name, mode: mode, matching: matching, redaction: redaction)
+    }
+}
+#endif
+
+#if canImport(XCTest)
+import XCTest
+
+extension XCTestCase {
+    /// Opens this test's cassette — `__Cassettes__/<TestFile>/<testName>.har` beside the test
+    /// file — and saves it when the test ends (a failed save fails the test).
+    ///
+    /// ```swift
+    /// func testListsUsers() async throws {
+    ///     let mock = HTTPMock(cassette: try cassette())
+    ///     …
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - name: The file name without `.har`; `nil` names it after the test.
+    ///   - mode: When to record; `AIRLOCK_RECORD` and `CI` may override it. Defaults to `.once`.
+    ///   - matching: How requests match recorded entries.
+    ///   - redaction: What to hide before anything reaches the file.
+    ///   - filePath: The test file; its folder holds `__Cassettes__`.
+    /// - Returns: The cassette.
+    /// - Throws: ``CassetteError`` when the file is not a HAR file or `AIRLOCK_RECORD` names no mode.
+    public func cassette(
+        _ name: String? = nil,
+        mode: Cassette.RecordMode = .once,
+        matching: Cassette.Matching = Cassette.Matching(),
+        redaction: Redaction = .standard,
+        filePath: StaticString = #filePath
+    ) throws -> Cassette {
+        let testName = Cassette.fileName(forTest: self.name)
+        let cassette = try Cassette(
+            contentsOf: Cassette.defaultURL(forTest: name ?? testName, in: "\(filePath)"),
+            mode: mode,
+            matching: matching,
+            redaction: redaction,
+            recordCommand: "AIRLOCK_RECORD=newEpisodes swift test --filter \(testName)"
+        )
+        addTeardownBlock {
+            do {
+                try cassette.save()
+            } catch {
+                XCTFail("\(error)", file: filePath)
+            }
+        }
+        return cassette
+    }
+}
+#endif

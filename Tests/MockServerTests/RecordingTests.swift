@@ -1,0 +1,170 @@
+import AsyncHTTPClient
+import Foundation
+import HTTPMock
+import MockServer
+import NIOHTTP1
+import Testing
+
+/// Recording for every client, through the server: `airlock record` as a reverse proxy, the
+/// forward-proxy mode, `airlock serve` replaying the result, `airlock redact` and
+/// `airlock cassette check` — the CLI as a child process, clients over real sockets.
+struct RecordingTests {
+    private let folder = FileManager.default.temporaryDirectory.appendingPathComponent("airlock-recording-\(UUID().uuidString)")
+
+    /// An upstream standing in for the real API: `/items` answers "one", then "two"; `POST /users`
+    /// echoes nothing secret but a created id.
+    private func upstream() -> HTTPMock {
+        let api = HTTPMock()
+        api.addResponses(forPath: "/items", host: "**") {
+            MockResponse.plaintext("one")
+            MockResponse.plaintext("two")
+        }
+        api.addResponses(forPath: "/users", host: "**", requiring: .post) {
+            MockResponse.plaintext(#"{"id":7}"#, status: .created)
+        }
+        return api
+    }
+
+    /// Starts `airlock` with `arguments`; returns the process, its exit watcher, its output lines
+    /// and the base URL its banner printed.
+    private func launch(_ arguments: [String]) async throws -> (Process, ChildProcess, LineReader, String) {
+        let path = try #require(CLITests.executable, "build the airlock executable first (swift build)")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        let exit = try ChildProcess(running: process)
+        let lines = LineReader(output.fileHandleForReading)
+        let banner = try #require(await lines.next(), "airlock printed nothing")
+        let start = try #require(banner.range(of: "http://127.0.0.1:", options: .backwards), "\(banner)")
+        let base = String(banner[start.lowerBound...].prefix { !$0.isWhitespace })
+        return (process, exit, lines, base)
+    }
+
+    @Test func recordsThroughTheCLIReverseProxyThenServesTheCassette() async throws {
+        let cassette = folder.appendingPathComponent("api.har").path
+        let api = upstream()
+        try await withServer(api) { real in
+            let (process, exit, lines, base) = try await launch(["record", "--target", real.baseURL.absoluteString, "--cassette", cassette, "--port", "0"])
+            defer { if process.isRunning { process.terminate() } }
+            try await withClient { client in
+                #expect(try await send(client, "\(base)/items").text == "one")
+                #expect(try await send(client, "\(base)/items").text == "two")
+                let created = try await send(
+                    client,
+                    "\(base)/users?access_token=QUERYSECRET",
+                    method: .POST,
+                    headers: [("Authorization", "Bearer HEADERSECRET"), ("Content-Type", "application/json")],
+                    body: #"{"name":"Alice","password":"BODYSECRET"}"#
+                )
+                #expect(created.status == 201)
+            }
+            for _ in 0..<3 { _ = await lines.next() }
+            process.interrupt()
+            #expect(await exit.status() == 0)
+            #expect(await lines.next() == "Airlock recorded 3 exchange(s); \(cassette) holds 3.")
+        }
+        #expect(api.requests.count == 3)
+        let text = try String(contentsOfFile: cassette, encoding: .utf8)
+        for secret in ["QUERYSECRET", "HEADERSECRET", "BODYSECRET"] {
+            #expect(!text.contains(secret), "\(secret) reached the cassette")
+        }
+        let archive = try HTTPArchive(contentsOf: URL(fileURLWithPath: cassette))
+        #expect(archive.entries.map(\.path) == ["/items", "/items", "/users"])
+        #expect(archive.entries.allSatisfy { $0.url.hasPrefix("http://127.0.0.1:") })
+
+        // The upstream is gone; the cassette answers, in recorded order, on any host.
+        let (process, exit, _, base) = try await launch(["serve", cassette, "--port", "0"])
+        defer { if process.isRunning { process.terminate() } }
+        try await withClient { client in
+            #expect(try await send(client, "\(base)/items").text == "one")
+            #expect(try await send(client, "\(base)/items").text == "two")
+            let created = try await send(client, "\(base)/users?access_token=OTHER", method: .POST, headers: [("Content-Type", "application/json")], body: #"{"password":"x","name":"Alice"}"#)
+            #expect(created.status == 201 && created.text == #"{"id":7}"#)
+            let missing = try await send(client, "\(base)/items")
+            #expect(missing.status == 404)
+            #expect(missing.text.contains("To record it: airlock record"), "\(missing.text)")
+        }
+        process.interrupt()
+        #expect(await exit.status() == 0)
+    }
+
+    @Test func theForwardProxyModeRecordsPlainHTTPTargets() async throws {
+        try await withServer(upstream()) { real in
+            let cassette = try Cassette(contentsOf: folder.appendingPathComponent("proxy.har"), mode: .all, environment: [:])
+            var configuration = MockServer.Configuration()
+            configuration.eventLoopGroup = testEventLoops
+            let recorder = MockServer(cassette: cassette, configuration: configuration)
+            try await recorder.start()
+            try await withClient(proxyPort: recorder.port) { (client: HTTPClient) async throws in
+                #expect(try await send(client, "\(real.baseURL.absoluteString)/items").text == "one")
+            }
+            try await recorder.shutdown()
+            try cassette.save()
+            let archive = try HTTPArchive(contentsOf: cassette.url)
+            #expect(archive.entries.map(\.url) == ["\(real.baseURL.absoluteString)/items"])
+            #expect(archive.entries.first?.response?.body == Data("one".utf8))
+        }
+    }
+
+    @Test func redactRewritesAFileWithoutItsSecrets() throws {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let file = folder.appendingPathComponent("leaky.har")
+        let leaky = """
+            {"log": {"version": "1.2", "creator": {"name": "browser", "version": "1"}, "entries": [{
+              "startedDateTime": "2026-11-22T10:00:00.000Z", "time": 5, "cache": {}, "timings": {"send": 0, "wait": 5, "receive": 0},
+              "request": {"method": "POST", "url": "https://api.example.com/login?api_key=KEYSECRET", "httpVersion": "HTTP/1.1",
+                "cookies": [{"name": "session", "value": "COOKIESECRET"}],
+                "headers": [{"name": "Authorization", "value": "Bearer HEADERSECRET"}, {"name": "Content-Type", "value": "application/json"}],
+                "queryString": [{"name": "api_key", "value": "KEYSECRET"}], "headersSize": -1, "bodySize": 30,
+                "postData": {"mimeType": "application/json", "text": "{\\"user\\":\\"a\\",\\"pin\\":\\"PINSECRET\\"}"}},
+              "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1", "cookies": [], "headers": [],
+                "content": {"size": 2, "mimeType": "application/json", "text": "{}"}, "redirectURL": "", "headersSize": -1, "bodySize": 2}
+            }]}}
+            """
+        try Data(leaky.utf8).write(to: file)
+        let (status, output, errors) = try run(["redact", file.path, "--json-field", "pin"])
+        #expect(status == 0, "\(errors)")
+        #expect(output.contains("Redacted 1 entry in"))
+        let text = try String(contentsOf: file, encoding: .utf8)
+        for secret in ["KEYSECRET", "COOKIESECRET", "HEADERSECRET", "PINSECRET"] {
+            #expect(!text.contains(secret), "\(secret) is still in the file")
+        }
+        #expect(try HTTPArchive(contentsOf: file).entries.count == 1)
+    }
+
+    @Test func cassetteCheckListsEntriesAndRejectsMalformedFiles() throws {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let good = folder.appendingPathComponent("good.har")
+        try Data(#"{"log": {"version": "1.2", "creator": {"name": "x", "version": "1"}, "entries": [{"startedDateTime": "2026-11-22T10:00:00Z", "time": 1, "request": {"method": "GET", "url": "https://api.example.com/users?page=2"}, "response": {"status": 200, "content": {"size": 2, "mimeType": "application/json", "text": "[]"}}}]}}"#.utf8).write(to: good)
+        let (status, output, _) = try run(["cassette", "check", good.path])
+        #expect(status == 0)
+        #expect(output.contains("1 replayable entry"))
+        #expect(output.contains("1. GET https://api.example.com/users?page=2 → 200"), "\(output)")
+
+        let bad = folder.appendingPathComponent("bad.har")
+        try Data(#"{"log": {"version": "1.2", "creator": {"name": "x", "version": "1"}, "entries": [{"startedDateTime": "yesterday", "time": 1, "request": {"method": "GET", "url": "https://a.example/"}, "response": {"status": 200}}]}}"#.utf8).write(to: bad)
+        let (badStatus, _, errors) = try run(["cassette", "check", bad.path])
+        #expect(badStatus == 65)
+        #expect(errors.contains("log.entries[0].startedDateTime"), "\(errors)")
+        #expect(errors.contains("ISO 8601"), "\(errors)")
+    }
+
+    /// Runs `airlock` to completion; returns its exit status, output and errors.
+    private func run(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
+        let path = try #require(CLITests.executable, "build the airlock executable first (swift build)")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let outputText = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, outputText, errorText)
+    }
+}
