@@ -240,6 +240,19 @@ struct CassetteTests {
         }
     }
 
+    @Test func aCassetteThatCannotBeWrittenSaysWhichAndWhy() throws {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let notAFolder = folder.appendingPathComponent("plain-file")
+        try Data("x".utf8).write(to: notAFolder)
+        let cassette = try Cassette(contentsOf: notAFolder.appendingPathComponent("api.har"), mode: .all, environment: [:])
+        do {
+            try cassette.save()
+            Issue.record("saving below a plain file succeeded")
+        } catch {
+            #expect(error.description.contains("plain-file/api.har: cannot be written"), "\(error)")
+        }
+    }
+
     @Test func aRecordedCassetteHasEveryFieldHAR12Requires() async throws {
         try await LoopbackServer.with { server in
             let recording = try cassette(mode: .once)

@@ -19,26 +19,26 @@ struct CassetteTraitTests {
         #expect(mock.unusedStubs.isEmpty)
     }
 
-    @Test(.cassette("shared-signup")) func aNamedCassette() async throws {
-        let mock = try HTTPMock(cassette: .current())
+    /// `POST /users` with a JSON body, through the mock's session; returns status and body.
+    private func signUp(_ mock: HTTPMock, body: String) async throws -> (status: Int?, text: String) {
         var request = URLRequest(url: URL(string: "https://api.example.com/users")!)
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.httpBody = Data(#"{ "name" : "Alice" }"#.utf8)
+        request.httpBody = Data(body.utf8)
         let (data, response) = try await mock.urlSession.boundedData(for: request)
-        #expect((response as? HTTPURLResponse)?.statusCode == 201)
-        #expect(String(decoding: data, as: UTF8.self) == #"{"id":7}"#)
+        return ((response as? HTTPURLResponse)?.statusCode, String(decoding: data, as: UTF8.self))
     }
 
-    /// Both run at once (Swift Testing runs tests in parallel), each with its own cassette and mock.
+    @Test(.cassette("shared-signup")) func aNamedCassette() async throws {
+        let answer = try await signUp(try HTTPMock(cassette: .current()), body: #"{ "name" : "Alice" }"#)
+        #expect(answer.status == 201)
+        #expect(answer.text == #"{"id":7}"#)
+    }
+
+    /// The cases run at once (Swift Testing runs them in parallel), each with its own cassette and mock.
     @Test(.cassette("shared-signup"), arguments: 1...4) func parallelTestsEachHaveTheirOwnCassette(_ run: Int) async throws {
-        let mock = try HTTPMock(cassette: .current())
-        var request = URLRequest(url: URL(string: "https://api.example.com/users")!)
-        request.httpMethod = "POST"
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.httpBody = Data(#"{"name":"Alice"}"#.utf8)
-        let (_, response) = try await mock.urlSession.boundedData(for: request)
-        #expect((response as? HTTPURLResponse)?.statusCode == 201, "run \(run)")
+        let answer = try await signUp(try HTTPMock(cassette: .current()), body: #"{"name":"Alice"}"#)
+        #expect(answer.status == 201, "run \(run)")
     }
 
     @Test func withoutTheTraitThereIsNoCurrentCassette() {

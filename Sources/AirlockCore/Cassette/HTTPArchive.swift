@@ -29,13 +29,7 @@ public struct HTTPArchive: Sendable {
     /// - Parameter url: The file.
     /// - Throws: ``StubFileError`` naming the file, the entry and field, and what was expected.
     public init(contentsOf url: URL) throws(StubFileError) {
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw StubFileError(file: url.path, location: nil, problem: "cannot be read (\(error.localizedDescription))", expected: "a readable HAR file")
-        }
-        try self.init(data: data, source: url.path)
+        try self.init(data: StubFileError.contents(of: url, expected: "a readable HAR file"), source: url.path)
     }
 
     /// Parses HAR JSON.

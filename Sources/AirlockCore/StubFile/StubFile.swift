@@ -141,12 +141,7 @@ public struct StubFile: Sendable {
     /// - Parameter url: The file.
     /// - Throws: ``StubFileError`` naming the file, the position or field, and what was expected.
     public init(contentsOf url: URL) throws(StubFileError) {
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw StubFileError(file: url.path, location: nil, problem: "cannot be read (\(error.localizedDescription))", expected: "a readable JSON file")
-        }
+        let data = try StubFileError.contents(of: url, expected: "a readable JSON file")
         try self.init(data: data, source: url.path, baseDirectory: url.deletingLastPathComponent())
     }
 
@@ -239,6 +234,15 @@ public struct StubFileError: Error, Sendable, CustomStringConvertible {
         self.location = location
         self.problem = problem
         self.expected = expected
+    }
+
+    /// The bytes of a file, or an error naming it and saying why it cannot be read.
+    static func contents(of url: URL, expected: String) throws(StubFileError) -> Data {
+        do {
+            return try Data(contentsOf: url)
+        } catch {
+            throw StubFileError(file: url.path, location: nil, problem: "cannot be read (\(error.localizedDescription))", expected: expected)
+        }
     }
 
     init(decoding error: DecodingError, file: String, data: Data) {
