@@ -31,6 +31,9 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "For a HAR file: match each entry's recorded host too (proxy mode).")
     var matchHosts = false
 
+    @Option(help: "The folder that file responses added through the admin API must stay in. Defaults to the stub file's folder.")
+    var files: String?
+
     @Option(help: "The port to listen on; 0 picks a free one.")
     var port: Int = 8080
 
@@ -62,7 +65,8 @@ struct Serve: AsyncParsableCommand {
                 allowsNonLoopbackBinding: allowRemote,
                 adminToken: adminToken,
                 exchangeHandler: printExchange,
-                maxRequestBodySize: maxBodySize
+                maxRequestBodySize: maxBodySize,
+                adminFileRoot: files.map { URL(fileURLWithPath: $0) } ?? url.deletingLastPathComponent()
             )
         )
         let rejected: [RegistrationError]

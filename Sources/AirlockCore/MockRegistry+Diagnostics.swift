@@ -10,7 +10,9 @@ extension MockRegistry.State {
             nearest: nearestStubs(to: request, redaction: redaction, limit: 3),
             rejectedCount: registrationErrors.count,
             rejected: registrationErrors.suffix(5).map(\.description),
-            hint: cassette?.unmatchedHint
+            hint: cassette?.unmatchedHint,
+            redaction: redaction,
+            secrets: redaction.secretValues(in: request)
         )
     }
 
@@ -39,6 +41,7 @@ extension MockRegistry.State {
                 misses += 1
             }
             if let constraint = route.key.query {
+                // Values are marked; the output pass shows them as the redaction allows.
                 let differences = constraint.differences(from: query)
                 verdicts.append(differences.isEmpty ? "query ✓" : differences.joined(separator: ", "))
                 misses += differences.isEmpty ? 0 : 1
@@ -48,8 +51,8 @@ extension MockRegistry.State {
                     verdicts.append("requirement ✓")
                 } else {
                     // Decide on the real request; show what differs on the redacted one.
-                    let shown = requirement.mismatches(redaction.apply(to: request))
-                    verdicts.append(shown.isEmpty ? "requirement ✗ \(requirement.description)" : shown.joined(separator: ", "))
+                    let shown = requirement.mismatchTemplates(redaction.apply(to: request))
+                    verdicts.append(shown.isEmpty ? "requirement ✗ \(requirement.template)" : shown.joined(separator: ", "))
                     misses += 1
                 }
             }

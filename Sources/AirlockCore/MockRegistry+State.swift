@@ -241,7 +241,7 @@ extension MockRegistry {
         var reportsEachResponse = false
 
         var stub: StubDescription {
-            StubDescription(host: key.host, path: key.path, query: key.query, requirement: requirement?.description)
+            StubDescription(host: key.host, path: key.path, query: key.query, requirement: requirement?.template)
         }
     }
 

@@ -105,9 +105,10 @@ public final class MockRegistry: Sendable {
 
     /// Every registered stub that was not cleared, with its queue size and use count.
     package var stubSummaries: [StubSummary] {
-        state.withLock { state in
+        let redaction = journal.redaction
+        return state.withLock { state in
             state.routes.filter { !$0.cleared }.map {
-                StubSummary(description: $0.stub.description, host: $0.key.host, path: $0.key.path, queued: $0.queue.count, served: $0.served)
+                StubSummary(description: redaction.text($0.stub.description), host: $0.key.host, path: $0.key.path, queued: $0.queue.count, served: $0.served)
             }
         }
     }

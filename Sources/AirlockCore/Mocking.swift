@@ -49,7 +49,8 @@ extension Mocking {
     /// Stubs that were registered but have served nothing, described as in messages
     /// (`host "api.example.com", path "/users"`). Cleared stubs are not listed.
     public var unusedStubs: [String] {
-        registry.unusedStubs
+        let redaction = journal.redaction
+        return registry.unusedStubs.map { redaction.text($0) }
     }
 
     /// The message for a request no stub answered: the request, a paste-ready stub in the

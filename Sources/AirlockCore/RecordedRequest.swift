@@ -68,7 +68,7 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
     public let date: Date
     /// The stub that answered, such as `host "api.example.com", path "/users"`; `nil` when no
     /// stub matched and the unmocked policy answered.
-    public var stub: String? { answeredBy?.description }
+    public var stub: String? { answeredBy?.shown(by: .standard) }
     /// The stub that answered, described only when someone asks.
     var answeredBy: StubDescription?
     /// What the client got back, once it has been delivered.

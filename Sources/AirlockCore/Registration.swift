@@ -34,7 +34,7 @@ package struct Registration: Sendable {
             host: host,
             path: path,
             query: query.map { QueryConstraint($0, matching: queryMatching) },
-            requirement: requirement?.description
-        ).description
+            requirement: requirement?.template
+        ).shown(by: .standard)
     }
 }

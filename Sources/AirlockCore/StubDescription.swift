@@ -13,6 +13,12 @@ package struct StubDescription: Sendable, CustomStringConvertible {
         self.requirement = requirement
     }
 
+    /// The description with marked values shown as `redaction` allows.
+    package func shown(by redaction: Redaction) -> String {
+        redaction.render(description)
+    }
+
+    /// The description, values marked for the output pass (see ``Redaction/render(_:)``).
     package var description: String {
         var text = "host \"\(host)\", path \"\(path)\""
         if let query {

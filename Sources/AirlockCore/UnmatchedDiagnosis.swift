@@ -30,9 +30,15 @@ package struct UnmatchedDiagnosis: Sendable {
     package let rejected: [String]
     /// What else to say, such as how to record the request into the mock's cassette.
     package var hint: String? = nil
+    /// The output pass every rendering goes through.
+    package var redaction: Redaction = .standard
+    /// The request's own secret values, removed wherever they appear in the message.
+    package var secrets: [String] = []
 
-    /// The message: the request's signature, the stub that would answer it, the nearest stubs.
-    package func render(_ style: SnippetStyle) -> String {
+    /// The message: the request's signature, the stub that would answer it, the nearest stubs —
+    /// through the mock's redaction. `showingStubs: false` leaves the stubs out, for a server
+    /// whose admin API is protected by a token: its stubs are not for anyone who can send a request.
+    package func render(_ style: SnippetStyle, showingStubs: Bool = true) -> String {
         var lines = ["Airlock: no stub for \(request.method) \(request.url)"]
         for header in request.headers {
             lines.append("  \(header.name): \(header.value)")
@@ -49,7 +55,10 @@ package struct UnmatchedDiagnosis: Sendable {
             lines.append("To stub it, add to the stub file's \"stubs\" (or POST to /__admin/stubs):")
             lines.append(contentsOf: jsonSnippet.map { "    " + $0 })
         }
-        if !nearest.isEmpty {
+        if !showingStubs {
+            lines.append("")
+            lines.append("(The nearest stubs are not shown: this server's admin API needs a token. Ask GET /__admin/requests/unmatched with it.)")
+        } else if !nearest.isEmpty {
             lines.append("")
             lines.append("Nearest registered stubs:")
             for (index, candidate) in nearest.enumerated() {
@@ -57,7 +66,7 @@ package struct UnmatchedDiagnosis: Sendable {
                 lines.append("     " + candidate.verdicts.joined(separator: "  "))
             }
         }
-        if rejectedCount > 0 {
+        if rejectedCount > 0, showingStubs {
             lines.append("")
             lines.append("Note: \(rejectedCount) stub(s) were rejected when registered:")
             lines.append(contentsOf: rejected.map { "  - \($0)" })
@@ -66,7 +75,7 @@ package struct UnmatchedDiagnosis: Sendable {
             lines.append("")
             lines.append(hint)
         }
-        return lines.joined(separator: "\n")
+        return redaction.text(lines.joined(separator: "\n"), secrets: secrets)
     }
 
     /// The request's query, one `name: value` (or `name: [values]`) entry per name, names sorted,

@@ -99,8 +99,12 @@ public final class HTTPLogger: Journaling, ForwardingObserver {
         let url = redaction.url(request.url)
         let milliseconds = Int((duration * 1000).rounded())
         if let error {
+            // The error's text often quotes the URL: it goes through the same pass as the URL,
+            // and loses every secret value the request carried.
+            let secrets = redaction.secretValues(in: RecordedRequest(sequence: 0, request: request, date: Date()))
+            let reason = redaction.text(error.localizedDescription, secrets: secrets)
             logger.error(
-                "\(method) \(url) failed after \(milliseconds) ms: \(error.localizedDescription)",
+                "\(method) \(url) failed after \(milliseconds) ms: \(reason)",
                 metadata: ["http.method": "\(method)", "url.full": "\(url)", "http.duration_ms": "\(milliseconds)"]
             )
             return

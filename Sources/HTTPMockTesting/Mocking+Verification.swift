@@ -57,6 +57,7 @@ extension Mocking {
     ) -> Bool {
         let unused = unusedStubs
         guard !unused.isEmpty else { return true }
+        // `unusedStubs` is already shown through the mock's redaction.
         let message = "\(unused.count) stub(s) were registered but never used:\n"
             + unused.map { "  - \($0)" }.joined(separator: "\n")
             + "\nRemove them, or check that the code under test sends the requests they expect."
@@ -91,15 +92,16 @@ extension Mocking {
 /// The text of a failed count verification.
 enum VerificationMessage {
     static func count(expected: Times, matcher: RequestMatcher, actual: Int, requests: [RecordedRequest], redaction: Redaction) -> String {
-        var lines = ["Expected \(expected) matching \(matcher.description), but got \(actual)."]
+        var lines = ["Expected \(expected) matching \(matcher.template), but got \(actual)."]
+        let shownRequests = requests.suffix(20)
         if requests.isEmpty {
             lines.append("No requests were made.")
         } else {
             lines.append("Requests made (\(requests.count)):")
-            for request in requests.suffix(20) {
+            for request in shownRequests {
                 let shown = redaction.apply(to: request)
                 lines.append("  \(shown.description)")
-                let differences = matcher.mismatches(request).isEmpty ? [] : matcher.mismatches(shown)
+                let differences = matcher.matches(request) ? [] : matcher.mismatchTemplates(shown)
                 if !differences.isEmpty {
                     lines.append("     " + differences.joined(separator: "; "))
                 } else {
@@ -110,6 +112,7 @@ enum VerificationMessage {
                 lines.insert("  (showing the last 20)", at: 2)
             }
         }
-        return lines.joined(separator: "\n")
+        // The one output pass: marked values, secret pairs, and the requests' own secret values.
+        return redaction.text(lines.joined(separator: "\n"), secrets: redaction.secretValues(in: Array(shownRequests)))
     }
 }

@@ -29,6 +29,10 @@ extension MockServer {
         /// to ``MockServer/baseURL`` are taken as requests to it — matched, forwarded and recorded
         /// under its URLs. `nil` (the default) keeps the `Host` header's host.
         public var upstream: URL?
+        /// The folder that `file` responses added through the admin API must stay in (`airlock
+        /// serve` uses the stub file's folder, or `--files`). `nil` (the default) refuses them:
+        /// otherwise any local process could have the server read any file the user can.
+        public var adminFileRoot: URL?
 
         /// Creates a configuration; every argument has a default.
         /// - Parameters:
@@ -41,6 +45,7 @@ extension MockServer {
         ///   - maxRequestBodySize: The largest request body accepted, in bytes.
         ///   - logger: Where rejected stubs and warnings go.
         ///   - upstream: The origin the server stands in for, as a reverse proxy.
+        ///   - adminFileRoot: The folder admin-added `file` responses must stay in.
         public init(
             host: String = "127.0.0.1",
             port: Int = 0,
@@ -50,9 +55,11 @@ extension MockServer {
             eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
             maxRequestBodySize: Int = 64 * 1024 * 1024,
             logger: Logger = Logger(label: "airlock.server"),
-            upstream: URL? = nil
+            upstream: URL? = nil,
+            adminFileRoot: URL? = nil
         ) {
             self.upstream = upstream
+            self.adminFileRoot = adminFileRoot
             self.maxRequestBodySize = maxRequestBodySize
             self.logger = logger
             self.eventLoopGroup = eventLoopGroup
@@ -68,7 +75,8 @@ extension MockServer {
     public struct Exchange: Sendable, CustomStringConvertible {
         /// The method.
         public let method: String
-        /// The request target as sent (a path, or an absolute URL in proxy mode).
+        /// The request target as sent (a path, or an absolute URL in proxy mode), with secret query
+        /// items, fragment items and URL passwords hidden by the mock's redaction.
         public let target: String
         /// The status sent; `nil` for a fault.
         public let status: Int?

@@ -100,8 +100,16 @@ public final class MockServer: Mocking {
     ///   ``Configuration/allowsNonLoopbackBinding``, or without an admin token then, or when the
     ///   address cannot be bound.
     public func start() async throws {
-        if !Self.isLoopback(configuration.host) {
-            guard configuration.allowsNonLoopbackBinding else { throw MockServerError.nonLoopbackBindingRefused(host: configuration.host) }
+        // The check is on the address the name resolves to, not on its spelling: a name such as
+        // `127.evil.test` can resolve to 0.0.0.0, which would listen on every interface.
+        let address: SocketAddress
+        do {
+            address = try SocketAddress.makeAddressResolvingHost(configuration.host, port: configuration.port)
+        } catch {
+            throw MockServerError.bindFailed(host: configuration.host, port: configuration.port, underlying: error)
+        }
+        if !Self.isLoopback(address) {
+            guard configuration.allowsNonLoopbackBinding else { throw MockServerError.nonLoopbackBindingRefused(host: configuration.host, address: address) }
             guard configuration.adminToken?.isEmpty == false else { throw MockServerError.adminTokenRequired(host: configuration.host) }
         }
         let forwarder = HTTPClient(
@@ -122,7 +130,7 @@ public final class MockServer: Mocking {
                         context.server?.track(channel)
                     }
                 }
-                .bind(host: configuration.host, port: configuration.port)
+                .bind(to: address)
                 .get()
         } catch {
             try? await forwarder.shutdown()
@@ -161,8 +169,18 @@ public final class MockServer: Mocking {
         }
     }
 
-    static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    /// Whether an address is loopback: 127.0.0.0/8, `::1`, or an IPv4-mapped 127.x.
+    static func isLoopback(_ address: SocketAddress) -> Bool {
+        switch address {
+        case .v4(let v4):
+            return UInt32(bigEndian: v4.address.sin_addr.s_addr) >> 24 == 127
+        case .v6(let v6):
+            let bytes = withUnsafeBytes(of: v6.address.sin6_addr) { Array($0) }
+            if bytes == Array(repeating: 0, count: 15) + [1] { return true }
+            return bytes.prefix(12) == [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF] && bytes[12] == 127
+        case .unixDomainSocket:
+            return true
+        }
     }
 }
 
@@ -184,11 +202,14 @@ final class ServerContext: Sendable {
     let configuration: MockServer.Configuration
     /// Sends `.passthrough` requests on.
     let forwarder: HTTPClient
+    /// What the core is told about this server: a token-protected one shows no stubs in messages.
+    let transport: Transport
 
     init(server: MockServer, forwarder: HTTPClient) {
         self.server = server
         self.registry = server.registry
         self.configuration = server.configuration
         self.forwarder = forwarder
+        transport = server.configuration.adminToken?.isEmpty == false ? .protectedSocket : .socket
     }
 }

@@ -1,3 +1,5 @@
+import NIOCore
+
 /// Why a server did not start: each case says what happened and how to fix it.
 ///
 /// ```swift
@@ -30,10 +32,11 @@ public struct MockServerError: Error, Sendable, CustomStringConvertible {
     /// What went wrong and how to fix it.
     public let description: String
 
-    static func nonLoopbackBindingRefused(host: String) -> MockServerError {
-        MockServerError(
+    static func nonLoopbackBindingRefused(host: String, address: SocketAddress) -> MockServerError {
+        let resolved = address.ipAddress.map { $0 == host ? "" : " (which resolves to \($0))" } ?? ""
+        return MockServerError(
             kind: .nonLoopbackBindingRefused,
-            description: "refusing to bind \(host): only loopback addresses are allowed by default. "
+            description: "refusing to bind \(host)\(resolved): only loopback addresses are allowed by default. "
                 + "Set allowsNonLoopbackBinding (airlock serve --allow-remote) to serve other machines."
         )
     }

@@ -143,7 +143,7 @@ final class CallbackRecorder: NSObject, URLSessionDataDelegate, Sendable {
 /// A request body the test holds back: the first `read` blocks until ``release()``, then
 /// returns the whole body. ``isBeingRead`` says when a reader is waiting at the gate,
 /// ``isDrained`` when it has the body.
-final class GatedBodyStream: InputStream, @unchecked Sendable {
+final class GatedBodyStream: InputStream {
     // @unchecked Sendable: the mutable state is only touched under `state`'s lock, and
     // DispatchSemaphore is thread-safe.
     private struct State {

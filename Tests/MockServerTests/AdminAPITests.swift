@@ -12,7 +12,7 @@ struct AdminAPITests {
         try await withServer(mock) { server in
             try await withClient { client in
                 let base = server.baseURL.absoluteString
-                let added = try await send(client, "\(base)/__admin/stubs", method: .POST, body: #"""
+                let added = try await send(client, "\(base)/__admin/stubs", method: .POST, headers: [("Content-Type", "application/json")], body: #"""
                     {"stubs": [{"path": "/hello", "method": "GET", "responses": [{"status": 200, "body": "hi", "lifetime": "eternal"}]}]}
                     """#)
                 #expect(added.status == 201)
@@ -41,7 +41,7 @@ struct AdminAPITests {
 
                 #expect(try await send(client, "\(base)/__admin/stubs", method: .DELETE).status == 200)
                 #expect(try await send(client, "\(base)/hello").status == 404)
-                #expect(try await send(client, "\(base)/__admin/reset", method: .POST).status == 200)
+                #expect(try await send(client, "\(base)/__admin/reset", method: .POST, headers: [("Content-Type", "application/json")]).status == 200)
                 #expect(mock.requests.isEmpty)
             }
         }
@@ -50,7 +50,7 @@ struct AdminAPITests {
     @Test func aMalformedStubIsRejectedWithItsFieldPath() async throws {
         try await withServer(HTTPMock()) { server in
             try await withClient { client in
-                let answer = try await send(client, "\(server.baseURL.absoluteString)/__admin/stubs", method: .POST, body: #"{"stubs": [{"path": "/x", "responses": [{"status": "ok"}]}]}"#)
+                let answer = try await send(client, "\(server.baseURL.absoluteString)/__admin/stubs", method: .POST, headers: [("Content-Type", "application/json")], body: #"{"stubs": [{"path": "/x", "responses": [{"status": "ok"}]}]}"#)
                 #expect(answer.status == 400)
                 #expect(answer.text.contains("stubs[0].responses[0].status: has the wrong type; expected an integer"))
             }

@@ -152,7 +152,9 @@ struct EntryComparison: Sendable {
     /// The requirement for stubs of this entry, explaining each difference.
     func matcher(label: String) -> RequestMatcher {
         var description = "\(method) as recorded in \(label)"
-        if !query.isEmpty { description += ", query " + query.keys.sorted().map { "\($0)=\(query[$0]!.joined(separator: ","))" }.joined(separator: "&") }
+        if !query.isEmpty {
+            description += ", query " + query.keys.sorted().map { name in "\(name)=\(Self.mark(name, query[name]!))" }.joined(separator: "&")
+        }
         switch body {
         case .json: description += ", same JSON body"
         case .form: description += ", same form fields"
@@ -175,13 +177,13 @@ struct EntryComparison: Sendable {
             let recorded = query[name] ?? []
             let sent = requestQuery[name] ?? []
             if !valuesMatch(sent, recorded) {
-                differences.append("query \(name)=\(sent.joined(separator: ",")) vs \(recorded.isEmpty ? "(absent)" : recorded.joined(separator: ",")) recorded")
+                differences.append("query \(name)=\(sent.isEmpty ? "(absent)" : Self.mark(name, sent)) vs \(recorded.isEmpty ? "(absent)" : Self.mark(name, recorded)) recorded")
             }
         }
         for (name, recorded) in headers.sorted(by: { $0.key < $1.key }) {
             let sent = request.header(name) ?? ""
             if sent != recorded && recorded != placeholder {
-                differences.append("header \(name): \(sent) vs \(recorded) recorded")
+                differences.append("header \(name): \(Redaction.markHeader(name, sent)) vs \(Redaction.markHeader(name, recorded)) recorded")
             }
         }
         if let body, let difference = bodyDifference(request, recorded: body) {
@@ -212,7 +214,7 @@ struct EntryComparison: Sendable {
         case .form(let expected):
             let sent = Self.form(request.bodyText ?? "", ignoring: matching.ignoredJSONKeys)
             for name in Set(expected.keys).union(sent.keys).sorted() where !valuesMatch(sent[name] ?? [], expected[name] ?? []) {
-                let shown = { (values: [String]?) in values.map { $0.joined(separator: ",") } ?? "(absent)" }
+                let shown = { (values: [String]?) in values.map { Self.mark(name, $0) } ?? "(absent)" }
                 return "form field \(name)=\(shown(sent[name])) vs \(shown(expected[name])) recorded"
             }
             return nil
@@ -223,25 +225,33 @@ struct EntryComparison: Sendable {
     }
 
     /// `$.user.name: "Bob" vs "Alice" recorded`, or `nil` when equal (placeholders match anything).
-    private func firstDifference(_ sent: JSONValue, _ recorded: JSONValue, at path: String) -> String? {
+    /// Values are marked with the key they belong to, for the output pass.
+    private func firstDifference(_ sent: JSONValue, _ recorded: JSONValue, at path: String, key: String = "") -> String? {
         if case .string(let text) = recorded, text == placeholder { return nil }
+        let mark = { (value: JSONValue) in key.isEmpty ? Self.short(value) : Redaction.markField(key, Self.short(value)) }
         switch (sent, recorded) {
         case (.object(let lhs), .object(let rhs)):
-            for key in Set(lhs.keys).union(rhs.keys).sorted() {
-                guard let left = lhs[key] else { return "\(path).\(key): missing vs \(Self.short(rhs[key]!)) recorded" }
-                guard let right = rhs[key] else { return "\(path).\(key): \(Self.short(left)) vs absent in the recording" }
-                if let difference = firstDifference(left, right, at: "\(path).\(key)") { return difference }
+            for name in Set(lhs.keys).union(rhs.keys).sorted() {
+                let markChild = { (value: JSONValue) in Redaction.markField(name, Self.short(value)) }
+                guard let left = lhs[name] else { return "\(path).\(name): missing vs \(markChild(rhs[name]!)) recorded" }
+                guard let right = rhs[name] else { return "\(path).\(name): \(markChild(left)) vs absent in the recording" }
+                if let difference = firstDifference(left, right, at: "\(path).\(name)", key: name) { return difference }
             }
             return nil
         case (.array(let lhs), .array(let rhs)):
             guard lhs.count == rhs.count else { return "\(path): \(lhs.count) elements vs \(rhs.count) recorded" }
             for (index, pair) in zip(lhs, rhs).enumerated() {
-                if let difference = firstDifference(pair.0, pair.1, at: "\(path)[\(index)]") { return difference }
+                if let difference = firstDifference(pair.0, pair.1, at: "\(path)[\(index)]", key: key) { return difference }
             }
             return nil
         default:
-            return sent == recorded ? nil : "\(path): \(Self.short(sent)) vs \(Self.short(recorded)) recorded"
+            return sent == recorded ? nil : "\(path): \(mark(sent)) vs \(mark(recorded)) recorded"
         }
+    }
+
+    /// Values of a query item or field, marked for the output pass.
+    private static func mark(_ name: String, _ values: [String]) -> String {
+        values.map { Redaction.markField(name, $0) }.joined(separator: ",")
     }
 
     private static func short(_ value: JSONValue) -> String {

@@ -176,24 +176,13 @@ public final class Cassette: Sendable {
     /// Adds a forwarded exchange: redacts it, keeps it, and writes the file in the background.
     package func record(_ exchange: RecordedRequest) {
         guard case .response = exchange.response?.outcome else { return }
+        // Redaction also hides a secret the request carried wherever else it shows: echoed in the
+        // response, in a body that is not JSON, in a redirect's Location.
         var clean = redaction.apply(to: exchange)
-        // A secret the request carried is hidden wherever else it shows: echoed in the response,
-        // in a body that is not JSON, in a redirect's Location.
-        let secrets = redaction.secretValues(in: exchange)
-        clean.url = redaction.scrub(clean.url, secrets: secrets)
-        clean.body = clean.body.map { redaction.scrub($0, secrets: secrets) }
         if let response = clean.response {
             // The body is stored decoded (HAR keeps decoded text), so its coding fields go.
-            var headers: [String: String] = [:]
-            for (name, value) in response.headers where !Self.transportFields.contains(name.lowercased()) {
-                headers[name] = redaction.scrub(value, secrets: secrets)
-            }
-            clean.response = RecordedResponse(
-                outcome: response.outcome,
-                headers: headers,
-                body: redaction.scrub(response.body, secrets: secrets),
-                duration: response.duration
-            )
+            let headers = response.headers.filter { !Self.transportFields.contains($0.key.lowercased()) }
+            clean.response = RecordedResponse(outcome: response.outcome, headers: headers, body: response.body, duration: response.duration)
         }
         state.withLock { $0.recorded.append(clean) }
         writer.async { [self] in

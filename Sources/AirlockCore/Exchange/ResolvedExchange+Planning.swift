@@ -11,7 +11,8 @@ extension ResolvedExchange {
         case .record(let recorder):
             self.init(action: .forward(recording: true), delay: 0, recorder: recorder, stub: nil, transport: transport)
         case .unmatched(let policy, let diagnosis, let recorder):
-            let message = diagnosis?.render(transport.snippetStyle) ?? "Airlock: no stub for \(request.method) \(request.url)"
+            let message = diagnosis?.render(transport.snippetStyle, showingStubs: transport.showsStubs)
+                ?? "Airlock: no stub for \(request.method) \(Redaction.standard.url(request.url))"
             switch policy {
             case .notFound:
                 self.init(.unmatched(message), stub: nil, recorder: recorder, request: request, transport: transport)

@@ -9,9 +9,14 @@ package struct Transport: Sendable {
     /// Whether the `.fatalError` policy may stop the process. A server stays up for its other
     /// clients and answers `500` instead.
     package var mayStopProcess: Bool
+    /// Whether an unmatched request's message lists the nearest stubs. A server whose admin API
+    /// needs a token does not show its stubs to whoever can send a request.
+    package var showsStubs = true
 
     /// A `URLProtocol` in the test process: Swift users, who write the DSL.
     package static let urlSession = Transport(snippetStyle: .swift, carriesErrors: true, mayStopProcess: true)
     /// A socket server: stub-file users, who write JSON.
     package static let socket = Transport(snippetStyle: .json, carriesErrors: false, mayStopProcess: false)
+    /// A socket server whose admin API needs a token: messages leave its stubs out.
+    package static let protectedSocket = Transport(snippetStyle: .json, carriesErrors: false, mayStopProcess: false, showsStubs: false)
 }

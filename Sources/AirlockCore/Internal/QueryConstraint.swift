@@ -32,7 +32,8 @@ struct QueryConstraint: Hashable, Sendable {
             }
             let fits = matching == .exact ? actual == expected : Self.isSubmultiset(expected, of: actual)
             if !fits {
-                differences.append("query \(name)=\(actual.joined(separator: ",")) vs \(expected.joined(separator: ","))")
+                let mark = { (values: [String]) in values.map { Redaction.markField(name, $0) }.joined(separator: ",") }
+                differences.append("query \(name)=\(mark(actual)) vs \(mark(expected))")
             }
         }
         if matching == .exact {
@@ -58,7 +59,7 @@ struct QueryConstraint: Hashable, Sendable {
     static func describe(_ values: [String: [String]]) -> String {
         guard !values.isEmpty else { return "(none)" }
         return values.keys.sorted().flatMap { name in
-            values[name, default: []].map { "\(name)=\($0)" }
+            values[name, default: []].map { "\(name)=\(Redaction.markField(name, $0))" }
         }.joined(separator: "&")
     }
 }

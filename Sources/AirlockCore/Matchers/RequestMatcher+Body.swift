@@ -88,13 +88,14 @@ extension RequestMatcher {
     /// The body is `application/x-www-form-urlencoded` and carries these fields (others are
     /// ignored).
     public static func form(_ fields: [String: String]) -> RequestMatcher {
-        let label = fields.keys.sorted().map { "\($0)=\(fields[$0]!)" }.joined(separator: "&")
+        let label = fields.keys.sorted().map { "\($0)=\(Redaction.markField($0, fields[$0]!))" }.joined(separator: "&")
         return RequestMatcher(description: "form fields \(label)") { request in
             let actual = FormFields.parse(request.bodyText ?? "")
             return fields.keys.sorted().compactMap { name in
                 switch actual[name] {
                 case nil: return "form field \(name) missing"
-                case let value? where value != fields[name]: return "form field \(name)=\(value) vs \(fields[name]!)"
+                case let value? where value != fields[name]:
+                    return "form field \(name)=\(Redaction.markField(name, value)) vs \(Redaction.markField(name, fields[name]!))"
                 default: return nil
                 }
             }

@@ -71,10 +71,11 @@ extension RequestMatcher {
     /// A header, present with any value (`value: nil`) or with exactly this value. Names compare
     /// case-insensitively.
     public static func header(_ name: String, _ value: String? = nil) -> RequestMatcher {
-        RequestMatcher(description: value.map { "header \(name): \($0)" } ?? "header \(name)") { request in
+        RequestMatcher(description: value.map { "header \(name): \(Redaction.markHeader(name, $0))" } ?? "header \(name)") { request in
             switch (request.header(name), value) {
             case (nil, _): return ["header \(name) missing"]
-            case (let actual?, let expected?) where actual != expected: return ["header \(name) is \"\(actual)\", not \"\(expected)\""]
+            case (let actual?, let expected?) where actual != expected:
+                return ["header \(name) is \"\(Redaction.markHeader(name, actual))\", not \"\(Redaction.markHeader(name, expected))\""]
             default: return []
             }
         }

@@ -13,9 +13,14 @@
 /// Each matcher describes itself and, for a request it rejects, says what differed — the text
 /// diagnostics and verification failures show.
 public struct RequestMatcher: Sendable, CustomStringConvertible {
-    /// What the matcher requires, such as `method POST`.
-    public let description: String
+    /// What the matcher requires, with the values of headers, query items and fields marked, so
+    /// that each output shows them as its mock's ``Redaction`` allows.
+    package let template: String
     private let check: @Sendable (RecordedRequest) -> [String]
+
+    /// What the matcher requires, such as `method POST`, with credentials hidden by
+    /// ``Redaction/standard``.
+    public var description: String { Redaction.standard.render(template) }
 
     /// A matcher from a predicate: the validator of your own.
     ///
@@ -27,7 +32,7 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     ///   - description: What the predicate requires, for messages.
     ///   - predicate: Whether a request satisfies it.
     public init(_ description: String, _ predicate: @escaping @Sendable (RecordedRequest) -> Bool) {
-        self.description = description
+        self.template = description
         self.check = { predicate($0) ? [] : ["\(description): not satisfied"] }
     }
 
@@ -36,7 +41,7 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     ///   - description: What the matcher requires.
     ///   - mismatches: What differs for a request; empty when it matches.
     public init(description: String, mismatches: @escaping @Sendable (RecordedRequest) -> [String]) {
-        self.description = description
+        self.template = description
         self.check = mismatches
     }
 
@@ -45,8 +50,15 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
         check(request).isEmpty
     }
 
-    /// What differs between the request and the matcher; empty when it matches.
+    /// What differs between the request and the matcher; empty when it matches. Credentials
+    /// are hidden by ``Redaction/standard``.
     public func mismatches(_ request: RecordedRequest) -> [String] {
+        let redaction = Redaction.standard
+        return check(request).map { redaction.render($0) }
+    }
+
+    /// What differs, with values marked for the output pass of the mock's redaction.
+    package func mismatchTemplates(_ request: RecordedRequest) -> [String] {
         check(request)
     }
 
@@ -57,25 +69,23 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
 
     /// Both matchers must match.
     public static func && (lhs: RequestMatcher, rhs: RequestMatcher) -> RequestMatcher {
-        RequestMatcher(description: "\(lhs.description) and \(rhs.description)") {
-            lhs.mismatches($0) + rhs.mismatches($0)
+        RequestMatcher(description: "\(lhs.template) and \(rhs.template)") {
+            lhs.mismatchTemplates($0) + rhs.mismatchTemplates($0)
         }
     }
 
     /// Either matcher must match.
     public static func || (lhs: RequestMatcher, rhs: RequestMatcher) -> RequestMatcher {
-        RequestMatcher(description: "(\(lhs.description) or \(rhs.description))") { request in
-            let left = lhs.mismatches(request)
-            guard !left.isEmpty else { return [] }
-            let right = rhs.mismatches(request)
-            return right.isEmpty ? [] : ["neither \(lhs.description) nor \(rhs.description)"]
+        RequestMatcher(description: "(\(lhs.template) or \(rhs.template))") { request in
+            guard !lhs.matches(request), !rhs.matches(request) else { return [] }
+            return ["neither \(lhs.template) nor \(rhs.template)"]
         }
     }
 
     /// The matcher must not match.
     public static prefix func ! (matcher: RequestMatcher) -> RequestMatcher {
-        RequestMatcher(description: "not \(matcher.description)") { request in
-            matcher.matches(request) ? ["\(matcher.description): matched, but must not"] : []
+        RequestMatcher(description: "not \(matcher.template)") { request in
+            matcher.matches(request) ? ["\(matcher.template): matched, but must not"] : []
         }
     }
 }

@@ -13,10 +13,19 @@ import NIOHTTP1
 /// | `GET /__admin/requests` | the journal, redacted |
 /// | `GET /__admin/requests/unmatched` | unmatched requests, each with its diagnostic |
 /// | `POST /__admin/reset` | removes all stubs and the journal |
+///
+/// Nothing a web page or another local process sends can change state it should not: on a
+/// loopback server every admin request must name the server itself in `Host` (no DNS
+/// rebinding) and carry no foreign `Origin`; writes must be `Content-Type: application/json`
+/// (a page cannot send that cross-origin without a preflight the server never grants); `file`
+/// responses stay inside ``MockServer/Configuration/adminFileRoot``; with an admin token, every
+/// admin request needs it.
 struct AdminAPI {
     static let prefix = "/__admin/"
 
     let context: ServerContext
+    /// The port this connection came in on, for the `Host` check.
+    let localPort: Int
 
     struct Answer {
         let status: Int
@@ -30,6 +39,9 @@ struct AdminAPI {
                 return Self.json(401, ["error": "the admin API needs the header Authorization: Bearer <admin token>"])
             }
         }
+        if let refusal = refusal(head) {
+            return refusal
+        }
         let components = URLComponents(string: "http://admin\(head.uri)")
         let path = components?.path ?? head.uri
         let registry = context.registry
@@ -39,11 +51,15 @@ struct AdminAPI {
             return Self.encode(200, ["stubs": registry.stubSummaries])
         case (.POST, "/__admin/stubs"):
             do {
+                let root = context.configuration.adminFileRoot
                 let file = try StubFile(
                     data: body ?? Data(),
                     source: "request body",
-                    baseDirectory: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+                    baseDirectory: root ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
                 )
+                if let problem = Self.fileOutsideRoot(file, root: root) {
+                    return Self.json(400, ["error": problem])
+                }
                 let rejected = registry.register(file.registrations)
                 return Self.json(rejected.isEmpty ? 201 : 400, ["added": file.stubs.count - rejected.count, "rejected": rejected.map(\.description)])
             } catch {
@@ -78,6 +94,77 @@ struct AdminAPI {
                 ],
             ])
         }
+    }
+
+    /// Why an admin request is refused, if it is: a `Host` that is not this server (DNS
+    /// rebinding), a foreign `Origin`, or a write that is not JSON (a form or `text/plain` post
+    /// from a web page).
+    private func refusal(_ head: HTTPRequestHead) -> Answer? {
+        let configuration = context.configuration
+        let method = head.method
+        let isWrite = method != .GET && method != .HEAD && method != .OPTIONS
+        // POST is the one write a web page can send to another origin without a preflight (as a
+        // form or `text/plain`); PUT, PATCH and DELETE always need one, which is never granted.
+        if method == .POST {
+            let type = head.headers.first(name: "Content-Type")?.lowercased() ?? ""
+            guard type.hasPrefix("application/json") else {
+                return Self.json(415, [
+                    "error": "admin POST requests need Content-Type: application/json (got \(type.isEmpty ? "none" : "\"\(type)\"")); "
+                        + "web pages cannot send that to another origin without a preflight, which this server never grants",
+                ])
+            }
+        }
+        // A server on loopback answers only requests addressed to itself. (One that serves other
+        // machines is reached under names it cannot know, and needs a token instead.)
+        guard !configuration.allowsNonLoopbackBinding || configuration.adminToken?.isEmpty != false else { return nil }
+        let host = head.headers.first(name: "Host")?.lowercased() ?? ""
+        guard isOwnAuthority(host) else {
+            return Self.json(403, [
+                "error": "the admin API answers only requests whose Host is this server (localhost:\(localPort) or 127.0.0.1:\(localPort)); got \"\(host)\"",
+            ])
+        }
+        if let origin = head.headers.first(name: "Origin")?.lowercased(), origin != "null" || isWrite {
+            let authority = origin.split(separator: "/", omittingEmptySubsequences: true).dropFirst().first.map(String.init) ?? ""
+            guard origin.hasPrefix("http://"), isOwnAuthority(authority) else {
+                return Self.json(403, ["error": "the admin API does not answer requests from web pages of other origins (Origin: \(origin))"])
+            }
+        }
+        return nil
+    }
+
+    /// Whether `authority` (`host[:port]`) names this server.
+    private func isOwnAuthority(_ authority: String) -> Bool {
+        var host = Substring(authority)
+        var port: Int?
+        if host.hasPrefix("["), let close = host.firstIndex(of: "]") {
+            let rest = host[host.index(after: close)...]
+            port = rest.hasPrefix(":") ? Int(rest.dropFirst()) : nil
+            host = host[host.index(after: host.startIndex)..<close]
+        } else if let colon = host.lastIndex(of: ":") {
+            port = Int(host[host.index(after: colon)...])
+            host = host[..<colon]
+        }
+        guard port == nil || port == localPort else { return false }
+        let own: Set<String> = ["localhost", "127.0.0.1", "::1", context.configuration.host.lowercased()]
+        return own.contains(String(host))
+    }
+
+    /// Why a stub file's `file` responses may not be served: outside the root, or no root.
+    private static func fileOutsideRoot(_ file: StubFile, root: URL?) -> String? {
+        let paths = file.stubs.flatMap { $0.responses.compactMap(\.file) }
+        guard !paths.isEmpty else { return nil }
+        guard let root else {
+            return "file responses cannot be added through the admin API unless the server has a folder for them: "
+                + "start airlock serve with --files DIR (or set Configuration.adminFileRoot), and give paths inside it"
+        }
+        let base = root.standardizedFileURL.resolvingSymlinksInPath().path
+        for path in paths {
+            let resolved = URL(fileURLWithPath: path, relativeTo: root).standardizedFileURL.resolvingSymlinksInPath().path
+            guard resolved.hasPrefix(base.hasSuffix("/") ? base : base + "/") else {
+                return "the file \"\(path)\" is outside \(base); admin-added file responses must stay in that folder (start with --files DIR to choose another)"
+            }
+        }
+        return nil
     }
 
     /// A journal entry as the admin API shows it.

@@ -102,7 +102,7 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
             return connect(head, in: channelContext)
         }
         if head.uri.hasPrefix(AdminAPI.prefix) {
-            let answer = AdminAPI(context: context).handle(head, body: body)
+            let answer = AdminAPI(context: context, localPort: channelContext.channel.localAddress?.port ?? 0).handle(head, body: body)
             return respond(status: answer.status, headers: ["Content-Type": "application/json"], body: answer.body, to: head, in: channelContext)
         }
         // A reverse proxy (`airlock record --target`) takes origin-form requests as addressed to
@@ -119,7 +119,7 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
             (name: field.name, value: upstream != nil && field.name.lowercased() == "host" ? hostHeader ?? field.value : field.value)
         }
         incoming.body = body
-        let exchange = context.registry.resolve(incoming, for: .socket)
+        let exchange = context.registry.resolve(incoming, for: context.transport)
         if case .forward(let recording) = exchange.action {
             return forward(incoming, head: head, recording: recording, recorder: exchange.recorder, in: channelContext)
         }
@@ -274,7 +274,9 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func report(_ head: HTTPRequestHead, status: Int?, fault: String?, recorder: ExchangeRecorder) {
         guard let handler = context.configuration.exchangeHandler else { return }
         let duration = Date().timeIntervalSince(recorder.started)
-        handler(MockServer.Exchange(method: head.method.rawValue, target: head.uri, status: status, fault: fault, duration: duration))
+        // The console and logs see the target through the mock's redaction.
+        let target = context.registry.journal.redaction.url(head.uri)
+        handler(MockServer.Exchange(method: head.method.rawValue, target: target, status: status, fault: fault, duration: duration))
     }
 
     // MARK: CONNECT tunnels
