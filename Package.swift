@@ -70,6 +70,8 @@ let package = Package(
                 "MockServer",
                 "HTTPMock",
                 "HTTPMockTesting",
+                "HTTPLogging",
+                .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -170,7 +170,7 @@ public final class MockServer: Mocking {
     }
 
     /// Whether an address is loopback: 127.0.0.0/8, `::1`, or an IPv4-mapped 127.x.
-    static func isLoopback(_ address: SocketAddress) -> Bool {
+    package static func isLoopback(_ address: SocketAddress) -> Bool {
         switch address {
         case .v4(let v4):
             return UInt32(bigEndian: v4.address.sin_addr.s_addr) >> 24 == 127

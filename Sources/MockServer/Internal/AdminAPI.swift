@@ -159,7 +159,9 @@ struct AdminAPI {
         }
         let base = root.standardizedFileURL.resolvingSymlinksInPath().path
         for path in paths {
-            let resolved = URL(fileURLWithPath: path, relativeTo: root).standardizedFileURL.resolvingSymlinksInPath().path
+            // Resolved as the stub file resolves it, then with `..` and symbolic links followed.
+            let url = path.hasPrefix("/") ? URL(fileURLWithPath: path) : root.appendingPathComponent(path)
+            let resolved = url.standardizedFileURL.resolvingSymlinksInPath().path
             guard resolved.hasPrefix(base.hasSuffix("/") ? base : base + "/") else {
                 return "the file \"\(path)\" is outside \(base); admin-added file responses must stay in that folder (start with --files DIR to choose another)"
             }
