@@ -144,6 +144,24 @@ struct SecretsTableTests {
         #expect(describeRaw(mock.requests).contains(form.secret))
     }
 
+    @Test func redirectTargetsAreRedactedLikeURLs() async throws {
+        let mock = HTTPMock()
+        mock.addResponses(forPath: "/login", host: "api.example.com") {
+            MockResponse.redirect(to: "https://api.example.com/callback?state=1&access_token=LOCATIONSECRET#id_token=LOCATIONFRAGMENT")
+        }
+        let (data, _) = try await mock.urlSession.data(from: URL(string: "https://api.example.com/login")!)
+        let outputs = [
+            String(decoding: data, as: UTF8.self),
+            String(decoding: mock.exportHAR(), as: UTF8.self),
+            describe(mock.redactedRequests),
+            mock.requests.map { mock.unmatchedMessage(for: $0) }.joined(),
+        ]
+        #expect(String(decoding: mock.exportHAR(), as: UTF8.self).contains(#""redirectURL" : "https://api.example.com/callback?state=1&access_token=%5BREDACTED%5D"#))
+        for text in outputs {
+            #expect(!text.contains("LOCATIONSECRET") && !text.contains("LOCATIONFRAGMENT"), "\(text)")
+        }
+    }
+
     @Test func stubValuesAreHiddenInAProtectedServersNotFoundAndShownWithTheToken() async throws {
         let mock = HTTPMock()
         mock.addResponses(forPath: "/things", host: "**", requiring: .header("X-Tenant", "tenant-visible")) {
