@@ -56,6 +56,15 @@ extension MockRegistry.State {
                     misses += 1
                 }
             }
+            if let step = route.scenario, let required = step.requiredState {
+                let current = state(of: step.name)
+                if current == required {
+                    verdicts.append("scenario ✓")
+                } else {
+                    verdicts.append("scenario \"\(step.name)\" is in \"\(current)\", the stub needs \"\(required)\"")
+                    misses += 1
+                }
+            }
             if route.queue.isEmpty {
                 verdicts.append("used up (served \(route.served))")
                 misses += 1

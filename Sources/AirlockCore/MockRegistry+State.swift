@@ -7,6 +7,10 @@ extension MockRegistry {
         var registrationErrors: [RegistrationError] = []
         /// The cassette that records what no stub answers, or explains why it cannot.
         var cassette: Cassette?
+        /// The current state of each scenario that has left ``ScenarioStep/started``.
+        var scenarios: [String: String] = [:]
+        /// Every scenario a stub names.
+        var scenarioNames: Set<String> = []
 
         private(set) var routes: [Route] = []
         /// Host patterns; each payload indexes `pathTries`.
@@ -46,8 +50,9 @@ extension MockRegistry {
 
             let query = registration.query.map { QueryConstraint($0, matching: registration.queryMatching) }
             let key = RouteKey(host: host.source, path: path.source, query: query)
-            let id = route(for: key, host: host, path: path, query: query, requirement: registration.requirement)
+            let id = route(for: key, host: host, path: path, query: query, requirement: registration.requirement, scenario: registration.scenario)
             if registration.reportsEachResponse { routes[id].reportsEachResponse = true }
+            if let scenario = registration.scenario { scenarioNames.insert(scenario.name) }
             let wasEternal = routes[id].queue.hasEternal
             for response in registration.responses {
                 routes[id].queue.append(response)
@@ -66,7 +71,8 @@ extension MockRegistry {
             host: Pattern,
             path: Pattern,
             query: QueryConstraint?,
-            requirement: RequestMatcher?
+            requirement: RequestMatcher?,
+            scenario: ScenarioStep?
         ) -> Int {
             let pathTrie = hostTrie.value(for: host) {
                 pathTries.append(SegmentTrie())
@@ -77,8 +83,11 @@ extension MockRegistry {
                 return routeGroups.count - 1
             }
             // A stub with a requirement always gets a queue of its own: matchers cannot be compared.
+            // Stubs of the same scenario step share one.
             if requirement == nil, !group.inserted,
-                let existing = routeGroups[group.value].first(where: { routes[$0].key.query == query && routes[$0].requirement == nil })
+                let existing = routeGroups[group.value].first(where: {
+                    routes[$0].key.query == query && routes[$0].requirement == nil && routes[$0].scenario == scenario
+                })
             {
                 return existing
             }
@@ -87,7 +96,8 @@ extension MockRegistry {
                 Route(
                     key: key,
                     requirement: requirement,
-                    rank: Rank(host: host, path: path, query: query, requirement: requirement, order: id)
+                    scenario: scenario,
+                    rank: Rank(host: host, path: path, query: query, requirement: requirement, scenario: scenario, order: id)
                 )
             )
             routeGroups[group.value].append(id)
@@ -126,6 +136,9 @@ extension MockRegistry {
             var recorded = RecordedRequest(sequence: 0, request: request, date: date)
             if let id = bestRoute(for: request, recorded: recorded), let response = routes[id].queue.next() {
                 routes[id].served += 1
+                if let step = routes[id].scenario, let newState = step.newState {
+                    scenarios[step.name] = newState
+                }
                 let stub = routes[id].stub
                 recorded.answeredBy = stub
                 return .matched(response, stub: stub, recorder: journal.append(recorded, started: date))
@@ -166,6 +179,7 @@ extension MockRegistry {
                         if requestQuery == nil { requestQuery = request.queryValues }
                         guard query.matches(requestQuery!) else { continue }
                     }
+                    if let step = routes[id].scenario, let required = step.requiredState, state(of: step.name) != required { continue }
                     if let requirement = routes[id].requirement, !requirement.matches(recorded) { continue }
                     best = id
                 }
@@ -189,7 +203,14 @@ extension MockRegistry {
 
         // MARK: Clearing
 
+        /// A scenario's current state.
+        func state(of scenario: String) -> String {
+            scenarios[scenario] ?? ScenarioStep.started
+        }
+
         mutating func removeAll() {
+            scenarios = [:]
+            scenarioNames = []
             routes = []
             lastHost = nil
             hostTrie = SegmentTrie()
@@ -231,6 +252,8 @@ extension MockRegistry {
     struct Route: Sendable {
         let key: RouteKey
         let requirement: RequestMatcher?
+        /// The scenario state the stub needs and moves to.
+        let scenario: ScenarioStep?
         let rank: Rank
         var queue = ResponseQueue()
         /// How many responses it has served.
@@ -241,7 +264,7 @@ extension MockRegistry {
         var reportsEachResponse = false
 
         var stub: StubDescription {
-            StubDescription(host: key.host, path: key.path, query: key.query, requirement: requirement?.template)
+            StubDescription(host: key.host, path: key.path, query: key.query, requirement: requirement?.template, scenario: scenario)
         }
     }
 
@@ -258,10 +281,10 @@ extension MockRegistry {
         let queryCount: Int
         let order: Int
 
-        init(host: Pattern, path: Pattern, query: QueryConstraint?, requirement: RequestMatcher? = nil, order: Int) {
+        init(host: Pattern, path: Pattern, query: QueryConstraint?, requirement: RequestMatcher? = nil, scenario: ScenarioStep? = nil, order: Int) {
             wildcards = host.wildcardWeight + path.wildcardWeight
             literalLength = host.literalLength + path.literalLength
-            requirementClass = requirement == nil ? 1 : 0
+            requirementClass = requirement == nil && scenario?.requiredState == nil ? 1 : 0
             switch query?.matching {
             case .exact: queryClass = 0
             case .contains: queryClass = 1

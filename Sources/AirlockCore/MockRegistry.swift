@@ -92,6 +92,30 @@ public final class MockRegistry: Sendable {
         state.withLock { $0.cassette }
     }
 
+    /// A scenario's current state.
+    package func scenarioState(_ name: String) -> String {
+        state.withLock { $0.state(of: name) }
+    }
+
+    /// Every scenario a stub names (or that was set), with its current state.
+    package var scenarioStates: [String: String] {
+        state.withLock { state in
+            var states: [String: String] = [:]
+            for name in state.scenarioNames.union(state.scenarios.keys) { states[name] = state.state(of: name) }
+            return states
+        }
+    }
+
+    /// Moves a scenario to a state.
+    package func setScenario(_ name: String, to newState: String) {
+        state.withLock { $0.scenarios[name] = newState }
+    }
+
+    /// Returns every scenario to its start.
+    package func resetScenarios() {
+        state.withLock { $0.scenarios = [:] }
+    }
+
     /// The unmatched-request diagnosis for a recorded request.
     package func diagnosis(for request: RecordedRequest) -> UnmatchedDiagnosis {
         let redaction = journal.redaction

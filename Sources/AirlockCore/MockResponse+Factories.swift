@@ -258,3 +258,39 @@ extension JSONEncoder {
         return encoder
     }
 }
+
+extension MockResponse {
+    /// A response made from the request when it arrives: echo an id from the path, a header, a
+    /// field of the JSON body.
+    ///
+    /// ```swift
+    /// mock.addResponses(forPath: "/users/*", host: "api.example.com") {
+    ///     MockResponse.computed(lifetime: .eternal) { request in
+    ///         .encodable(User(id: Int(request.pathSegments[1]) ?? 0, name: "User \(request.pathSegments[1])"))
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// The response the closure returns may be any response — with its own status, headers,
+    /// delivery, a fault or `MockResponse.error(…)`. `lifetime` says how many requests this
+    /// stub answers; `delivery` delays every answer (otherwise the returned response's delivery
+    /// applies). A closure that throws fails the request with an error naming the stub and the
+    /// error (a `URLError` for `URLSession`, `500` on a socket).
+    ///
+    /// Also as the unmocked policy: `mock.unmockedPolicy = .mock(.computed { … })`.
+    ///
+    /// - Parameters:
+    ///   - lifetime: How many requests it answers. Defaults to `.single`.
+    ///   - delivery: When each answer is delivered. Defaults to `.instant` (the returned
+    ///     response's own delivery).
+    ///   - make: Makes the response from the request (method, URL, ``RecordedRequest/pathSegments``,
+    ///     query, headers, body, ``RecordedRequest/decodeJSON(_:)``).
+    /// - Returns: The response.
+    public static func computed(
+        lifetime: Lifetime = .single,
+        delivery: Delivery = .instant,
+        _ make: @escaping @Sendable (RecordedRequest) throws -> MockResponse
+    ) -> MockResponse {
+        MockResponse(body: .computed(Computation(make)), contentType: nil, status: .ok, lifetime: lifetime, delivery: delivery, headers: [:])
+    }
+}

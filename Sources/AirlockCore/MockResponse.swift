@@ -137,11 +137,17 @@ public struct MockResponse: Hashable, Sendable {
         return HeaderFields.merging(["Content-Type": contentType], with: explicit)
     }
 
-    private init(copying other: MockResponse, explicitHeaders: [String: String], lifetime: Lifetime, dribble: (chunks: Int, seconds: TimeInterval)?) {
+    private init(
+        copying other: MockResponse,
+        explicitHeaders: [String: String],
+        lifetime: Lifetime,
+        delivery: Delivery? = nil,
+        dribble: (chunks: Int, seconds: TimeInterval)?
+    ) {
         storage = Storage(
             status: other.status,
             lifetime: lifetime,
-            delivery: other.delivery,
+            delivery: delivery ?? other.delivery,
             explicitHeaders: explicitHeaders,
             defaultContentType: other.defaultContentType,
             body: other.body,
@@ -163,6 +169,21 @@ extension MockResponse {
         case error(ErrorBox)
         /// The connection misbehaves instead of answering.
         case fault(Fault)
+        /// The response is made from the request when it arrives.
+        case computed(Computation)
+    }
+
+    /// A closure that makes a response from the request, compared by identity.
+    package final class Computation: Hashable, Sendable {
+        package let make: @Sendable (RecordedRequest) throws -> MockResponse
+
+        init(_ make: @escaping @Sendable (RecordedRequest) throws -> MockResponse) {
+            self.make = make
+        }
+
+        package static func == (lhs: Computation, rhs: Computation) -> Bool { lhs === rhs }
+
+        package func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
     }
 
     /// An error to fail a request with, compared by identity.
@@ -207,5 +228,10 @@ extension MockResponse {
     /// A copy with another lifetime (the unmocked policy's response is served as `.eternal`).
     package func with(lifetime: Lifetime) -> MockResponse {
         MockResponse(copying: self, explicitHeaders: explicitHeaders, lifetime: lifetime, dribble: dribble)
+    }
+
+    /// A copy with another lifetime and delivery.
+    package func with(lifetime: Lifetime, delivery: Delivery) -> MockResponse {
+        MockResponse(copying: self, explicitHeaders: explicitHeaders, lifetime: lifetime, delivery: delivery, dribble: dribble)
     }
 }

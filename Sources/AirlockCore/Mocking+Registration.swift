@@ -123,6 +123,47 @@ extension Mocking {
         ])
     }
 
+    /// Queues responses that answer only while a scenario is in a state, and may move it on:
+    /// flows such as "after `POST /cart`, `GET /cart` has one item", whatever order the code
+    /// under test calls in.
+    ///
+    /// ```swift
+    /// mock.addResponses(forPath: "/cart", host: "shop.example.com", requiring: .post,
+    ///                   scenario: ScenarioStep("cart", when: ScenarioStep.started, then: "item added")) {
+    ///     MockResponse.empty(status: .created)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - path: A path or path pattern starting with `/`.
+    ///   - host: A host or host pattern.
+    ///   - queryItems: Query parameters the request must carry; `nil` accepts any query.
+    ///   - queryMatching: `.exact` (the default) or `.contains`.
+    ///   - requirement: What else the request must satisfy, such as `.post`; `nil` for nothing.
+    ///   - scenario: The state the stub needs and the state it moves to.
+    ///   - responses: The responses, served in order.
+    public func addResponses(
+        forPath path: String,
+        host: String,
+        queryItems: [String: String]? = nil,
+        queryMatching: QueryMatching = .exact,
+        requiring requirement: RequestMatcher? = nil,
+        scenario: ScenarioStep,
+        @MockResponseBuilder _ responses: () -> [MockResponse]
+    ) {
+        registry.register([
+            Registration(
+                host: host,
+                path: path,
+                query: queryItems?.mapValues { [$0] },
+                queryMatching: queryMatching,
+                requirement: requirement,
+                scenario: scenario,
+                responses: responses()
+            )
+        ])
+    }
+
     /// Registers hosts, paths, headers and responses declared with the DSL.
     ///
     /// ```swift

@@ -106,6 +106,22 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
         body.flatMap { String(data: $0, encoding: .utf8) }
     }
 
+    /// The path's segments, percent-decoded: `/users/42/posts` → `["users", "42", "posts"]`.
+    public var pathSegments: [String] {
+        path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+    }
+
+    /// The first value of a query parameter, if the request has it.
+    public func query(_ name: String) -> String? {
+        queryItems.first { $0.name == name }?.value
+    }
+
+    /// The JSON body decoded as `type`, with a default `JSONDecoder`.
+    /// - Throws: `DecodingError` when the body is missing or is not `type` in JSON.
+    public func decodeJSON<T: Decodable>(_ type: T.Type) throws -> T {
+        try JSONDecoder().decode(T.self, from: body ?? Data())
+    }
+
     /// Whether a stub answered the request.
     public var wasMatched: Bool { answeredBy != nil }
 

@@ -11,6 +11,8 @@ package struct Registration: Sendable {
     /// Whether every response left unserved counts as unused (a cassette's recorded responses),
     /// not only a stub that served nothing.
     package var reportsEachResponse = false
+    /// The scenario state the stub needs and moves to, if it is part of one.
+    package var scenario: ScenarioStep?
 
     package init(
         host: String,
@@ -18,9 +20,11 @@ package struct Registration: Sendable {
         query: [String: [String]]? = nil,
         queryMatching: QueryMatching = .exact,
         requirement: RequestMatcher? = nil,
+        scenario: ScenarioStep? = nil,
         responses: [MockResponse]
     ) {
         self.requirement = requirement
+        self.scenario = scenario
         self.host = host
         self.path = path
         self.query = query
@@ -34,7 +38,8 @@ package struct Registration: Sendable {
             host: host,
             path: path,
             query: query.map { QueryConstraint($0, matching: queryMatching) },
-            requirement: requirement?.template
+            requirement: requirement?.template,
+            scenario: scenario
         ).shown(by: .standard)
     }
 }

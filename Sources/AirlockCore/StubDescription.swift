@@ -5,12 +5,15 @@ package struct StubDescription: Sendable, CustomStringConvertible {
     let query: QueryConstraint?
     /// The description of the stub's `requiring:` matcher, if it has one.
     package let requirement: String?
+    /// The scenario step the stub belongs to, if any.
+    let scenario: ScenarioStep?
 
-    init(host: String, path: String, query: QueryConstraint?, requirement: String? = nil) {
+    init(host: String, path: String, query: QueryConstraint?, requirement: String? = nil, scenario: ScenarioStep? = nil) {
         self.host = host
         self.path = path
         self.query = query
         self.requirement = requirement
+        self.scenario = scenario
     }
 
     /// The description with marked values shown as `redaction` allows.
@@ -26,6 +29,9 @@ package struct StubDescription: Sendable, CustomStringConvertible {
         }
         if let requirement {
             text += ", requiring \(requirement)"
+        }
+        if let scenario {
+            text += ", \(scenario)"
         }
         return text
     }

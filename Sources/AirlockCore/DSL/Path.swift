@@ -19,6 +19,8 @@ public struct Path: Sendable {
     public let matching: QueryMatching
     /// What else a request must satisfy, such as `.post` or `.json(…)`; `nil` for nothing more.
     public let requirement: RequestMatcher?
+    /// The scenario state the path's responses need and move to; `nil` outside scenarios.
+    public let scenario: ScenarioStep?
     let elements: [PathElement]
 
     /// Declares a path, optionally requiring query parameters.
@@ -27,15 +29,17 @@ public struct Path: Sendable {
     ///   - query: Parameters the request must carry; `nil` accepts any query.
     ///   - matching: `.exact` (the default) accepts only these parameters; `.contains` ignores others.
     ///   - requirement: What else a request must satisfy, such as `.post && .json(…)`; not inherited.
+    ///   - scenario: The scenario state the responses need and move to; not inherited.
     ///   - content: `MockResponse`s, `Headers` and nested `Path`s.
     public init(
         _ path: String,
         query: [String: String]? = nil,
         matching: QueryMatching = .exact,
         requiring requirement: RequestMatcher? = nil,
+        scenario: ScenarioStep? = nil,
         @PathBuilder _ content: () -> [PathElement]
     ) {
-        self.init(path, lists: query?.mapValues { [$0] }, matching: matching, requirement: requirement, elements: content())
+        self.init(path, lists: query?.mapValues { [$0] }, matching: matching, requirement: requirement, scenario: scenario, elements: content())
     }
 
     /// Declares a path whose query parameters repeat, such as `?id=1&id=2`.
@@ -50,15 +54,17 @@ public struct Path: Sendable {
     ///   - matching: `.exact` (the default) accepts only these parameters and values; `.contains`
     ///     requires at least them.
     ///   - requirement: What else a request must satisfy, such as `.post && .json(…)`; not inherited.
+    ///   - scenario: The scenario state the responses need and move to; not inherited.
     ///   - content: `MockResponse`s, `Headers` and nested `Path`s.
     public init(
         _ path: String,
         query: [String: [String]],
         matching: QueryMatching = .exact,
         requiring requirement: RequestMatcher? = nil,
+        scenario: ScenarioStep? = nil,
         @PathBuilder _ content: () -> [PathElement]
     ) {
-        self.init(path, lists: query, matching: matching, requirement: requirement, elements: content())
+        self.init(path, lists: query, matching: matching, requirement: requirement, scenario: scenario, elements: content())
     }
 
     private init(
@@ -66,12 +72,14 @@ public struct Path: Sendable {
         lists: [String: [String]]?,
         matching: QueryMatching,
         requirement: RequestMatcher?,
+        scenario: ScenarioStep?,
         elements: [PathElement]
     ) {
         self.path = path
         self.query = lists
         self.matching = matching
         self.requirement = requirement
+        self.scenario = scenario
         self.elements = elements
     }
 
@@ -102,6 +110,7 @@ public struct Path: Sendable {
                     query: query,
                     queryMatching: matching,
                     requirement: requirement,
+                    scenario: scenario,
                     responses: responses.map { $0.inheriting(scoped) }
                 )
             )

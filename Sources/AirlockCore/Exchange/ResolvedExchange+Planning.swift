@@ -32,7 +32,8 @@ extension ResolvedExchange {
         }
     }
 
-    private init(_ response: MockResponse, stub: StubDescription?, recorder: ExchangeRecorder, request: IncomingRequest, transport: Transport) {
+    private init(_ stubbed: MockResponse, stub: StubDescription?, recorder: ExchangeRecorder, request: IncomingRequest, transport: Transport) {
+        let response = Self.computing(stubbed, stub: stub, recorder: recorder, request: request)
         let action: Action
         switch response.body {
         case .error(let box):
@@ -40,6 +41,9 @@ extension ResolvedExchange {
             action = transport.carriesErrors ? .fail(ErrorBox(error: box.error)) : .fault(.connectionReset)
         case .fault(let fault):
             action = .fault(fault)
+        case .computed:
+            // `computing` never returns a computed response.
+            action = .respond(PlannedResponse(.plaintext("", status: .internalServerError), redirect: nil))
         case .data, .file, .failure:
             let status = response.status.code
             let redirect = (300..<400).contains(status)
@@ -47,5 +51,29 @@ extension ResolvedExchange {
             action = .respond(PlannedResponse(response, redirect: redirect))
         }
         self.init(action: action, delay: response.delivery.seconds, recorder: recorder, stub: stub, transport: transport)
+    }
+
+    /// The response a computed one makes for this request — with the stub's own headers under
+    /// its own, and the stub's delay when it has one — or, when the closure throws or returns
+    /// another computed response, a failure that names the stub and the error.
+    private static func computing(_ response: MockResponse, stub: StubDescription?, recorder: ExchangeRecorder, request: IncomingRequest) -> MockResponse {
+        guard case .computed(let computation) = response.body else { return response }
+        let name = stub.map { "stub \($0.shown(by: .standard))" } ?? "the unmocked policy's response"
+        let recorded = RecordedRequest(sequence: recorder.sequence, request: request, date: recorder.started)
+        let produced: MockResponse
+        do {
+            produced = try computation.make(recorded)
+        } catch {
+            return failure("the response closure of \(name) threw: \(error). Return a MockResponse, or MockResponse.error(…) to fail the request on purpose.", like: response)
+        }
+        if case .computed = produced.body {
+            return failure("the response closure of \(name) returned another computed response; return the response itself.", like: response)
+        }
+        let delivery = response.delivery.seconds > 0 ? response.delivery : produced.delivery
+        return produced.inheriting(response.headers).with(lifetime: response.lifetime, delivery: delivery)
+    }
+
+    private static func failure(_ problem: String, like response: MockResponse) -> MockResponse {
+        MockResponse(body: .failure("Airlock: " + problem), contentType: nil, status: .internalServerError, lifetime: response.lifetime, delivery: response.delivery, headers: [:])
     }
 }

@@ -68,7 +68,7 @@ package struct PlannedResponse: Sendable {
         case .file(let url): .file(url)
         case .failure(let problem): .unavailable(problem)
         // Planning turns these into other actions; a response carrying one has no body.
-        case .error, .fault: .bytes(Data())
+        case .error, .fault, .computed: .bytes(Data())
         }
     }
 }
