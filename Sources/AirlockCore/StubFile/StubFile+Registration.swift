@@ -17,6 +17,9 @@ extension StubFile {
             if let matching = stub.queryMatching, matching != "exact", matching != "contains" {
                 throw StubFileError(file: source, location: "\(at).queryMatching", problem: "is \"\(matching)\"", expected: "\"exact\" or \"contains\"")
             }
+            if stub.scenarioName == nil, stub.requiredScenarioState != nil || stub.newScenarioState != nil {
+                throw StubFileError(file: source, location: "\(at).scenarioName", problem: "is missing while a scenario state is given", expected: "the scenario's name")
+            }
             if stub.responses.isEmpty {
                 throw StubFileError(file: source, location: "\(at).responses", problem: "is empty", expected: "at least one response")
             }
@@ -46,6 +49,12 @@ extension StubFile {
                 if let delay = response.delay, !(delay >= 0 && delay.isFinite) {
                     throw StubFileError(file: source, location: "\(place).delay", problem: "is \(delay)", expected: "a number of seconds ≥ 0")
                 }
+                if response.template == true {
+                    if response.file != nil {
+                        throw StubFileError(file: source, location: "\(place).template", problem: "is true for a file response", expected: "a template in body or json (files are sent as they are)")
+                    }
+                    _ = try ResponseTemplates(response, place: place, source: source)
+                }
             }
         }
     }
@@ -59,6 +68,7 @@ extension StubFile {
                 query: stub.query?.mapValues(\.values),
                 queryMatching: stub.queryMatching == "contains" ? .contains : .exact,
                 requirement: stub.method.map { RequestMatcher.method($0) },
+                scenario: stub.scenarioName.map { ScenarioStep($0, when: stub.requiredScenarioState, then: stub.newScenarioState) },
                 responses: stub.responses.map(response)
             )
         }
@@ -74,6 +84,16 @@ extension StubFile {
             default: .single
             }
         let delivery: MockResponse.Delivery = (definition.delay ?? 0) > 0 ? .delayed(definition.delay!) : .instant
+        if definition.template == true, definition.fault == nil, let templates = try? ResponseTemplates(definition, place: "", source: "") {
+            // Validated when the file was read; rendered for each request.
+            return MockResponse.computed(lifetime: lifetime, delivery: delivery) { request in
+                var response = templates.render(request, status: status)
+                if let dribble = definition.dribble {
+                    response = response.dribbled(inChunks: dribble.chunks, over: dribble.seconds)
+                }
+                return response
+            }
+        }
         var response: MockResponse
         if let fault = definition.fault, let kind = MockResponse.Fault.all.first(where: { $0.description == fault }) {
             response = .fault(kind, lifetime: lifetime, delivery: delivery)
@@ -91,6 +111,90 @@ extension StubFile {
             response = response.dribbled(inChunks: dribble.chunks, over: dribble.seconds)
         }
         return response
+    }
+}
+
+/// A stub-file response's templates, parsed: body or JSON, and header values.
+struct ResponseTemplates: Sendable {
+    private enum Body: Sendable {
+        case none
+        case text(ResponseTemplate, escaping: ResponseTemplate.Escaping)
+        case json(JSONValue, [String: ResponseTemplate])
+    }
+
+    private let body: Body
+    private let headers: [(name: String, template: ResponseTemplate)]
+    private let contentType: String?
+
+    init(_ definition: StubFile.Response, place: String, source: String) throws(StubFileError) {
+        func parse(_ text: String, at location: String) throws(StubFileError) -> ResponseTemplate {
+            do {
+                return try ResponseTemplate(text)
+            } catch {
+                throw StubFileError(file: source, location: location, problem: error.problem, expected: error.expected)
+            }
+        }
+        var headers: [(name: String, template: ResponseTemplate)] = []
+        for (name, value) in (definition.headers ?? [:]).sorted(by: { $0.key < $1.key }) {
+            headers.append((name, try parse(value, at: "\(place).headers.\(name)")))
+        }
+        self.headers = headers
+        let declaredType = definition.headers.flatMap { HeaderFields.value(named: "Content-Type", in: $0) }
+        if let json = definition.json {
+            let value = (try? JSONValue.parse(json.data)) ?? .null
+            var templates: [String: ResponseTemplate] = [:]
+            for text in Self.strings(in: value) where templates[text] == nil {
+                templates[text] = try parse(text, at: "\(place).json")
+            }
+            body = .json(value, templates)
+            contentType = "application/json"
+        } else if let text = definition.body {
+            // Values inserted into a JSON body are escaped as JSON string content.
+            let isJSON = declaredType?.lowercased().contains("json") == true
+            body = .text(try parse(text, at: "\(place).body"), escaping: isJSON ? .jsonString : .none)
+            contentType = "text/plain; charset=utf-8"
+        } else {
+            body = .none
+            contentType = nil
+        }
+    }
+
+    /// The response for a request.
+    func render(_ request: RecordedRequest, status: MockResponse.Status) -> MockResponse {
+        var rendered: [String: String] = [:]
+        for (name, template) in headers {
+            rendered[name] = template.render(request)
+        }
+        let data: Data
+        switch body {
+        case .none:
+            data = Data()
+        case .text(let template, let escaping):
+            data = Data(template.render(request, escaping: escaping).utf8)
+        case .json(let value, let templates):
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            data = (try? encoder.encode(Self.rendering(value, templates, request))) ?? Data()
+        }
+        return MockResponse(data: data, contentType: data.isEmpty ? nil : contentType, status: status, headers: rendered)
+    }
+
+    private static func strings(in value: JSONValue) -> [String] {
+        switch value {
+        case .string(let text): [text]
+        case .array(let items): items.flatMap(strings)
+        case .object(let object): object.keys.sorted().flatMap { strings(in: object[$0]!) }
+        default: []
+        }
+    }
+
+    private static func rendering(_ value: JSONValue, _ templates: [String: ResponseTemplate], _ request: RecordedRequest) -> JSONValue {
+        switch value {
+        case .string(let text): .string(templates[text]?.render(request) ?? text)
+        case .array(let items): .array(items.map { rendering($0, templates, request) })
+        case .object(let object): .object(object.mapValues { rendering($0, templates, request) })
+        default: value
+        }
     }
 }
 

@@ -27,6 +27,10 @@ import Foundation
 /// `json` (any JSON value, sent as `application/json`), `file` (relative to the stub file) and
 /// `fault` (`connectionReset`, `emptyResponse`, `malformedChunkedBody`, `randomBytesThenClose`).
 /// `lifetime` is `"single"` (the default), `"eternal"`, or a count; `delay` is in seconds.
+/// A response with `"template": true` may use request values in `body`, `json` strings and
+/// `headers`, with WireMock's names (`{{request.path.[1]}}`, `{{request.query.q}}`,
+/// `{{jsonPath request.body '$.name'}}`, …; see the README). `scenarioName`,
+/// `requiredScenarioState` and `newScenarioState` make a stub part of a stateful scenario.
 /// The top level may also be a bare array of stubs.
 public struct StubFile: Sendable {
     /// One stub: where it applies and what it answers.
@@ -43,6 +47,12 @@ public struct StubFile: Sendable {
         public var queryMatching: String?
         /// The responses, served in order.
         public var responses: [Response]
+        /// The scenario the stub belongs to (WireMock's name for it).
+        public var scenarioName: String?
+        /// The state the scenario must be in; absent for any state.
+        public var requiredScenarioState: String?
+        /// The state the scenario moves to when the stub answers.
+        public var newScenarioState: String?
     }
 
     /// A query parameter's required value or values.
@@ -97,6 +107,8 @@ public struct StubFile: Sendable {
         public var delay: Double?
         /// Send the body in pieces over time.
         public var dribble: Dribble?
+        /// Whether `body`, `json` and `headers` use request values (`{{request.path.[1]}}`, …).
+        public var template: Bool?
     }
 
     /// How long a response stays queued.

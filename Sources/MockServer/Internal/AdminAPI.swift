@@ -12,7 +12,10 @@ import NIOHTTP1
 /// | `DELETE /__admin/stubs[?host=…]` | removes all stubs, or those of one host pattern |
 /// | `GET /__admin/requests` | the journal, redacted |
 /// | `GET /__admin/requests/unmatched` | unmatched requests, each with its diagnostic |
-/// | `POST /__admin/reset` | removes all stubs and the journal |
+/// | `POST /__admin/reset` | removes all stubs and the journal; scenarios start again |
+/// | `GET /__admin/scenarios` | every scenario with its current state |
+/// | `PUT /__admin/scenarios/<name>/state` | sets a scenario's state: `{"state": "…"}` |
+/// | `POST /__admin/scenarios/reset` | returns every scenario to `Started` |
 ///
 /// Nothing a web page or another local process sends can change state it should not: on a
 /// loopback server every admin request must name the server itself in `Host` (no DNS
@@ -81,6 +84,22 @@ struct AdminAPI {
                 RequestRecord(redaction.apply(to: request), diagnostic: registry.diagnosis(for: request).render(.json))
             }
             return Self.encode(200, ["requests": records])
+        case (.GET, "/__admin/scenarios"):
+            let states = registry.scenarioStates
+            return Self.json(200, ["scenarios": states.keys.sorted().map { ["name": $0, "state": states[$0]!] }])
+        case (.POST, "/__admin/scenarios/reset"):
+            registry.resetScenarios()
+            return Self.json(200, ["reset": true])
+        case (.PUT, _) where path.hasPrefix("/__admin/scenarios/") && path.hasSuffix("/state"):
+            let name = String(path.dropFirst("/__admin/scenarios/".count).dropLast("/state".count)).removingPercentEncoding ?? ""
+            guard !name.isEmpty,
+                let object = body.flatMap({ try? JSONSerialization.jsonObject(with: $0) }) as? [String: Any],
+                let state = object["state"] as? String, !state.isEmpty
+            else {
+                return Self.json(400, ["error": "send {\"state\": \"<state>\"} to PUT /__admin/scenarios/<name>/state"])
+            }
+            registry.setScenario(name, to: state)
+            return Self.json(200, ["name": name, "state": state])
         case (.POST, "/__admin/reset"):
             registry.removeAll()
             journal.clear()
@@ -91,6 +110,7 @@ struct AdminAPI {
                 "endpoints": [
                     "GET /__admin/stubs", "POST /__admin/stubs", "DELETE /__admin/stubs[?host=…]",
                     "GET /__admin/requests", "GET /__admin/requests/unmatched", "POST /__admin/reset",
+                    "GET /__admin/scenarios", "PUT /__admin/scenarios/<name>/state", "POST /__admin/scenarios/reset",
                 ],
             ])
         }
