@@ -111,16 +111,7 @@ extension Mocking {
         requiring requirement: RequestMatcher,
         @MockResponseBuilder _ responses: () -> [MockResponse]
     ) {
-        registry.register([
-            Registration(
-                host: host,
-                path: path,
-                query: queryItems?.mapValues { [$0] },
-                queryMatching: queryMatching,
-                requirement: requirement,
-                responses: responses()
-            )
-        ])
+        register(path, host, queryItems, queryMatching, requirement, scenario: nil, responses())
     }
 
     /// Queues responses that answer only while a scenario is in a state, and may move it on:
@@ -151,6 +142,19 @@ extension Mocking {
         scenario: ScenarioStep,
         @MockResponseBuilder _ responses: () -> [MockResponse]
     ) {
+        register(path, host, queryItems, queryMatching, requirement, scenario: scenario, responses())
+    }
+
+    /// One stub with single-valued query items, a requirement and a scenario step.
+    private func register(
+        _ path: String,
+        _ host: String,
+        _ queryItems: [String: String]?,
+        _ queryMatching: QueryMatching,
+        _ requirement: RequestMatcher?,
+        scenario: ScenarioStep?,
+        _ responses: [MockResponse]
+    ) {
         registry.register([
             Registration(
                 host: host,
@@ -159,7 +163,7 @@ extension Mocking {
                 queryMatching: queryMatching,
                 requirement: requirement,
                 scenario: scenario,
-                responses: responses()
+                responses: responses
             )
         ])
     }
