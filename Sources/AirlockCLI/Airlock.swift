@@ -8,6 +8,7 @@ struct Airlock: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "airlock",
         abstract: "Serve mocked HTTP to any client or process; record real traffic and replay it.",
+        version: AirlockVersion.current,
         subcommands: [Serve.self, Record.self, Redact.self, CassetteCommand.self]
     )
 }

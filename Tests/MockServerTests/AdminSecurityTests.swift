@@ -24,6 +24,9 @@ struct AdminSecurityTests {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("airlock-files-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         try Data("inside".utf8).write(to: root.appendingPathComponent("ok.txt"))
+        let outside = root.deletingLastPathComponent().appendingPathComponent("outside.txt")
+        try Data("outside".utf8).write(to: outside)
+        defer { try? FileManager.default.removeItem(at: outside) }
         // A link inside the folder to a file outside it.
         try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("link.txt").path, withDestinationPath: "/etc/hostname")
         defer { try? FileManager.default.removeItem(at: root) }

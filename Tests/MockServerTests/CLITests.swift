@@ -64,6 +64,20 @@ struct CLITests {
         return (process.terminationStatus, text)
     }
 
+    @Test func versionPrintsTheVersion() throws {
+        let path = try #require(Self.executable, "build the airlock executable first (swift build)")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = ["--version"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(text.trimmingCharacters(in: .whitespacesAndNewlines) == AirlockVersion.current)
+    }
+
     @Test func aPortInUseExitsUnavailableSayingHowToFixIt() async throws {
         try await withServer(HTTPMock()) { server in
             let (status, errors) = try run(["serve", Self.packageRoot.appendingPathComponent("Examples/stubs.json").path, "--port", "\(server.port)"])
@@ -85,6 +99,12 @@ struct CLITests {
         (#"{"stubs": [{"responses": [{"body": "x"}]}]}"#, "stubs[0].path: is missing; expected a \"path\" field"),
         (#"{"stubs": [{"path": "users", "responses": [{"body": "x"}]}]}"#, #"stubs[0].path: the path "users" does not start with "/""#),
         (#"{"stubs": [{"path": "/x", "responses": [{"fault": "explode"}]}]}"#, #"stubs[0].responses[0].fault: is "explode"; expected "connectionReset""#),
+        (#"{"stubs": [{"path": "/x", "responses": [{"statusCode": 404}]}]}"#, #"stubs[0].responses[0].statusCode: is not a field of a response; did you mean "status"?"#),
+        (#"{"stubs": [{"path": "/x", "metod": "GET", "responses": [{}]}]}"#, #"stubs[0].metod: is not a field of a stub; did you mean "method"?"#),
+        (#"{"stub": []}"#, #"stub: is not a field of the top level; did you mean "stubs"?"#),
+        (#"{"stubs": [{"path": "/x", "responses": [{"file": "no-such-file.json"}]}]}"#, #"stubs[0].responses[0].file: "no-such-file.json" does not exist"#),
+        (#"{"stubs": [{"path": "/x", "responses": [{"file": "/tmp"}]}]}"#, #"stubs[0].responses[0].file: "/tmp" is a folder"#),
+        (#"{"stubs": [{"host": "api.example.com/v1", "path": "/x", "responses": [{}]}]}"#, #"put the path in "path""#),
     ])
     func aMalformedStubFileExitsNonZeroNamingTheProblem(contents: String, expected: String) async throws {
         let path = try #require(Self.executable, "build the airlock executable first (swift build)")

@@ -74,7 +74,7 @@ public struct HTTPArchive: Sendable {
         let document = HARFormat.Document(
             log: .init(
                 version: "1.2",
-                creator: .init(name: "Airlock", version: "0.1"),
+                creator: .init(name: "Airlock", version: AirlockVersion.current),
                 entries: entries.map { Self.entry(redaction.apply(to: $0), redaction: redaction) }
             )
         )

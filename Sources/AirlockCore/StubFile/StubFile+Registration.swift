@@ -8,11 +8,11 @@ extension StubFile {
             let at = "stubs[\(stubIndex)]"
             if let host = stub.host {
                 do { _ = try HostPattern(host) } catch {
-                    throw StubFileError(file: source, location: "\(at).host", problem: error.problem, expected: error.fix)
+                    throw StubFileError(file: source, location: "\(at).host", problem: error.problem, expected: Self.inJSON(error.fix))
                 }
             }
             do { _ = try PathPattern(stub.path) } catch {
-                throw StubFileError(file: source, location: "\(at).path", problem: error.problem, expected: error.fix)
+                throw StubFileError(file: source, location: "\(at).path", problem: error.problem, expected: Self.inJSON(error.fix))
             }
             if let matching = stub.queryMatching, matching != "exact", matching != "contains" {
                 throw StubFileError(file: source, location: "\(at).queryMatching", problem: "is \"\(matching)\"", expected: "\"exact\" or \"contains\"")
@@ -49,6 +49,20 @@ extension StubFile {
                 if let delay = response.delay, !(delay >= 0 && delay.isFinite) {
                     throw StubFileError(file: source, location: "\(place).delay", problem: "is \(delay)", expected: "a number of seconds ≥ 0")
                 }
+                if let file = response.file {
+                    // Found now, not when the first request asks for it.
+                    let url = file.hasPrefix("/") ? URL(fileURLWithPath: file) : baseDirectory.appendingPathComponent(file)
+                    var isFolder: ObjCBool = false
+                    if !FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) {
+                        throw StubFileError(file: source, location: "\(place).file", problem: "\"\(file)\" does not exist (looked for \(url.path))", expected: "a file path, relative to the stub file's folder or absolute")
+                    }
+                    if isFolder.boolValue {
+                        throw StubFileError(file: source, location: "\(place).file", problem: "\"\(file)\" is a folder (\(url.path))", expected: "a file inside it")
+                    }
+                    if !FileManager.default.isReadableFile(atPath: url.path) {
+                        throw StubFileError(file: source, location: "\(place).file", problem: "\"\(file)\" cannot be read (\(url.path))", expected: "a file this user may read")
+                    }
+                }
                 if response.template == true {
                     if response.file != nil {
                         throw StubFileError(file: source, location: "\(place).template", problem: "is true for a file response", expected: "a template in body or json (files are sent as they are)")
@@ -57,6 +71,12 @@ extension StubFile {
                 }
             }
         }
+    }
+
+    /// A pattern error's fix, worded for stub-file users (fields, not Swift API).
+    private static func inJSON(_ fix: String) -> String {
+        fix.replacingOccurrences(of: "put the path in forPath:/Path(_:)", with: "put the path in \"path\"")
+            .replacingOccurrences(of: "Give query parameters with query:/queryItems: instead of in the path", with: "Give query parameters in \"query\" instead of in the path")
     }
 
     /// The registrations the file describes.

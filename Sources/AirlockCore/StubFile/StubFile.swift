@@ -12,10 +12,10 @@ import Foundation
 ///       "query": { "page": "1" },
 ///       "queryMatching": "contains",
 ///       "responses": [
-///         { "status": 200, "json": { "id": 1, "name": "Alice" }, "lifetime": "eternal" },
+///         { "status": 200, "json": { "id": 1, "name": "Alice" } },
 ///         { "status": 503, "body": "try later", "headers": { "Retry-After": "1" }, "delay": 0.5 },
-///         { "fault": "connectionReset" },
-///         { "file": "fixtures/user.json", "dribble": { "chunks": 4, "seconds": 2 } }
+///         { "file": "fixtures/user.json", "dribble": { "chunks": 4, "seconds": 2 } },
+///         { "fault": "connectionReset", "lifetime": "eternal" }
 ///       ]
 ///     }
 ///   ]
@@ -170,6 +170,9 @@ public struct StubFile: Sendable {
         } catch {
             let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
             throw StubFileError(file: source, location: Self.position(of: detail, in: data), problem: "is not valid JSON: \(detail)", expected: "a JSON object with a \"stubs\" array")
+        }
+        if let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) {
+            try StrictKeys.check(object, source: source)
         }
         do {
             if let object = try? JSONDecoder().decode(TopLevel.self, from: data) {
