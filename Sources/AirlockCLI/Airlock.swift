@@ -53,6 +53,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The largest request body accepted, in bytes; larger ones get 413.")
     var maxBodySize: Int = 64 * 1024 * 1024
 
+    @Option(help: "How many requests the journal keeps (the oldest go first; counts stay exact). 0 keeps none.")
+    var journalLimit: Int = JournalCapacity.server.entries
+
     func run() async throws {
         let url = URL(fileURLWithPath: stubs)
         var printExchange: (@Sendable (MockServer.Exchange) -> Void)?
@@ -70,6 +73,8 @@ struct Serve: AsyncParsableCommand {
                 adminFileRoot: files.map { URL(fileURLWithPath: $0) } ?? url.deletingLastPathComponent()
             )
         )
+        // A server left running all day must not grow without bound.
+        server.journalCapacity = JournalCapacity(entries: journalLimit, bytes: JournalCapacity.server.bytes, bodyBytes: JournalCapacity.server.bodyBytes)
         let rejected: [RegistrationError]
         let summary: String
         if isHAR(url) {

@@ -64,6 +64,8 @@ struct Record: AsyncParsableCommand {
             cassette: cassette,
             configuration: .init(host: host, port: port, exchangeHandler: printExchange, upstream: upstream)
         )
+        // The cassette gets every exchange; the journal need not keep them all.
+        server.journalCapacity = .server
         try await startServer(server)
         if let upstream {
             say("Airlock recording \(upstream.absoluteString) into \(self.cassette): call \(server.baseURL.absoluteString) instead — Ctrl-C to stop.")

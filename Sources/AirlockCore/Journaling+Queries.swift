@@ -33,6 +33,24 @@ extension Journaling {
         return requests.map(redaction.apply)
     }
 
+    /// How much of the traffic the journal keeps. Defaults to ``JournalCapacity/unlimited``
+    /// (`airlock serve` uses ``JournalCapacity/server``). When older entries are dropped,
+    /// ``requests`` and verification cover the entries kept, and say how many were dropped.
+    public var journalCapacity: JournalCapacity {
+        get { journal.capacity }
+        set { journal.capacity = newValue }
+    }
+
+    /// How many requests were received since the journal was last cleared, kept or not.
+    public var requestCount: Int {
+        journal.counts.seen
+    }
+
+    /// How many of the oldest requests were dropped to stay within ``journalCapacity``.
+    public var droppedRequestCount: Int {
+        journal.counts.dropped
+    }
+
     /// Forgets the recorded requests. Stubs and queues stay.
     public func clearRequests() {
         journal.clear()

@@ -62,8 +62,16 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
         set { headerFields = .list(newValue.map { (name: $0.name, value: $0.value) }) }
     }
     /// The complete body, however it was sent (`httpBody`, a body stream, or an upload task);
-    /// `nil` when there was none.
+    /// `nil` when there was none. When the journal's capacity limits body sizes, a longer body
+    /// keeps its first bytes only (see ``bodySize`` and ``bodyDigest``).
     public internal(set) var body: Data?
+    /// The body's full length in bytes, also when only a prefix is kept.
+    public var bodySize: Int { truncatedBody?.size ?? body?.count ?? 0 }
+    /// For a body kept as a prefix: a digest of the whole body (64-bit FNV-1a, hexadecimal), to
+    /// tell two long bodies apart. `nil` when the body is kept whole.
+    public var bodyDigest: String? { truncatedBody?.digest }
+    /// The length and digest of a body kept as a prefix.
+    private var truncatedBody: (size: Int, digest: String)?
     /// When the request reached the mock.
     public let date: Date
     /// The stub that answered, such as `host "api.example.com", path "/users"`; `nil` when no
@@ -110,6 +118,21 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
     public var pathSegments: [String] {
         path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
     }
+
+    /// Keeps the body's first `limit` bytes, with its length and digest.
+    mutating func truncateBody(to limit: Int) {
+        guard let body, body.count > limit else { return }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in body {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01B3
+        }
+        truncatedBody = (body.count, String(hash, radix: 16))
+        self.body = body.prefix(limit)
+    }
+
+    /// What fills a dropped entry's slot until the journal compacts.
+    static let dropped = RecordedRequest(sequence: 0, request: IncomingRequest(method: "GET", url: "", host: "", path: "", query: nil), date: Date(timeIntervalSince1970: 0))
 
     /// The first value of a query parameter, if the request has it.
     public func query(_ name: String) -> String? {

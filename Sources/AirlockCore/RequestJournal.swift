@@ -7,9 +7,21 @@ import Foundation
 /// arrive for requests recorded before a clear are dropped instead of landing on a newer entry.
 public final class RequestJournal: Sendable {
     private struct State {
+        /// The kept entries, oldest first, from `head` on (the slots before it are dropped).
         var entries: [RecordedRequest] = []
+        var head = 0
+        /// The sequence number of `entries[head]`.
+        var firstSequence = 1
+        /// Every request seen since the last clear, kept or not.
+        var seen = 0
+        /// The bytes of the bodies kept.
+        var bytes = 0
         var generation = 0
         var redaction: Redaction = .standard
+        var capacity: JournalCapacity = .unlimited
+
+        var kept: Int { entries.count - head }
+        var dropped: Int { seen - kept }
     }
 
     private let state = Locked(State())
@@ -19,11 +31,35 @@ public final class RequestJournal: Sendable {
     /// Records a request and returns where its outcome goes.
     package func append(_ request: RecordedRequest, started: Date, cassette: Cassette? = nil) -> ExchangeRecorder {
         state.withLock { state in
-            // Appended, then numbered in place: no copy of the entry.
-            state.entries.append(request)
-            let sequence = state.entries.count
-            state.entries[sequence - 1].sequence = sequence
-            return ExchangeRecorder(journal: self, generation: state.generation, sequence: sequence, started: started, cassette: cassette)
+            state.seen += 1
+            let sequence = state.seen
+            let generation = state.generation
+            // A cassette needs the request whatever the journal keeps.
+            var numbered = request
+            numbered.sequence = sequence
+            let keptForCassette = cassette == nil ? nil : numbered
+            let capacity = state.capacity
+            guard capacity.entries > 0 else {
+                state.firstSequence = sequence + 1
+                return ExchangeRecorder(journal: self, generation: generation, sequence: sequence, started: started, cassette: cassette, request: keptForCassette)
+            }
+            if let limit = capacity.bodyBytes, let body = numbered.body, body.count > limit {
+                numbered.truncateBody(to: limit)
+            }
+            state.bytes += numbered.body?.count ?? 0
+            state.entries.append(numbered)
+            // Oldest entries go first when a limit is passed; the newest always stays.
+            while state.kept > 1, state.kept > capacity.entries || capacity.bytes.map({ state.bytes > $0 }) == true {
+                state.bytes -= state.entries[state.head].body?.count ?? 0
+                state.entries[state.head] = RecordedRequest.dropped
+                state.head += 1
+                state.firstSequence += 1
+            }
+            if state.head >= 1024, state.head * 2 >= state.entries.count {
+                state.entries.removeFirst(state.head)
+                state.head = 0
+            }
+            return ExchangeRecorder(journal: self, generation: generation, sequence: sequence, started: started, cassette: cassette, request: keptForCassette)
         }
     }
 
@@ -32,25 +68,37 @@ public final class RequestJournal: Sendable {
         append(RecordedRequest(sequence: 0, request: request, date: date), started: date)
     }
 
-    /// Stores what was delivered for entry `sequence` of `generation`; returns the completed entry.
+    /// Stores what was delivered for entry `sequence` of `generation`; returns the completed
+    /// entry, or `nil` when it is no longer kept.
     @discardableResult
     fileprivate func record(_ response: RecordedResponse, generation: Int, sequence: Int) -> RecordedRequest? {
         state.withLock { state in
-            guard state.generation == generation, state.entries.indices.contains(sequence - 1) else { return nil }
-            state.entries[sequence - 1].response = response
-            return state.entries[sequence - 1]
+            let index = state.head + sequence - state.firstSequence
+            guard state.generation == generation, sequence >= state.firstSequence, state.entries.indices.contains(index) else { return nil }
+            state.entries[index].response = response
+            return state.entries[index]
         }
     }
 
-    /// Every request, in order.
+    /// Every request kept, in order.
     package var all: [RecordedRequest] {
-        state.withLock { $0.entries }
+        state.withLock { Array($0.entries[$0.head...]) }
+    }
+
+    /// How many requests were seen since the last clear, and how many of the oldest were
+    /// dropped to stay within ``capacity``.
+    package var counts: (seen: Int, dropped: Int) {
+        state.withLock { ($0.seen, $0.dropped) }
     }
 
     /// Forgets every request.
     package func clear() {
         state.withLock { state in
             state.entries.removeAll()
+            state.head = 0
+            state.firstSequence = 1
+            state.seen = 0
+            state.bytes = 0
             state.generation += 1
         }
     }
@@ -60,6 +108,48 @@ public final class RequestJournal: Sendable {
         get { state.withLock { $0.redaction } }
         set { state.withLock { $0.redaction = newValue } }
     }
+
+    /// How much the journal keeps.
+    package var capacity: JournalCapacity {
+        get { state.withLock { $0.capacity } }
+        set { state.withLock { $0.capacity = newValue } }
+    }
+}
+
+/// How much of the traffic a journal keeps: the newest entries up to a count and a total of body
+/// bytes, each body up to a size. Counts of everything seen stay exact.
+///
+/// ```swift
+/// mock.journalCapacity = .unlimited                                   // tests: the default
+/// mock.journalCapacity = JournalCapacity(entries: 10_000, bytes: 64 << 20)
+/// mock.journalCapacity = .off                                         // keep nothing, count only
+/// ```
+public struct JournalCapacity: Sendable, Hashable {
+    /// The most entries kept; older ones are dropped first.
+    public var entries: Int
+    /// The most body bytes kept across entries, if limited.
+    public var bytes: Int?
+    /// The most bytes kept of one body, if limited: a longer body keeps this prefix, its full
+    /// length (``RecordedRequest/bodySize``) and a digest (``RecordedRequest/bodyDigest``).
+    public var bodyBytes: Int?
+
+    /// A capacity.
+    /// - Parameters:
+    ///   - entries: The most entries kept (0 keeps none).
+    ///   - bytes: The most body bytes kept in all, or `nil` for no limit.
+    ///   - bodyBytes: The most bytes kept of one body, or `nil` for no limit.
+    public init(entries: Int, bytes: Int? = nil, bodyBytes: Int? = nil) {
+        self.entries = max(0, entries)
+        self.bytes = bytes
+        self.bodyBytes = bodyBytes
+    }
+
+    /// Keep everything: the default for mocks in tests.
+    public static let unlimited = JournalCapacity(entries: .max)
+    /// Keep nothing, only count: for tests that never look at the journal.
+    public static let off = JournalCapacity(entries: 0)
+    /// What `airlock serve` keeps by default: 10,000 entries, 64 MiB of bodies, 1 MiB per body.
+    public static let server = JournalCapacity(entries: 10_000, bytes: 64 << 20, bodyBytes: 1 << 20)
 }
 
 /// Where a transport reports what became of one request: the response delivered, the failure,
@@ -73,24 +163,25 @@ package struct ExchangeRecorder: Sendable {
     package let started: Date
     /// Where a forwarded exchange is recorded, when a cassette records it.
     private let cassette: Cassette?
+    /// The request as it arrived, kept for the cassette whatever the journal keeps.
+    private let request: RecordedRequest?
 
-    fileprivate init(journal: RequestJournal, generation: Int, sequence: Int, started: Date, cassette: Cassette?) {
+    fileprivate init(journal: RequestJournal, generation: Int, sequence: Int, started: Date, cassette: Cassette?, request: RecordedRequest?) {
         self.journal = journal
         self.generation = generation
         self.sequence = sequence
         self.started = started
         self.cassette = cassette
+        self.request = request
     }
 
     /// Records the outcome.
     package func record(_ outcome: RecordedResponse.Outcome, headers: [String: String] = [:], body: Data = Data()) {
-        let entry = journal.record(
-            RecordedResponse(outcome: outcome, headers: headers, body: body, duration: Date().timeIntervalSince(started)),
-            generation: generation,
-            sequence: sequence
-        )
-        if let cassette, let entry {
-            cassette.record(entry)
+        let response = RecordedResponse(outcome: outcome, headers: headers, body: body, duration: Date().timeIntervalSince(started))
+        journal.record(response, generation: generation, sequence: sequence)
+        if let cassette, var request {
+            request.response = response
+            cassette.record(request)
         }
     }
 }

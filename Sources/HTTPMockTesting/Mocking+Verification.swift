@@ -34,7 +34,11 @@ extension Journaling {
         let all = requests
         let count = all.filter(matcher.matches).count
         guard !times.accepts(count) else { return true }
-        let message = VerificationMessage.count(expected: times, matcher: matcher, actual: count, requests: all, redaction: redaction)
+        var message = VerificationMessage.count(expected: times, matcher: matcher, actual: count, requests: all, redaction: redaction)
+        let dropped = droppedRequestCount
+        if dropped > 0 {
+            message += "\nNote: the journal dropped the \(dropped) oldest of \(requestCount) requests (journalCapacity); the count covers the \(all.count) kept."
+        }
         TestFailure.record(message, fileID: fileID, filePath: filePath, line: line, column: column)
         return false
     }

@@ -68,4 +68,19 @@ struct AdminAPITests {
             }
         }
     }
+
+    @Test func theJournalSaysHowManyRequestsItDropped() async throws {
+        let mock = HTTPMock()
+        mock.journalCapacity = JournalCapacity(entries: 1)
+        try await withServer(mock) { server in
+            try await withClient { client in
+                let base = server.baseURL.absoluteString
+                for path in ["/a", "/b", "/c"] { _ = try await send(client, base + path) }
+                let page = try #require(try JSONSerialization.jsonObject(with: Data(try await send(client, "\(base)/__admin/requests").text.utf8)) as? [String: Any])
+                #expect(page["total"] as? Int == 3)
+                #expect(page["dropped"] as? Int == 2)
+                #expect((page["requests"] as? [[String: Any]])?.count == 1)
+            }
+        }
+    }
 }

@@ -77,13 +77,15 @@ struct AdminAPI {
             return Self.json(200, ["removed": true])
         case (.GET, "/__admin/requests"):
             let redaction = journal.redaction
-            return Self.encode(200, ["requests": journal.all.map { RequestRecord(redaction.apply(to: $0)) }])
+            let counts = journal.counts
+            return Self.encode(200, JournalPage(total: counts.seen, dropped: counts.dropped, requests: journal.all.map { RequestRecord(redaction.apply(to: $0)) }))
         case (.GET, "/__admin/requests/unmatched"):
             let redaction = journal.redaction
             let records = journal.all.filter { !$0.wasMatched }.map { request in
                 RequestRecord(redaction.apply(to: request), diagnostic: registry.diagnosis(for: request).render(.json))
             }
-            return Self.encode(200, ["requests": records])
+            let counts = journal.counts
+            return Self.encode(200, JournalPage(total: counts.seen, dropped: counts.dropped, requests: records))
         case (.GET, "/__admin/scenarios"):
             let states = registry.scenarioStates
             return Self.json(200, ["scenarios": states.keys.sorted().map { ["name": $0, "state": states[$0]!] }])
@@ -189,6 +191,14 @@ struct AdminAPI {
         return nil
     }
 
+    /// The journal as the admin API shows it: every request seen, how many of the oldest were
+    /// dropped to stay within the journal's capacity, and the ones kept.
+    struct JournalPage: Encodable {
+        let total: Int
+        let dropped: Int
+        let requests: [RequestRecord]
+    }
+
     /// A journal entry as the admin API shows it.
     struct RequestRecord: Encodable {
         let sequence: Int
@@ -196,6 +206,8 @@ struct AdminAPI {
         let url: String
         let headers: [[String: String]]
         let body: String?
+        /// The body's full length, also when only a prefix is kept.
+        let bodySize: Int
         let stub: String?
         let status: Int?
         let error: String?
@@ -211,6 +223,7 @@ struct AdminAPI {
             url = request.url
             headers = request.headers.map { ["name": $0.name, "value": $0.value] }
             body = request.body.map { String(data: $0, encoding: .utf8) ?? $0.base64EncodedString() }
+            bodySize = request.bodySize
             stub = request.stub
             status = request.response?.status
             error = request.response?.error

@@ -1,0 +1,81 @@
+import Foundation
+import HTTPMock
+import HTTPMockTesting
+import Testing
+
+/// The journal keeps what its capacity allows, drops the oldest first, and keeps exact counts.
+struct JournalCapacityTests {
+    private func get(_ mock: HTTPMock, _ path: String, body: String? = nil) async throws {
+        var request = URLRequest(url: URL(string: "https://api.example.com\(path)")!)
+        if let body {
+            request.httpMethod = "POST"
+            request.httpBody = Data(body.utf8)
+        }
+        _ = try await mock.urlSession.boundedData(for: request)
+    }
+
+    @Test func theOldestEntriesGoFirstAndCountsStayExact() async throws {
+        let mock = HTTPMock()
+        mock.addResponses(forPath: "/n/*", host: "api.example.com") { MockResponse.plaintext("ok", lifetime: .eternal) }
+        mock.journalCapacity = JournalCapacity(entries: 3)
+        for index in 1...5 { try await get(mock, "/n/\(index)") }
+        #expect(mock.requests.map(\.path) == ["/n/3", "/n/4", "/n/5"])
+        #expect(mock.requests.map(\.sequence) == [3, 4, 5])
+        #expect(mock.requests.allSatisfy { $0.response?.status == 200 }, "outcomes land on the kept entries")
+        #expect(mock.requestCount == 5)
+        #expect(mock.droppedRequestCount == 2)
+
+        let captured = Locked("")
+        withKnownIssue {
+            mock.verify(.path("/n/1"), .exactly(1))
+        } matching: { issue in
+            captured.withLock { $0 = "\(issue)" }
+            return true
+        }
+        let message = captured.withLock { $0 }
+        #expect(message.contains("the journal dropped the 2 oldest of 5 requests"), "\(message)")
+
+        mock.clearRequests()
+        #expect(mock.requestCount == 0 && mock.droppedRequestCount == 0 && mock.requests.isEmpty)
+    }
+
+    @Test func bodiesAboveTheLimitKeepAPrefixTheirLengthAndADigest() async throws {
+        let mock = HTTPMock()
+        mock.addResponses(forPath: "/upload", host: "api.example.com") { MockResponse.empty(status: .created, lifetime: .eternal) }
+        mock.journalCapacity = JournalCapacity(entries: 10, bytes: 20, bodyBytes: 8)
+        try await get(mock, "/upload", body: "0123456789abcdef")
+        try await get(mock, "/upload", body: "0123456789ABCDEF")
+        try await get(mock, "/upload", body: "short")
+        let kept = mock.requests
+        #expect(kept.count == 2, "20 bytes hold the last two (8 + 5); the first went")
+        #expect(kept[0].body == Data("01234567".utf8))
+        #expect(kept[0].bodySize == 16)
+        let digest = try #require(kept[0].bodyDigest)
+        #expect(digest.count >= 8)
+        #expect(kept[1].bodyText == "short" && kept[1].bodyDigest == nil && kept[1].bodySize == 5)
+        #expect(mock.droppedRequestCount == 1)
+    }
+
+    @Test func aJournalThatIsOffCountsOnlyAndStubsStillAnswer() async throws {
+        let mock = HTTPMock()
+        mock.addResponses(forPath: "/x", host: "api.example.com") { MockResponse.plaintext("ok", lifetime: .eternal) }
+        mock.journalCapacity = .off
+        for _ in 0..<4 { try await get(mock, "/x") }
+        #expect(mock.requests.isEmpty)
+        #expect(mock.requestCount == 4)
+        #expect(mock.unusedStubs.isEmpty)
+    }
+
+    @Test func aCassetteRecordsEvenWhenTheJournalKeepsNothing() async throws {
+        try await LoopbackServer.with { server in
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("airlock-off-\(UUID().uuidString).har")
+            defer { try? FileManager.default.removeItem(at: file) }
+            let cassette = try Cassette(contentsOf: file, mode: .all, environment: [:])
+            let mock = HTTPMock(cassette: cassette)
+            mock.journalCapacity = .off
+            _ = try await mock.urlSession.boundedData(for: URLRequest(url: URL(string: server.url("/a"))!))
+            try cassette.save()
+            #expect(try HTTPArchive(contentsOf: file).entries.map(\.path) == ["/a"])
+        }
+    }
+}
