@@ -44,7 +44,7 @@ extension MockRegistry {
                 throw RegistrationError(stub: registration.stubDescription, problem: error.problem, fix: error.fix)
             }
             for response in registration.responses {
-                try Self.validate(response, stub: registration.stubDescription)
+                try Self.validate(response, stub: registration.stubDescription)  // described only when invalid
             }
             guard !registration.responses.isEmpty else { return nil }
 
@@ -104,24 +104,24 @@ extension MockRegistry {
             return id
         }
 
-        private static func validate(_ response: MockResponse, stub: String) throws(RegistrationError) {
+        private static func validate(_ response: MockResponse, stub: @autoclosure () -> String) throws(RegistrationError) {
             if case .multiple(let count) = response.lifetime, count < 1 {
                 throw RegistrationError(
-                    stub: stub,
+                    stub: stub(),
                     problem: "the lifetime .multiple(\(count)) would never serve the response",
                     fix: "Use .multiple(n) with n ≥ 1, .single or .eternal."
                 )
             }
             if case .delayed(let seconds) = response.delivery, !(seconds >= 0 && seconds.isFinite) {
                 throw RegistrationError(
-                    stub: stub,
+                    stub: stub(),
                     problem: "the delivery .delayed(\(seconds)) is not a finite, non-negative number of seconds",
                     fix: "Use .delayed(seconds) with seconds ≥ 0, or .instant."
                 )
             }
             if !response.status.isValid {
                 throw RegistrationError(
-                    stub: stub,
+                    stub: stub(),
                     problem: "the status \(response.status.code) is not an HTTP status code",
                     fix: "Use a code from 100 to 599."
                 )

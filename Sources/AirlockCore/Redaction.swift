@@ -52,26 +52,26 @@ public struct Redaction: Sendable, Hashable {
 
     /// The default: credential headers, token-like query items and secret body fields, including
     /// the signing parameters of the common cloud providers.
-    public static var standard: Redaction {
-        Redaction(
-            headerNames: [
-                "authorization", "proxy-authorization", "cookie", "set-cookie", "x-auth-token", "x-access-token",
-                "private-token", "x-amz-security-token", "x-csrf-token", "x-xsrf-token", "x-goog-iap-jwt-assertion",
-                "ocp-apim-subscription-key", "x-functions-key", "x-vault-token", "x-hub-signature", "x-hub-signature-256",
-            ],
-            queryItemNames: [
-                "api_key", "apikey", "access_token", "token", "key", "sig", "signature", "password", "passwd",
-                "secret", "client_secret", "refresh_token", "id_token", "code", "auth", "session_id", "sessionid",
-                "x-amz-signature", "x-amz-credential", "x-amz-security-token", "x-goog-signature", "x-goog-credential",
-                "jwt", "assertion", "client_assertion", "private_key",
-            ],
-            jsonFields: [
-                "password", "passwd", "pwd", "token", "access_token", "refresh_token", "id_token", "secret",
-                "client_secret", "api_key", "apikey", "private_key", "credentials", "credential", "authorization",
-                "session_id", "sessionid", "otp", "pin", "ssn", "card_number", "cvv", "jwt", "client_assertion",
-            ]
-        )
-    }
+    public static var standard: Redaction { standardPolicy }
+
+    private static let standardPolicy = Redaction(
+        headerNames: [
+            "authorization", "proxy-authorization", "cookie", "set-cookie", "x-auth-token", "x-access-token",
+            "private-token", "x-amz-security-token", "x-csrf-token", "x-xsrf-token", "x-goog-iap-jwt-assertion",
+            "ocp-apim-subscription-key", "x-functions-key", "x-vault-token", "x-hub-signature", "x-hub-signature-256",
+        ],
+        queryItemNames: [
+            "api_key", "apikey", "access_token", "token", "key", "sig", "signature", "password", "passwd",
+            "secret", "client_secret", "refresh_token", "id_token", "code", "auth", "session_id", "sessionid",
+            "x-amz-signature", "x-amz-credential", "x-amz-security-token", "x-goog-signature", "x-goog-credential",
+            "jwt", "assertion", "client_assertion", "private_key",
+        ],
+        jsonFields: [
+            "password", "passwd", "pwd", "token", "access_token", "refresh_token", "id_token", "secret",
+            "client_secret", "api_key", "apikey", "private_key", "credentials", "credential", "authorization",
+            "session_id", "sessionid", "otp", "pin", "ssn", "card_number", "cvv", "jwt", "client_assertion",
+        ]
+    )
 
     /// Hides nothing.
     public static var none: Redaction {
