@@ -9,7 +9,7 @@ struct Airlock: AsyncParsableCommand {
         commandName: "airlock",
         abstract: "Serve mocked HTTP to any client or process; record real traffic and replay it.",
         version: AirlockVersion.current,
-        subcommands: [Serve.self, Record.self, Redact.self, CassetteCommand.self]
+        subcommands: [Serve.self, Record.self, Redact.self, CassetteCommand.self, CertificateAuthorityCommand.self]
     )
 }
 
@@ -56,6 +56,8 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "How many requests the journal keeps (the oldest go first; counts stay exact). 0 keeps none.")
     var journalLimit: Int = JournalCapacity.server.entries
 
+    @OptionGroup var tlsOptions: TLSOptions
+
     func run() async throws {
         let url = URL(fileURLWithPath: stubs)
         var printExchange: (@Sendable (MockServer.Exchange) -> Void)?
@@ -70,7 +72,8 @@ struct Serve: AsyncParsableCommand {
                 adminToken: adminToken,
                 exchangeHandler: printExchange,
                 maxRequestBodySize: maxBodySize,
-                adminFileRoot: files.map { URL(fileURLWithPath: $0) } ?? url.deletingLastPathComponent()
+                adminFileRoot: files.map { URL(fileURLWithPath: $0) } ?? url.deletingLastPathComponent(),
+                tls: tlsOptions.configuration
             )
         )
         // A server left running all day must not grow without bound.
@@ -109,6 +112,7 @@ struct Serve: AsyncParsableCommand {
         try await startServer(server)
         say("Airlock serving \(summary) from \(stubs) at \(server.baseURL.absoluteString)")
         say("Admin API: \(server.baseURL.absoluteString)/__admin/stubs — Ctrl-C to stop.")
+        tlsOptions.announce(server)
         await waitForInterrupt()
         try await server.shutdown()
         say("Airlock stopped.")
@@ -123,6 +127,7 @@ func startServer(_ server: MockServer) async throws {
         FileHandle.standardError.write(Data("airlock: \(error.description)\n".utf8))
         switch error.kind {
         case .nonLoopbackBindingRefused, .adminTokenRequired: throw ExitCode.usage
+        case .certificateAuthorityInvalid: throw ExitCode.badInput
         default: throw ExitCode.unavailable
         }
     }

@@ -10,7 +10,7 @@ struct Record: AsyncParsableCommand {
             With --target, a reverse proxy: clients call the printed base URL instead of the target, \\
             and every exchange is forwarded with AsyncHTTPClient and recorded under the target's URLs. \\
             Without --target, a forward proxy for plain-HTTP URLs (absolute-form requests, or CONNECT \\
-            to a port other than 443). Secrets are redacted before anything reaches the file. The \\
+            tunnels), and for HTTPS URLs with --tls (clients trust the CA of `airlock ca path`). Secrets are redacted before anything reaches the file. The \\
             cassette is written after each exchange and complete when the command stops on Ctrl-C. \\
             Replay it with `airlock serve CASSETTE`.
             """
@@ -33,6 +33,8 @@ struct Record: AsyncParsableCommand {
 
     @Flag(help: "Do not print a line per request.")
     var quiet = false
+
+    @OptionGroup var tlsOptions: TLSOptions
 
     func run() async throws {
         guard let recordMode = Cassette.RecordMode.allCases.first(where: { $0.rawValue.lowercased() == mode.lowercased() }),
@@ -62,7 +64,7 @@ struct Record: AsyncParsableCommand {
         }
         let server = MockServer(
             cassette: cassette,
-            configuration: .init(host: host, port: port, exchangeHandler: printExchange, upstream: upstream)
+            configuration: .init(host: host, port: port, exchangeHandler: printExchange, upstream: upstream, tls: tlsOptions.configuration)
         )
         // The cassette gets every exchange; the journal need not keep them all.
         server.journalCapacity = .server
@@ -72,6 +74,7 @@ struct Record: AsyncParsableCommand {
         } else {
             say("Airlock recording into \(self.cassette) as an HTTP proxy at \(server.baseURL.absoluteString) — Ctrl-C to stop.")
         }
+        tlsOptions.announce(server)
         await waitForInterrupt()
         try await server.shutdown()
         do {

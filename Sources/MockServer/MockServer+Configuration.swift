@@ -33,6 +33,9 @@ extension MockServer {
         /// serve` uses the stub file's folder, or `--files`). `nil` (the default) refuses them:
         /// otherwise any local process could have the server read any file the user can.
         public var adminFileRoot: URL?
+        /// Serves HTTPS too, with certificates from a certificate authority kept in a folder (see
+        /// ``MockServer/TLS``). `nil` (the default) serves plain HTTP only.
+        public var tls: TLS?
 
         /// Creates a configuration; every argument has a default.
         /// - Parameters:
@@ -46,6 +49,7 @@ extension MockServer {
         ///   - logger: Where rejected stubs and warnings go.
         ///   - upstream: The origin the server stands in for, as a reverse proxy.
         ///   - adminFileRoot: The folder admin-added `file` responses must stay in.
+        ///   - tls: HTTPS options; `nil` serves plain HTTP only.
         public init(
             host: String = "127.0.0.1",
             port: Int = 0,
@@ -56,8 +60,10 @@ extension MockServer {
             maxRequestBodySize: Int = 64 * 1024 * 1024,
             logger: Logger = Logger(label: "airlock.server"),
             upstream: URL? = nil,
-            adminFileRoot: URL? = nil
+            adminFileRoot: URL? = nil,
+            tls: TLS? = nil
         ) {
+            self.tls = tls
             self.upstream = upstream
             self.adminFileRoot = adminFileRoot
             self.maxRequestBodySize = maxRequestBodySize

@@ -24,8 +24,13 @@ import NIOPosix
 /// header, and a stub whose host is `**` (a stub file's stub without `host`) matches any. In
 /// **proxy mode** the client sends absolute-form targets (`GET http://api.example.com/users`)
 /// and the host comes from them; clients that tunnel plain HTTP through `CONNECT` (as
-/// AsyncHTTPClient does) get a tunnel in which the `Host` header names the original host. HTTPS
-/// through `CONNECT` (port 443) is answered with `501` and an explanation.
+/// AsyncHTTPClient does) get a tunnel in which the `Host` header names the original host.
+///
+/// With ``Configuration/tls`` the server also speaks HTTPS, with certificates its
+/// ``CertificateAuthority`` makes per host: ``baseURL`` is `https://…`, and TLS inside `CONNECT`
+/// tunnels (to any port) is ended here, so `https://api.example.com/…` reaches the same stubs;
+/// ``httpClientConfiguration(_:)`` gives AsyncHTTPClient the proxy and the CA in one line. Without
+/// TLS, `CONNECT` to port 443 is answered with `501` and how to turn TLS on.
 ///
 /// The server uses SwiftNIO's standard HTTP/1.1 server pipeline: pipelined requests are answered
 /// in order (even when an earlier response is delayed), malformed requests get a `400` and the
@@ -38,13 +43,15 @@ public final class MockServer: Mocking {
     /// How the server binds and reports.
     public let configuration: Configuration
 
-    private let state = Locked(State())
+    let state = Locked(State())
 
-    private struct State {
+    struct State {
         var channel: (any Channel)?
         var port = 0
         var connections = ConnectionSet()
         var forwarder: HTTPClient?
+        /// Set by ``start()`` when ``Configuration/tls`` is on.
+        var tls: TLSTermination?
     }
 
     /// Creates a server with stubs of its own; call ``start()`` to bind.
@@ -89,16 +96,18 @@ public final class MockServer: Mocking {
     /// The bound port (0 before ``start()``).
     public var port: Int { state.withLock { $0.port } }
 
-    /// `http://<host>:<port>`, the URL origin-mode clients call.
+    /// `http://<host>:<port>` (`https://` with ``Configuration/tls``), the URL origin-mode
+    /// clients call.
     public var baseURL: URL {
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
-        return URL(string: "http://\(host):\(port)")!
+        return URL(string: "\(configuration.tls == nil ? "http" : "https")://\(host):\(port)")!
     }
 
     /// Binds and starts serving.
     /// - Throws: ``MockServerError`` when asked to bind beyond loopback without
     ///   ``Configuration/allowsNonLoopbackBinding``, or without an admin token then, or when the
-    ///   address cannot be bound.
+    ///   address cannot be bound, or (with ``Configuration/tls``) when the certificate authority's
+    ///   folder cannot be used.
     public func start() async throws {
         // The check is on the address the name resolves to, not on its spelling: a name such as
         // `127.evil.test` can resolve to 0.0.0.0, which would listen on every interface.
@@ -112,11 +121,14 @@ public final class MockServer: Mocking {
             guard configuration.allowsNonLoopbackBinding else { throw MockServerError.nonLoopbackBindingRefused(host: configuration.host, address: address) }
             guard configuration.adminToken?.isEmpty == false else { throw MockServerError.adminTokenRequired(host: configuration.host) }
         }
+        let tls = try configuration.tls.map { TLSTermination(authority: try CertificateAuthority.loadOrCreate(in: $0.certificateAuthorityDirectory)) }
         let forwarder = HTTPClient(
             eventLoopGroupProvider: .shared(configuration.eventLoopGroup),
             configuration: HTTPClient.Configuration(redirectConfiguration: .disallow, decompression: .disabled)
         )
-        let context = ServerContext(server: self, forwarder: forwarder)
+        let context = ServerContext(server: self, forwarder: forwarder, tls: tls)
+        let host = configuration.host
+        let logger = configuration.logger
         let channel: any Channel
         do {
             channel = try await ServerBootstrap(group: configuration.eventLoopGroup)
@@ -127,6 +139,10 @@ public final class MockServer: Mocking {
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
                         try channel.pipeline.syncOperations.addHandler(MockServerHandler(context: context))
+                        if let tls {
+                            // HTTPS and plain HTTP (proxy requests, CONNECT) share the port.
+                            try channel.pipeline.syncOperations.addHandler(TLSDetector(termination: tls, fallbackHost: host, logger: logger), position: .first)
+                        }
                         context.server?.track(channel)
                     }
                 }
@@ -140,6 +156,7 @@ public final class MockServer: Mocking {
             $0.channel = channel
             $0.port = channel.localAddress?.port ?? 0
             $0.forwarder = forwarder
+            $0.tls = tls
         }
     }
 
@@ -204,9 +221,12 @@ final class ServerContext: Sendable {
     let forwarder: HTTPClient
     /// What the core is told about this server: a token-protected one shows no stubs in messages.
     let transport: Transport
+    /// Ends TLS (origin-mode HTTPS and inside CONNECT tunnels); `nil` without TLS.
+    let tls: TLSTermination?
 
-    init(server: MockServer, forwarder: HTTPClient) {
+    init(server: MockServer, forwarder: HTTPClient, tls: TLSTermination?) {
         self.server = server
+        self.tls = tls
         self.registry = server.registry
         self.configuration = server.configuration
         self.forwarder = forwarder

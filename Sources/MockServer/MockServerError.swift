@@ -10,6 +10,7 @@ public struct MockServerError: Error, Sendable, CustomStringConvertible {
     public struct Kind: Hashable, Sendable, CustomStringConvertible {
         private enum Base: Hashable, Sendable {
             case nonLoopbackBindingRefused, adminTokenRequired, addressInUse, bindFailed
+            case certificateAuthorityUnavailable, certificateAuthorityInvalid
         }
 
         private let base: Base
@@ -22,6 +23,10 @@ public struct MockServerError: Error, Sendable, CustomStringConvertible {
         public static let addressInUse = Kind(base: .addressInUse)
         /// Binding failed for another reason.
         public static let bindFailed = Kind(base: .bindFailed)
+        /// The certificate authority's folder or files cannot be created or read (TLS).
+        public static let certificateAuthorityUnavailable = Kind(base: .certificateAuthorityUnavailable)
+        /// The certificate authority's key file is not a usable Airlock CA (TLS).
+        public static let certificateAuthorityInvalid = Kind(base: .certificateAuthorityInvalid)
 
         /// The kind's name.
         public var description: String { "\(base)" }
@@ -58,5 +63,18 @@ public struct MockServerError: Error, Sendable, CustomStringConvertible {
             )
         }
         return MockServerError(kind: .bindFailed, description: "cannot listen on \(host):\(port): \(text)")
+    }
+
+    static func certificateAuthorityUnavailable(file: String, reason: String, fix: String) -> MockServerError {
+        MockServerError(kind: .certificateAuthorityUnavailable, description: "cannot use the Airlock CA at \(file): \(reason). \(fix)")
+    }
+
+    static func certificateAuthorityInvalid(file: String, directory: String, reason: String) -> MockServerError {
+        MockServerError(
+            kind: .certificateAuthorityInvalid,
+            description: "\(file) is not a usable Airlock CA: \(reason). Delete the folder \(directory) to have a new CA made "
+                + "(clients that trusted the old one must then trust the new one), or point the CA folder elsewhere "
+                + "(MockServer.TLS(certificateAuthorityDirectory:), airlock --ca-dir, AIRLOCK_CA_DIR)."
+        )
     }
 }

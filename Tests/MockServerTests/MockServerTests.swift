@@ -131,7 +131,8 @@ struct MockServerTests {
                 "CONNECT api.example.com:443 HTTP/1.1\r\nHost: api.example.com:443\r\n\r\n"
             )
             #expect(answer.hasPrefix("HTTP/1.1 501"), "\(answer)")
-            #expect(answer.contains("HTTPS through CONNECT (api.example.com:443) is not supported"), "\(answer)")
+            #expect(answer.contains("HTTPS through CONNECT (api.example.com:443) needs TLS, which is off"), "\(answer)")
+            #expect(answer.contains("airlock serve --tls"), "\(answer)")
         }
     }
 

@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 
 /// Delivers what the core decides for each request of one connection onto the channel.
 ///
@@ -72,6 +73,14 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
         case (is ByteToMessageDecoderError, .closing):
             // More bytes after a malformed request: read only to be dropped.
             break
+        case (let error as NIOSSLError, _):
+            // Most often a client that does not trust the CA: say which file to trust.
+            if case .handshakeFailed = error, let authority = self.context.tls?.authority {
+                self.context.configuration.logger.notice(
+                    "Airlock: a TLS handshake failed (\(error)). If the client rejected the certificate, have it trust the Airlock CA at \(authority.certificateFile.path)."
+                )
+            }
+            context.close(promise: nil)
         default:
             context.close(promise: nil)
         }
@@ -110,7 +119,8 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
         let upstream = isTunnel || !head.uri.hasPrefix("/") ? nil : context.configuration.upstream
         let hostHeader = upstream.map(Self.authority) ?? head.headers.first(name: "Host")
         let target = upstream.map { Self.basePath($0) + head.uri } ?? head.uri
-        guard var incoming = IncomingRequest(method: head.method.rawValue, target: target, hostHeader: hostHeader, scheme: upstream?.scheme ?? "http") else {
+        let scheme = upstream?.scheme ?? (isSecure(channelContext) ? "https" : "http")
+        guard var incoming = IncomingRequest(method: head.method.rawValue, target: target, hostHeader: hostHeader, scheme: scheme) else {
             let message = "Airlock: cannot parse the request target \(head.uri) with Host \(head.headers.first(name: "Host") ?? "(none)")."
                 + " Send an origin-form target (/path?query) with a Host header, or an absolute URL (proxy mode).\n"
             return respond(status: 400, headers: ["Content-Type": "text/plain"], body: Data(message.utf8), to: head, in: channelContext, closing: true)
@@ -281,16 +291,24 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     // MARK: CONNECT tunnels
 
+    /// Whether this connection's requests arrive over TLS (origin-mode HTTPS, or a tunnel whose
+    /// TLS the server ends).
+    private func isSecure(_ channelContext: ChannelHandlerContext) -> Bool {
+        context.tls != nil && (try? channelContext.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self)) != nil
+    }
+
     /// A CONNECT tunnel. Clients such as AsyncHTTPClient tunnel even plain-HTTP requests through
-    /// their proxy: for a port other than 443 the server accepts, and the requests that follow
-    /// in the tunnel are served like any other (their `Host` header names the original host).
-    /// HTTPS would need TLS termination, which the server does not do yet: 443 gets a 501 that
-    /// says so.
+    /// their proxy: the server accepts, and the requests that follow in the tunnel are served like
+    /// any other (their `Host` header names the original host). With TLS on, a tunnel whose client
+    /// starts TLS (to any port) gets it ended here with a certificate for the tunnel's host, and
+    /// its requests are served as `https://host/…`. Without TLS, port 443 gets a 501 that says how
+    /// to turn it on.
     private func connect(_ head: HTTPRequestHead, in channelContext: ChannelHandlerContext) {
-        let port = head.uri.split(separator: ":").last.flatMap { Int($0) } ?? 443
-        guard port != 443 else {
-            let message = "Airlock MockServer: HTTPS through CONNECT (\(head.uri)) is not supported yet. Call the server "
-                + "in origin mode (its baseURL over plain HTTP) or proxy plain-HTTP URLs.\n"
+        let (targetHost, port) = Self.connectTarget(head.uri)
+        guard port != 443 || context.tls != nil else {
+            let message = "Airlock MockServer: HTTPS through CONNECT (\(head.uri)) needs TLS, which is off. Start the server "
+                + "with TLS (MockServer.Configuration(tls: .init()), or `airlock serve --tls`) and have the client trust "
+                + "its CA (server.httpClientConfiguration(), or `curl --cacert \"$(airlock ca path)\"`).\n"
             // SwiftNIO's encoder drops the body of any response to CONNECT (RFC 9110 forbids one
             // only on a 2xx): write the refusal below the encoder so the explanation arrives.
             let refusal = "HTTP/1.1 501 Not Implemented\r\nContent-Type: text/plain\r\nContent-Length: \(message.utf8.count)\r\n"
@@ -301,9 +319,23 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
         let established = HTTPResponseHead(version: head.version, status: .custom(code: 200, reasonPhrase: "Connection Established"), headers: ["Content-Length": "0"])
         channelContext.write(wrapOutboundOut(.head(established)), promise: nil)
         channelContext.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        let pipeline = channelContext.pipeline.syncOperations
+        if let tls = context.tls {
+            // The tunnel's first bytes tell TLS from plain HTTP. Inside an HTTPS connection to the
+            // server itself, the tunnel's bytes come out of that connection's TLS handler.
+            let detector = TLSDetector(termination: tls, fallbackHost: targetHost, logger: context.configuration.logger)
+            do {
+                if let outer = try? pipeline.handler(type: NIOSSLServerHandler.self) {
+                    try pipeline.addHandler(detector, position: .after(outer))
+                } else {
+                    try pipeline.addHandler(detector, position: .first)
+                }
+            } catch {
+                return channelContext.close(promise: nil)
+            }
+        }
         // After CONNECT the request decoder stops parsing: give the tunnel a fresh one. A client
         // waits for the 200 before sending into the tunnel, so no request bytes arrive between the two.
-        let pipeline = channelContext.pipeline.syncOperations
         guard let old = try? pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self),
             let pipelining = try? pipeline.handler(type: HTTPServerPipelineHandler.self)
         else { return channelContext.close(promise: nil) }
@@ -313,6 +345,14 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
             let (fresh, pipelining, pipeline) = loopBound.value
             try? pipeline.syncOperations.addHandler(fresh, position: .before(pipelining))
         }
+    }
+
+    /// The host and port of a CONNECT target (`host:port`, `[v6]:port`); 443 when no port is given.
+    static func connectTarget(_ uri: String) -> (host: String, port: Int) {
+        guard let colon = uri.lastIndex(of: ":"), !uri.hasSuffix("]"), let port = Int(uri[uri.index(after: colon)...]) else {
+            return (CertificateAuthority.normalized(uri), 443)
+        }
+        return (CertificateAuthority.normalized(String(uri[..<colon])), port)
     }
 
     // MARK: Passthrough
