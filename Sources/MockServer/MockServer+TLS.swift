@@ -13,7 +13,7 @@ extension MockServer {
     ///
     /// ```swift
     /// let server = MockServer(configuration: .init(tls: .init()))
-    /// server.addResponses(forPath: "/users", host: "api.example.com") { MockResponse.json("[]") }
+    /// server.addResponses(forPath: "/users", host: "api.example.com") { MockResponse.plaintext("[]") }
     /// try await server.start()
     /// let client = HTTPClient(configuration: server.httpClientConfiguration())
     /// // client.get(url: "https://api.example.com/users") → 200 "[]", certificates checked
