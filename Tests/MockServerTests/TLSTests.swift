@@ -261,6 +261,13 @@ struct TLSTests {
                 // The same call without the CA: curl refuses the certificate (exit 60).
                 let untrusted = try await Self.curl(["--proxy", "http://127.0.0.1:\(server.port)", "https://api.example.test/users"])
                 #expect(untrusted.status == 60, "\(untrusted.errors)")
+                // An HTTPS proxy (TLS to the server, then CONNECT and TLS again inside), and origin mode.
+                let httpsProxy = try await Self.curl(["--proxy", "https://127.0.0.1:\(server.port)", "--proxy-cacert", caFile, "--cacert", caFile, "https://api.example.test/users"])
+                #expect(httpsProxy.status == 0, "\(httpsProxy.errors)")
+                #expect(httpsProxy.output == "secure users")
+                let origin = try await Self.curl(["--cacert", caFile, "-H", "Host: api.example.test", "\(server.baseURL.absoluteString)/users"])
+                #expect(origin.status == 0, "\(origin.errors)")
+                #expect(origin.output == "secure users")
             }
         }
     }
