@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import HTTPMock
 import MockServer
 import NIOSSL
 import SwiftASN1
@@ -64,6 +65,45 @@ struct TLSCLITests {
 
             process.interrupt()
             #expect(await exit.status() == 0)
+        }
+    }
+
+    @Test func recordWithTLSTakesHTTPSClientsAndRecordsUnderTheTarget() async throws {
+        let path = try #require(CLITests.executable, "build the airlock executable first (swift build)")
+        let api = HTTPMock()
+        api.addResponses(forPath: "/items", host: "**") { MockResponse.plaintext("one") }
+        try await TLSTests.withCAFolder { folder in
+            let cassette = folder.appendingPathComponent("api.har")
+            var target = ""
+            try await withServer(api) { real in
+                target = real.baseURL.absoluteString
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: path)
+                process.arguments = ["record", "--target", real.baseURL.absoluteString, "--cassette", cassette.path, "--port", "0", "--tls", "--ca-dir", folder.path]
+                let output = Pipe()
+                process.standardOutput = output
+                let exit = try ChildProcess(running: process)
+                defer { if process.isRunning { process.terminate() } }
+                let lines = LineReader(output.fileHandleForReading)
+                let banner = try #require(await lines.next(), "airlock printed nothing")
+                let start = try #require(banner.range(of: "https://127.0.0.1:"), "\(banner)")
+                let base = String(banner[start.lowerBound...].prefix { !$0.isWhitespace })
+
+                var configuration = HTTPClient.Configuration()
+                var tls = TLSConfiguration.makeClientConfiguration()
+                tls.additionalTrustRoots = [.file(folder.appendingPathComponent(CertificateAuthority.certificateFileName).path)]
+                configuration.tlsConfiguration = tls
+                try await TLSTests.withClient(configuration) { client in
+                    let response = try await send(client, "\(base)/items")
+                    #expect(response.text == "one")
+                }
+                process.interrupt()
+                #expect(await exit.status() == 0)
+            }
+            #expect(api.requests.count == 1)
+            let archive = try HTTPArchive(contentsOf: cassette)
+            // Recorded under the target's URL, not the HTTPS address the client called.
+            #expect(archive.entries.map(\.url) == ["\(target)/items"])
         }
     }
 
