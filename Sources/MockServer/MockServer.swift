@@ -140,8 +140,10 @@ public final class MockServer: Mocking {
                         try channel.pipeline.syncOperations.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
                         try channel.pipeline.syncOperations.addHandler(MockServerHandler(context: context))
                         if let tls {
-                            // HTTPS and plain HTTP (proxy requests, CONNECT) share the port.
-                            try channel.pipeline.syncOperations.addHandler(TLSDetector(termination: tls, fallbackHost: host, logger: logger), position: .first)
+                            // HTTPS and plain HTTP (proxy requests, CONNECT) share the port. A client
+                            // that sends no SNI called an address: the one it reached.
+                            let address = channel.localAddress?.ipAddress ?? host
+                            try channel.pipeline.syncOperations.addHandler(TLSDetector(termination: tls, fallbackHost: address, logger: logger), position: .first)
                         }
                         context.server?.track(channel)
                     }
