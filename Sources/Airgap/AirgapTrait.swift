@@ -49,6 +49,7 @@ public struct AirgapTrait: TestTrait, SuiteTrait, TestScoping {
     ) async throws {
         try await ScopeRunner.run(
             testName: DefaultReporting.testName(for: test),
+            sourceLocation: test.sourceLocation,
             mode: mode,
             allowedHosts: allowedHosts,
             function

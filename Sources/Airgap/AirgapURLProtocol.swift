@@ -67,7 +67,7 @@ public final class AirgapURLProtocol: URLProtocol {
                 port: request.url?.port,
                 kind: .request
             )
-            Airgap.record(violation, message: violation.message)
+            Airgap.record(violation, message: violation.message, location: nil)
             let error = URLError(
                 URLError.Code(rawValue: code) ?? .notConnectedToInternet,
                 userInfo: [
