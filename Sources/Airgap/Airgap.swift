@@ -11,7 +11,7 @@ import FoundationNetworking
 /// Airgap is a process-wide guard with two layers on Linux:
 ///
 /// - **URLSession layer**: ``AirgapURLProtocol``, registered with `URLProtocol.registerClass`
-///   by ``activate()`` (which reaches `URLSession.shared` when activated before its first use)
+///   by ``activate()`` ahead of the built-in HTTP protocol (which reaches `URLSession.shared`)
 ///   and added to any configuration with ``protect(_:)``. It reports the method, URL and
 ///   `Content-Type` and answers with ``errorCode`` after ``responseDelay``.
 /// - **Socket layer**: hooks on every C-library route to the network (`connect`, sends with an
@@ -187,6 +187,20 @@ public enum Airgap {
         sinks.forEach { $0.removeAll() }
     }
 
+    /// Registers ``AirgapURLProtocol`` ahead of the built-in HTTP protocol.
+    ///
+    /// swift-corelibs-foundation appends registered classes, and registers its built-in ones when
+    /// the first session of the process is created. `URLSession.shared` asks the registered
+    /// classes in order, so after any earlier session the guard would come after
+    /// `_HTTPURLProtocol` and never be asked. The built-in classes (those of
+    /// `URLSessionConfiguration.default`) are taken out and registered again after the guard.
+    private static func registerAheadOfTheBuiltInProtocols() {
+        let builtIn = (URLSessionConfiguration.default.protocolClasses ?? []).filter { $0 != AirgapURLProtocol.self }
+        builtIn.forEach { URLProtocol.unregisterClass($0) }
+        _ = URLProtocol.registerClass(AirgapURLProtocol.self)
+        builtIn.forEach { _ = URLProtocol.registerClass($0) }
+    }
+
     /// Serialises ``synchronise()`` so registration changes apply in order. Never taken by the
     /// URLProtocol queue, so registering under it cannot deadlock against `canInit(with:)`.
     private static let synchronisation = Locked(())
@@ -200,7 +214,7 @@ public enum Airgap {
                 state.isProtocolRegistered = state.isActive
                 return (register, unregister, state.isActive && !state.isAllowed, state.mode, state.allowedHosts)
             }
-            if register { _ = URLProtocol.registerClass(AirgapURLProtocol.self) }
+            if register { registerAheadOfTheBuiltInProtocols() }
             if unregister { URLProtocol.unregisterClass(AirgapURLProtocol.self) }
             airgap_set_fail_mode(mode == .fail ? 1 : 0)
             ChildProcesses.applyEnvironment(enforcing: enforcing, mode: mode, allowedHosts: hosts)

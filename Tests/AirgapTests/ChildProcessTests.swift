@@ -205,7 +205,7 @@ struct ChildProcessTests {
         #expect(output.standardError.contains("Airgap: 1 violation(s) detected across 1 test(s)"), "\(output)")
     }
 
-    @Test func sharedSessionUsedBeforeActivationIsStillCaughtByTheSocketLayer() async throws {
+    @Test func sharedSessionUsedBeforeActivationIsStillCaughtWithItsURL() async throws {
         try await HelloServer.with { server in
             let output = try await Probe.run([
                 "shared=\(server.url())",
@@ -214,8 +214,22 @@ struct ChildProcessTests {
                 "violations",
             ])
             #expect(output.result("shared=http://127") == "ok:200", "\(output)")
-            #expect(output.result("shared=http://airgap-late") == "urlerror:-1003", "\(output)")
-            #expect(output.result("violations") == "1 [RESOLVE dns://airgap-late.invalid:80]", "\(output)")
+            #expect(output.result("shared=http://airgap-late") == "urlerror:\(URLError.Code.notConnectedToInternet.rawValue)", "\(output)")
+            #expect(output.result("violations") == "1 [GET http://airgap-late.invalid/]", "\(output)")
+        }
+    }
+
+    @Test func sharedSessionKeepsItsURLWhenAnotherSessionWasCreatedBeforeActivation() async throws {
+        try await HelloServer.with { server in
+            let output = try await Probe.run([
+                "ephemeral=\(server.url())",
+                "activate",
+                "shared=http://airgap-shared-late.invalid/path",
+                "violations",
+            ])
+            #expect(output.result("ephemeral=") == "ok:200", "\(output)")
+            #expect(output.result("shared=") == "urlerror:\(URLError.Code.notConnectedToInternet.rawValue)", "\(output)")
+            #expect(output.result("violations") == "1 [GET http://airgap-shared-late.invalid/path]", "\(output)")
         }
     }
 
