@@ -78,6 +78,7 @@ extension Airgap {
         if mode == .fail {
             printToStandardError("Airgap: failing the run because AIRGAP_MODE is fail and the tests reached for the network (see the violations above\(reportPath.map { " and the report at \($0)" } ?? "")).")
             fflush(nil)
+            ChildProcesses.removeLog()
             _exit(1)
         }
     }

@@ -30,7 +30,7 @@ enum ChildProcesses {
 
     private static let isLogOpen = Locked(false)
 
-    private static func removeLog() {
+    static func removeLog() {
         // Only the process that created the log removes it (a forked child exits through here too).
         guard airgap_child_log_owner() == getpid() else { return }
         unlink(logPath)
