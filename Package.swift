@@ -9,6 +9,9 @@ let package = Package(
         .library(name: "HTTPMockTesting", targets: ["HTTPMockTesting"]),
         .library(name: "HTTPLogging", targets: ["HTTPLogging"]),
         .library(name: "Airgap", targets: ["Airgap"]),
+        // The hooks as a shared library of their own, which Airgap passes to child processes
+        // through LD_PRELOAD while the guard is active (found next to the test binary).
+        .library(name: "AirgapPreload", type: .dynamic, targets: ["AirgapPreload"]),
         .library(name: "MockServer", targets: ["MockServer"]),
         .executable(name: "airlock", targets: ["AirlockCLI"]),
     ],
@@ -57,14 +60,20 @@ let package = Package(
             name: "AirlockCLI",
             dependencies: ["MockServer", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        // Airgap: a guard URLProtocol plus a C layer interposing connect/getaddrinfo.
+        // Airgap: a guard URLProtocol plus a C layer interposing every libc route to the network.
         .target(name: "CAirgap"),
         .target(name: "Airgap", dependencies: ["CAirgap", "AirlockCore"]),
-        // A small program that links Airgap and tries connections, for whole-run-mode tests.
+        // The same hooks (CAirgap's source, compiled again) as a preload library for children.
+        .target(name: "AirgapPreload"),
+        // C helpers that take each network route the C library offers, for the escape tests.
+        .target(name: "CAirgapRoutes", path: "Tests/CAirgapRoutes"),
+        // A small program that links Airgap and tries connections, for whole-run-mode tests and
+        // the escape suite (one subcommand per route).
         .executableTarget(
             name: "AirgapProbe",
             dependencies: [
                 "Airgap",
+                "CAirgapRoutes",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]

@@ -6,21 +6,25 @@ import XCTest
 #endif
 
 extension Airgap {
+    /// The values `AIRGAP_MODE` accepts, as printed when it holds anything else.
+    static let acceptedModeValues = "fail (or 1, true, on, yes, strict, block, error), warn (or warning, report), off (or 0, false, no, none, disabled, empty)"
+
     /// Sets ``mode``, ``reportPath``, ``allowedHosts`` and ``errorCode`` from the environment.
     ///
     /// | Variable | Example | Effect (absent: default) |
     /// |---|---|---|
-    /// | `AIRGAP_MODE` | `warn` | `warn` → ``Mode/warn``, anything else → ``Mode/fail`` |
+    /// | `AIRGAP_MODE` | `warn` | `warn`, `warning`, `report` → ``Mode/warn``; anything else → ``Mode/fail`` |
     /// | `AIRGAP_REPORT_PATH` | `/tmp/airgap.json` | ``reportPath`` (absent: `nil`) |
     /// | `AIRGAP_ALLOWED_HOSTS` | `localhost,127.0.0.1,*.mock.local` | ``allowedHosts`` (absent: empty) |
     /// | `AIRGAP_ERROR_CODE` | `-1009` | ``errorCode`` (absent: -1009) |
     ///
-    /// ``responseDelay``, ``violationHandler`` and ``violationReporter`` keep their values.
-    /// ``AirgapObserver``, ``AirgapTestCase`` and whole-run mode call this for you.
+    /// Values are trimmed and compared case-insensitively. ``responseDelay``,
+    /// ``violationHandler`` and ``violationReporter`` keep their values. ``AirgapObserver``,
+    /// ``AirgapTestCase`` and whole-run mode call this for you.
     public static func configureFromEnvironment() {
         let environment = ProcessInfo.processInfo.environment
-        mode = environment["AIRGAP_MODE"]?.lowercased() == "warn" ? .warn : .fail
-        if let path = environment["AIRGAP_REPORT_PATH"], !path.isEmpty {
+        mode = airgap_parse_mode(environment["AIRGAP_MODE"] ?? "") == Int32(AIRGAP_MODE_WARN.rawValue) ? .warn : .fail
+        if let path = environment["AIRGAP_REPORT_PATH"]?.trimmingCharacters(in: .whitespaces), !path.isEmpty {
             reportPath = path
         } else {
             reportPath = nil
@@ -30,7 +34,7 @@ extension Airgap {
         } else {
             allowedHosts = []
         }
-        if let code = environment["AIRGAP_ERROR_CODE"].flatMap({ Int($0) }) {
+        if let code = environment["AIRGAP_ERROR_CODE"].flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) {
             errorCode = code
         } else {
             errorCode = URLError.Code.notConnectedToInternet.rawValue
@@ -42,25 +46,47 @@ extension Airgap {
         state.withLock { $0.isWholeRun }
     }
 
-    /// Whole-run mode: called by the C load-time constructor when `AIRGAP_MODE` is `fail` or
-    /// `warn`, before `main` and before any test.
-    static func startWholeRun() {
-        configureFromEnvironment()
-        state.withLock { $0.isWholeRun = true }
-        activate()
+    /// Called by the C load-time constructor in every process that links Airgap: starts
+    /// following the running XCTest test, so that a manual ``activate()`` in a plain
+    /// `XCTestCase` fails that test.
+    static func libraryLoaded() {
         #if canImport(XCTest)
         XCTestObservationCenter.shared.addTestObserver(TestNameTracker())
         #endif
     }
 
-    /// Whole-run mode: registered with `atexit`; writes the report and prints the summary.
+    /// Whole-run mode: called by the C load-time constructor when `AIRGAP_MODE` is set to
+    /// anything but an "off" value, before `main` and before any test.
+    static func startWholeRun() {
+        if airgap_startup_mode() == 3 {
+            let value = ProcessInfo.processInfo.environment["AIRGAP_MODE"] ?? ""
+            printToStandardError("Airgap: AIRGAP_MODE=\"\(value)\" is not a recognised value, so the guard runs in fail mode. Accepted: \(acceptedModeValues).")
+        }
+        configureFromEnvironment()
+        state.withLock { $0.isWholeRun = true }
+        activate()
+    }
+
+    /// Whole-run mode: registered with `atexit`; writes the report and prints the summary. In
+    /// ``Mode/fail`` any violation makes the process exit with status 1.
     static func finishWholeRun() {
+        ChildProcesses.drain()
         airgap_set_enforcing(0)
         writeReport()
-        if let summary = violationSummary() {
-            printToStandardError("\(summary)")
+        guard let summary = violationSummary() else { return }
+        printToStandardError("\(summary)")
+        if mode == .fail {
+            printToStandardError("Airgap: failing the run because AIRGAP_MODE is fail and the tests reached for the network (see the violations above\(reportPath.map { " and the report at \($0)" } ?? "")).")
+            fflush(nil)
+            ChildProcesses.removeLog()
+            _exit(1)
         }
     }
+}
+
+@_cdecl("airgap_library_loaded")
+func airgapLibraryLoaded() {
+    Airgap.libraryLoaded()
 }
 
 @_cdecl("airgap_whole_run_bootstrap")
@@ -74,14 +100,22 @@ func airgapWholeRunFinish() {
 }
 
 #if canImport(XCTest)
-/// Tracks the running XCTest test in whole-run mode, for attribution and `XCTFail`.
+/// Follows the running XCTest test (registered when Airgap loads), for attribution and failures.
 final class TestNameTracker: NSObject, XCTestObservation {
     func testCaseWillStart(_ testCase: XCTestCase) {
-        Airgap.state.withLock { $0.currentXCTestName = testCase.name }
+        let reference = XCTestCaseReference(testCase)
+        Airgap.state.withLock { state in
+            state.currentXCTestName = testCase.name
+            state.currentXCTestCase = reference
+        }
     }
 
     func testCaseDidFinish(_ testCase: XCTestCase) {
-        Airgap.state.withLock { $0.currentXCTestName = nil }
+        ChildProcesses.drain()
+        Airgap.state.withLock { state in
+            state.currentXCTestName = nil
+            state.currentXCTestCase = nil
+        }
     }
 }
 #endif

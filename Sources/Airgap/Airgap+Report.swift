@@ -8,6 +8,7 @@ extension Airgap {
     /// ```
     /// - Returns: The summary, or `nil`.
     public static func violationSummary() -> String? {
+        ChildProcesses.drain()
         let current = violations
         guard !current.isEmpty else { return nil }
         let tests = Set(current.map(\.testName))
@@ -85,8 +86,9 @@ extension Airgap {
     }
 
     /// Records a violation: stores it, calls the reporter, and reports it to the running scope
-    /// or through the handler.
-    static func record(_ violation: Violation, message: String) {
+    /// or through the handler. `location` is the user's frame that made the call, when known;
+    /// the built-in handler reports the issue there.
+    static func record(_ violation: Violation, message: String, location: UserFrame?) {
         let (reporter, handler, mode, inXCTest, sink) = state.withLock { state in
             state.violations.append(violation)
             return (state.violationReporter, state.violationHandler, state.mode, state.inXCTestContext, state.scopeSinks.last)
@@ -94,19 +96,21 @@ extension Airgap {
         reporter?(violation)
         if let sink {
             // The scope reports on the test's own task when it ends.
-            sink.append(violation)
+            sink.append(violation, location: location)
             return
         }
-        switch mode {
-        case .fail:
-            (handler ?? DefaultReporting.handle)(message)
-        case .warn:
-            if inXCTest {
-                DefaultReporting.printWarning(message)
-            } else if let handler {
-                handler(message)
-            } else {
-                DefaultReporting.warn(message)
+        DefaultReporting.$location.withValue(location) {
+            switch mode {
+            case .fail:
+                (handler ?? DefaultReporting.handle)(message)
+            case .warn:
+                if inXCTest {
+                    DefaultReporting.printWarning(message)
+                } else if let handler {
+                    handler(message)
+                } else {
+                    DefaultReporting.warn(message)
+                }
             }
         }
     }

@@ -20,16 +20,19 @@ extension Airgap {
     /// - Parameters:
     ///   - mode: The mode inside the scope; `nil` keeps ``mode``.
     ///   - allowedHosts: Hosts added to ``allowedHosts`` inside the scope.
+    ///   - sourceLocation: Where issues point when the call that caused them was not made on the
+    ///     test's own thread (a URLSession or event-loop thread); the call of `scoped` by default.
     ///   - body: The code to guard.
     /// - Returns: What `body` returns.
     @discardableResult
     public static func scoped<T>(
         mode: Mode? = nil,
         allowedHosts: Set<String> = [],
+        sourceLocation: SourceLocation = #_sourceLocation,
         _ body: () async throws -> T
     ) async rethrows -> T {
         let name = DefaultReporting.currentSwiftTestName() ?? "<unknown test>"
-        return try await ScopeRunner.run(testName: name, mode: mode, allowedHosts: allowedHosts, body)
+        return try await ScopeRunner.run(testName: name, sourceLocation: sourceLocation, mode: mode, allowedHosts: allowedHosts, body)
     }
 }
 #endif

@@ -11,13 +11,16 @@ import FoundationNetworking
 /// Airgap is a process-wide guard with two layers on Linux:
 ///
 /// - **URLSession layer**: ``AirgapURLProtocol``, registered with `URLProtocol.registerClass`
-///   by ``activate()`` (which reaches `URLSession.shared` when activated before its first use)
+///   by ``activate()`` ahead of the built-in HTTP protocol (which reaches `URLSession.shared`)
 ///   and added to any configuration with ``protect(_:)``. It reports the method, URL and
 ///   `Content-Type` and answers with ``errorCode`` after ``responseDelay``.
-/// - **Socket layer**: `connect` and `getaddrinfo` hooks that catch every other client in the
-///   process (`URLSession(configuration: .default)`, `Data(contentsOf:)`, SwiftNIO,
-///   AsyncHTTPClient, raw sockets). In ``Mode/fail`` a blocked `connect` fails with
-///   `ECONNREFUSED` and a blocked lookup with `EAI_NONAME`, before any packet leaves.
+/// - **Socket layer**: hooks on every C-library route to the network (`connect`, sends with an
+///   address, raw sockets, every resolver entry point, `syscall`) that catch every other client
+///   in the process (`URLSession(configuration: .default)`, `Data(contentsOf:)`, SwiftNIO,
+///   AsyncHTTPClient, raw sockets). In both modes a blocked `connect` fails with `ECONNREFUSED`
+///   and a blocked lookup with `EAI_NONAME`, before any packet leaves; the mode only changes how
+///   the violation is reported. Processes started while the guard is active inherit it through
+///   the `AirgapPreload` library. The README lists what is and is not blocked.
 ///
 /// ```swift
 /// Airgap.allowedHosts = ["localhost", "127.0.0.1"]
@@ -32,8 +35,7 @@ public enum Airgap {
     /// registration it drives are process-wide.
     static let state = Locked(GuardState())
 
-    /// How violations are reported, and whether the socket layer lets calls through.
-    /// Defaults to ``Mode/fail``.
+    /// How violations are reported (both modes block). Defaults to ``Mode/fail``.
     public static var mode: Mode {
         get { state.withLock { $0.mode } }
         set {
@@ -49,9 +51,11 @@ public enum Airgap {
         set { state.withLock { $0.reportPath = newValue } }
     }
 
-    /// The violations collected since the last ``clearViolations()``, oldest first.
+    /// The violations collected since the last ``clearViolations()``, oldest first, including
+    /// those that child processes (and `fork()`ed copies of this process) reported so far.
     public static var violations: [Violation] {
-        state.withLock { $0.violations }
+        ChildProcesses.drain()
+        return state.withLock { $0.violations }
     }
 
     /// Hosts that pass through the guard while it is active.
@@ -59,9 +63,14 @@ public enum Airgap {
     /// Accepts exact names (`"localhost"`), wildcard patterns (`"*.mock-server.local"` matches
     /// `mock-server.local` and every name below it), IP literals (`"127.0.0.1"`, `"::1"`) and
     /// CIDR ranges (`"127.0.0.0/8"`). Names compare case-insensitively; ports are not part of a
-    /// host (`"localhost:8080"` never matches). Addresses that an allowed name resolves to are
-    /// allowed too. Nothing is allowed by default. Allowed hosts persist across
+    /// host (`"localhost:8080"` never matches). `"localhost"` also allows its loopback
+    /// addresses, 127.0.0.1 and ::1 (RFC 6761), because clients such as libcurl resolve it
+    /// themselves. Nothing is allowed by default. Allowed hosts persist across
     /// ``activate()`` / ``deactivate()``: they are configuration, not per-test state.
+    ///
+    /// The addresses an allowed name resolves to are allowed while that allowance lasts: any
+    /// change of `allowedHosts` (including the end of a scope that added hosts), and every
+    /// ``activate()`` and ``deactivate()``, closes them again.
     public static var allowedHosts: Set<String> {
         get { state.withLock { $0.allowedHosts } }
         set {
@@ -74,6 +83,7 @@ public enum Airgap {
                 state.hostRules = rules
                 rules.installAddressRules()
             }
+            synchronise()
         }
     }
 
@@ -141,6 +151,7 @@ public enum Airgap {
     /// previous activation.
     public static func activate() {
         SocketGuard.install()
+        ChildProcesses.prepare()
         state.withLock { state in
             state.isActive = true
             state.isAllowed = false
@@ -152,6 +163,7 @@ public enum Airgap {
     /// Deactivates the guard: unregisters ``AirgapURLProtocol`` and turns the socket hooks off.
     /// Collected ``violations`` are kept.
     public static func deactivate() {
+        ChildProcesses.drain()
         state.withLock { $0.isActive = false }
         synchronise()
         airgap_clear_resolved()
@@ -175,6 +187,20 @@ public enum Airgap {
         sinks.forEach { $0.removeAll() }
     }
 
+    /// Registers ``AirgapURLProtocol`` ahead of the built-in HTTP protocol.
+    ///
+    /// swift-corelibs-foundation appends registered classes, and registers its built-in ones when
+    /// the first session of the process is created. `URLSession.shared` asks the registered
+    /// classes in order, so after any earlier session the guard would come after
+    /// `_HTTPURLProtocol` and never be asked. The built-in classes (those of
+    /// `URLSessionConfiguration.default`) are taken out and registered again after the guard.
+    private static func registerAheadOfTheBuiltInProtocols() {
+        let builtIn = (URLSessionConfiguration.default.protocolClasses ?? []).filter { $0 != AirgapURLProtocol.self }
+        builtIn.forEach { URLProtocol.unregisterClass($0) }
+        _ = URLProtocol.registerClass(AirgapURLProtocol.self)
+        builtIn.forEach { _ = URLProtocol.registerClass($0) }
+    }
+
     /// Serialises ``synchronise()`` so registration changes apply in order. Never taken by the
     /// URLProtocol queue, so registering under it cannot deadlock against `canInit(with:)`.
     private static let synchronisation = Locked(())
@@ -182,15 +208,16 @@ public enum Airgap {
     /// Applies the state to the two layers: the `URLProtocol` registration and the C hooks.
     static func synchronise() {
         synchronisation.withLock { _ in
-            let (register, unregister, enforcing, fail) = state.withLock { state in
+            let (register, unregister, enforcing, mode, hosts) = state.withLock { state in
                 let register = state.isActive && !state.isProtocolRegistered
                 let unregister = !state.isActive && state.isProtocolRegistered
                 state.isProtocolRegistered = state.isActive
-                return (register, unregister, state.isActive && !state.isAllowed, state.mode == .fail)
+                return (register, unregister, state.isActive && !state.isAllowed, state.mode, state.allowedHosts)
             }
-            if register { _ = URLProtocol.registerClass(AirgapURLProtocol.self) }
+            if register { registerAheadOfTheBuiltInProtocols() }
             if unregister { URLProtocol.unregisterClass(AirgapURLProtocol.self) }
-            airgap_set_fail_mode(fail ? 1 : 0)
+            airgap_set_fail_mode(mode == .fail ? 1 : 0)
+            ChildProcesses.applyEnvironment(enforcing: enforcing, mode: mode, allowedHosts: hosts)
             airgap_set_enforcing(enforcing ? 1 : 0)
         }
     }

@@ -19,9 +19,15 @@ import Testing
 /// (`withKnownIssue`) in ``Airgap/Mode/warn``.
 ///
 /// Scopes are serialised process-wide with an internal async lock, so suites using the trait
-/// may run in parallel with each other safely (they wait for one another); tests without the
-/// trait are not affected. Inside a scope, ``Airgap/violationHandler`` is managed by the trait;
-/// set ``Airgap/violationReporter`` for your own reporting.
+/// may run in parallel with each other safely (they wait for one another). Inside a scope,
+/// ``Airgap/violationHandler`` is managed by the trait; set ``Airgap/violationReporter`` for
+/// your own reporting.
+///
+/// > Warning: The guard is process-wide. A test *without* the trait that runs while a traited
+/// > test runs is guarded too: its connections to hosts the scope does not allow fail, and the
+/// > scope records them as its own violations. For suites that mix guarded and unguarded tests,
+/// > prefer whole-run mode (`AIRGAP_MODE=fail`), or keep unguarded network tests out of the
+/// > process's parallel run.
 public struct AirgapTrait: TestTrait, SuiteTrait, TestScoping {
     /// The mode inside the scope; `nil` keeps ``Airgap/mode``.
     public let mode: Airgap.Mode?
@@ -49,6 +55,7 @@ public struct AirgapTrait: TestTrait, SuiteTrait, TestScoping {
     ) async throws {
         try await ScopeRunner.run(
             testName: DefaultReporting.testName(for: test),
+            sourceLocation: test.sourceLocation,
             mode: mode,
             allowedHosts: allowedHosts,
             function

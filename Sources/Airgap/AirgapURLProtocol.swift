@@ -9,8 +9,8 @@ import FoundationNetworking
 /// The URLSession layer of Airgap: a `URLProtocol` that answers blocked requests with
 /// ``Airgap/errorCode``.
 ///
-/// ``Airgap/activate()`` registers it with `URLProtocol.registerClass`, which reaches
-/// `URLSession.shared` if the guard is activated before the shared session's first use. On
+/// ``Airgap/activate()`` registers it with `URLProtocol.registerClass`, ahead of the built-in HTTP
+/// protocol, which reaches `URLSession.shared` (also when sessions were used before). On
 /// Linux a session made from `.default` or `.ephemeral` never asks registered classes, so put
 /// the guard into such configurations with ``Airgap/protect(_:)``; the socket layer catches
 /// them anyway, but only this layer sees the method, URL and `Content-Type`.
@@ -67,7 +67,7 @@ public final class AirgapURLProtocol: URLProtocol {
                 port: request.url?.port,
                 kind: .request
             )
-            Airgap.record(violation, message: violation.message)
+            Airgap.record(violation, message: violation.message, location: nil)
             let error = URLError(
                 URLError.Code(rawValue: code) ?? .notConnectedToInternet,
                 userInfo: [

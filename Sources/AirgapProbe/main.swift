@@ -7,8 +7,15 @@
 //   connect=ADDRESS:PORT (raw TCP)  unix (AF_UNIX connect)  resolve=NAME  nio=HOST:PORT
 //   shared=URL  default=URL  ephemeral=URL  protected=URL  data=URL
 //   violations  report=PATH  status
+//   nameserver=UDPPORT (point this thread's resolver at 127.0.0.1:UDPPORT)
+//   route=NAME:TCPPORT:UDPPORT (one network route of CAirgapRoutes, see airgap_route)
+//   process (Process().run() + waitUntilExit() of /bin/true)
+//   spawn=PROGRAM,ARG,… (Process with the inherited environment; prints the exit status)
+//   localhost-scope=PORT (in withConfiguration(allowedHosts: ["localhost"]): resolve localhost,
+//   connect to 127.0.0.1:PORT)
 // Each action prints one line "ACTION -> RESULT".
 import Airgap
+import CAirgapRoutes
 import Foundation
 import NIOCore
 import NIOPosix
@@ -96,6 +103,21 @@ func fetch(_ session: URLSession, _ url: String) async -> String {
     }
 }
 
+/// Runs a program with the inherited environment and waits for it: "exit:STATUS".
+func runProcess(_ command: [String]) -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: command[0])
+    process.arguments = Array(command.dropFirst())
+    process.standardOutput = FileHandle.nullDevice
+    do {
+        try process.run()
+    } catch {
+        return "error:\(error)"
+    }
+    process.waitUntilExit()
+    return "exit:\(process.terminationStatus)"
+}
+
 func configured(_ configuration: URLSessionConfiguration) -> URLSessionConfiguration {
     configuration.timeoutIntervalForRequest = 60
     return configuration
@@ -147,6 +169,21 @@ for argument in CommandLine.arguments.dropFirst() {
         Airgap.reportPath = value
         Airgap.writeReport()
         result = "ok"
+    case "nameserver":
+        airgap_routes_use_nameserver(Int32(value) ?? 53)
+        result = "ok"
+    case "route":
+        let fields = value.split(separator: ":").map(String.init)
+        let status = airgap_route(fields[0], Int32(fields.count > 1 ? fields[1] : "") ?? 0, Int32(fields.count > 2 ? fields[2] : "") ?? 0)
+        result = status == 0 ? "ok" : "failed:\(status)"
+    case "process":
+        result = runProcess(["/bin/true"])
+    case "spawn":
+        result = runProcess(value.split(separator: ",").map(String.init))
+    case "localhost-scope":
+        result = Airgap.withConfiguration(allowedHosts: ["localhost"]) {
+            "\(resolve("localhost")),\(rawConnect("127.0.0.1:\(value)"))"
+        }
     case "status":
         result = "active=\(Airgap.isActive) wholeRun=\(Airgap.isWholeRun) mode=\(Airgap.mode) allowed=\(Airgap.allowedHosts.sorted())"
     default:

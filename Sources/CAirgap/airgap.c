@@ -1,57 +1,124 @@
-// The socket layer of Airgap: `connect` and `getaddrinfo` hooks forwarding to the C library.
-// See include/CAirgap.h for the contract.
+// The socket layer of Airgap: hooks on every C-library route to the network, forwarding to the
+// C library. See include/CAirgap.h for the contract.
+//
+// This file is compiled twice: into the `CAirgap` target (linked into test binaries, reporting
+// to the Swift side) and, with AIRGAP_PRELOAD defined, into the `AirgapPreload` shared library
+// that child processes load through LD_PRELOAD (configured from the environment, reporting to a
+// log file the parent reads).
 
 #define _GNU_SOURCE
-#include "CAirgap.h"
+#include "include/CAirgap.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/types.h>
+#include <unistd.h>
+
+#ifdef __linux__
+#include <sys/syscall.h>
+#endif
 
 // MARK: - The real functions
 
+#define REAL(name, type)                                                              \
+    static _Atomic(type) real_##name##_ptr;                                           \
+    static type real_##name(void) {                                                   \
+        type fn = atomic_load_explicit(&real_##name##_ptr, memory_order_acquire);     \
+        if (fn == NULL) {                                                             \
+            fn = (type)dlsym(RTLD_NEXT, #name);                                       \
+            atomic_store_explicit(&real_##name##_ptr, fn, memory_order_release);      \
+        }                                                                             \
+        return fn;                                                                    \
+    }
+
 typedef int (*connect_fn)(int, const struct sockaddr *, socklen_t);
 typedef int (*getaddrinfo_fn)(const char *, const char *, const struct addrinfo *, struct addrinfo **);
+typedef ssize_t (*sendto_fn)(int, const void *, size_t, int, const struct sockaddr *, socklen_t);
+typedef ssize_t (*sendmsg_fn)(int, const struct msghdr *, int);
+typedef int (*sendmmsg_fn)(int, struct mmsghdr *, unsigned int, int);
+typedef int (*socket_fn)(int, int, int);
+typedef struct hostent *(*gethostbyname_fn)(const char *);
+typedef struct hostent *(*gethostbyname2_fn)(const char *, int);
+typedef int (*gethostbyname_r_fn)(const char *, struct hostent *, char *, size_t, struct hostent **, int *);
+typedef int (*gethostbyname2_r_fn)(const char *, int, struct hostent *, char *, size_t, struct hostent **, int *);
+typedef struct hostent *(*gethostbyaddr_fn)(const void *, socklen_t, int);
+typedef int (*gethostbyaddr_r_fn)(const void *, socklen_t, int, struct hostent *, char *, size_t, struct hostent **, int *);
+typedef int (*getnameinfo_fn)(const struct sockaddr *, socklen_t, char *, socklen_t, char *, socklen_t, int);
+typedef int (*getaddrinfo_a_fn)(int, struct gaicb **, int, struct sigevent *);
+typedef int (*res_query_fn)(const char *, int, int, unsigned char *, int);
+typedef int (*res_querydomain_fn)(const char *, const char *, int, int, unsigned char *, int);
+typedef int (*res_send_fn)(const unsigned char *, int, unsigned char *, int);
+typedef int (*res_nquery_fn)(void *, const char *, int, int, unsigned char *, int);
+typedef int (*res_nquerydomain_fn)(void *, const char *, const char *, int, int, unsigned char *, int);
+typedef int (*res_nsend_fn)(void *, const unsigned char *, int, unsigned char *, int);
+typedef long (*syscall_fn)(long, ...);
 
-static _Atomic(connect_fn) real_connect_ptr;
-static _Atomic(getaddrinfo_fn) real_getaddrinfo_ptr;
-
-static connect_fn real_connect(void) {
-    connect_fn fn = atomic_load_explicit(&real_connect_ptr, memory_order_acquire);
-    if (fn == NULL) {
-        fn = (connect_fn)dlsym(RTLD_NEXT, "connect");
-        atomic_store_explicit(&real_connect_ptr, fn, memory_order_release);
-    }
-    return fn;
-}
-
-static getaddrinfo_fn real_getaddrinfo(void) {
-    getaddrinfo_fn fn = atomic_load_explicit(&real_getaddrinfo_ptr, memory_order_acquire);
-    if (fn == NULL) {
-        fn = (getaddrinfo_fn)dlsym(RTLD_NEXT, "getaddrinfo");
-        atomic_store_explicit(&real_getaddrinfo_ptr, fn, memory_order_release);
-    }
-    return fn;
-}
+REAL(connect, connect_fn)
+REAL(__connect, connect_fn)
+REAL(getaddrinfo, getaddrinfo_fn)
+REAL(sendto, sendto_fn)
+REAL(sendmsg, sendmsg_fn)
+REAL(sendmmsg, sendmmsg_fn)
+REAL(socket, socket_fn)
+REAL(gethostbyname, gethostbyname_fn)
+REAL(gethostbyname2, gethostbyname2_fn)
+REAL(gethostbyname_r, gethostbyname_r_fn)
+REAL(gethostbyname2_r, gethostbyname2_r_fn)
+REAL(gethostbyaddr, gethostbyaddr_fn)
+REAL(gethostbyaddr_r, gethostbyaddr_r_fn)
+REAL(getnameinfo, getnameinfo_fn)
+REAL(getaddrinfo_a, getaddrinfo_a_fn)
+REAL(res_query, res_query_fn)
+REAL(res_search, res_query_fn)
+REAL(res_querydomain, res_querydomain_fn)
+REAL(res_send, res_send_fn)
+REAL(res_nquery, res_nquery_fn)
+REAL(res_nsearch, res_nquery_fn)
+REAL(res_nquerydomain, res_nquerydomain_fn)
+REAL(res_nsend, res_nsend_fn)
+REAL(__res_query, res_query_fn)
+REAL(__res_search, res_query_fn)
+REAL(__res_querydomain, res_querydomain_fn)
+REAL(__res_send, res_send_fn)
+REAL(__res_nquery, res_nquery_fn)
+REAL(__res_nsearch, res_nquery_fn)
+REAL(__res_nquerydomain, res_nquerydomain_fn)
+REAL(__res_nsend, res_nsend_fn)
+REAL(syscall, syscall_fn)
 
 // MARK: - Policy
 
 static atomic_int enforcing;       // the only thing an inactive hook reads
-static atomic_int fail_mode = 1;
+static atomic_int fail_mode = 1;   // reporting only: both modes block
 static atomic_int startup_mode;
 static _Atomic(airgap_name_callback) name_callback;
 static _Atomic(airgap_violation_callback) violation_callback;
+#ifdef AIRGAP_PRELOAD
+// Initial-exec: the first access must not allocate (a hook may run inside the allocator's locks).
+static _Thread_local int thread_bypass __attribute__((tls_model("initial-exec")));
+#else
 static _Thread_local int thread_bypass;
+#endif
+
+// Child processes and forked children report through this log (see airgap_set_child_log).
+static atomic_int child_log_fd = -1;
+static atomic_int owner_pid;       // the process whose Swift side receives callbacks
 
 typedef struct {
     int family;          // AF_INET or AF_INET6
@@ -65,9 +132,16 @@ typedef struct {
     size_t capacity;
 } rule_list;
 
+typedef struct {
+    char **items;
+    size_t count;
+    size_t capacity;
+} name_list;
+
 static pthread_rwlock_t rules_lock = PTHREAD_RWLOCK_INITIALIZER;
 static rule_list configured_rules;   // from allowedHosts
-static rule_list resolved_addresses; // what allowed names resolved to
+static rule_list resolved_addresses; // what allowed names resolved to, until the allow list changes
+static name_list configured_names;   // names and *.patterns, used when no name callback is set
 
 static int rule_list_append(rule_list *list, const address_rule *rule) {
     for (size_t i = 0; i < list->count; i++) {
@@ -165,6 +239,38 @@ static int parse_rule(const char *text, address_rule *rule) {
     return 0;
 }
 
+// Adds the loopback addresses that RFC 6761 gives the name "localhost": 127.0.0.1 and ::1.
+static void add_localhost_rules(rule_list *list) {
+    address_rule rule;
+    if (parse_rule("127.0.0.1", &rule) == 0) { (void)rule_list_append(list, &rule); }
+    if (parse_rule("::1", &rule) == 0) { (void)rule_list_append(list, &rule); }
+}
+
+// MARK: - Names (the C-only matcher used by the preload library)
+
+static int name_pattern_matches(const char *pattern, const char *name) {
+    size_t name_length = strlen(name);
+    if (name_length > 0 && name[name_length - 1] == '.') { name_length -= 1; }
+    if (strncmp(pattern, "*.", 2) == 0) {
+        const char *domain = pattern + 2;
+        size_t domain_length = strlen(domain);
+        if (name_length == domain_length && strncasecmp(name, domain, domain_length) == 0) { return 1; }
+        return name_length > domain_length && name[name_length - domain_length - 1] == '.'
+            && strncasecmp(name + name_length - domain_length, domain, domain_length) == 0;
+    }
+    return strlen(pattern) == name_length && strncasecmp(pattern, name, name_length) == 0;
+}
+
+static int c_name_allowed(const char *name) {
+    pthread_rwlock_rdlock(&rules_lock);
+    int allowed = 0;
+    for (size_t i = 0; i < configured_names.count && !allowed; i++) {
+        allowed = name_pattern_matches(configured_names.items[i], name);
+    }
+    pthread_rwlock_unlock(&rules_lock);
+    return allowed;
+}
+
 // MARK: - Public configuration
 
 void airgap_set_callbacks(airgap_name_callback name, airgap_violation_callback violation) {
@@ -187,6 +293,10 @@ void airgap_set_fail_mode(int fail) {
 void airgap_clear_rules(void) {
     pthread_rwlock_wrlock(&rules_lock);
     configured_rules.count = 0;
+    // A changed allow list closes every address an allowed name opened.
+    resolved_addresses.count = 0;
+    for (size_t i = 0; i < configured_names.count; i++) { free(configured_names.items[i]); }
+    configured_names.count = 0;
     pthread_rwlock_unlock(&rules_lock);
 }
 
@@ -197,6 +307,30 @@ int airgap_add_rule(const char *text) {
     int result = rule_list_append(&configured_rules, &rule);
     pthread_rwlock_unlock(&rules_lock);
     return result;
+}
+
+int airgap_add_name(const char *text) {
+    if (text == NULL || *text == '\0') { return -1; }
+    char *copy = strdup(text);
+    if (copy == NULL) { return -1; }
+    pthread_rwlock_wrlock(&rules_lock);
+    if (configured_names.count == configured_names.capacity) {
+        size_t capacity = configured_names.capacity == 0 ? 8 : configured_names.capacity * 2;
+        char **items = realloc(configured_names.items, capacity * sizeof *items);
+        if (items == NULL) {
+            pthread_rwlock_unlock(&rules_lock);
+            free(copy);
+            return -1;
+        }
+        configured_names.items = items;
+        configured_names.capacity = capacity;
+    }
+    configured_names.items[configured_names.count++] = copy;
+    if (strcasecmp(text, "localhost") == 0 || strcasecmp(text, "localhost.") == 0) {
+        add_localhost_rules(&configured_rules);
+    }
+    pthread_rwlock_unlock(&rules_lock);
+    return 0;
 }
 
 int airgap_is_address_rule(const char *text) {
@@ -234,39 +368,156 @@ int airgap_startup_mode(void) {
     return atomic_load_explicit(&startup_mode, memory_order_acquire);
 }
 
+int airgap_parse_mode(const char *text) {
+    if (text == NULL) { return AIRGAP_MODE_OFF; }
+    while (*text == ' ' || *text == '\t' || *text == '\n' || *text == '\r') { text++; }
+    size_t length = strlen(text);
+    while (length > 0 && (text[length - 1] == ' ' || text[length - 1] == '\t' || text[length - 1] == '\n' || text[length - 1] == '\r')) {
+        length--;
+    }
+    if (length == 0) { return AIRGAP_MODE_OFF; }
+    char value[16];
+    if (length >= sizeof value) { return AIRGAP_MODE_UNRECOGNISED; }
+    for (size_t i = 0; i < length; i++) {
+        char c = text[i];
+        value[i] = (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
+    }
+    value[length] = '\0';
+    static const char *const fail_values[] = {"fail", "1", "true", "on", "yes", "strict", "block", "error"};
+    static const char *const warn_values[] = {"warn", "warning", "report"};
+    static const char *const off_values[] = {"off", "0", "false", "no", "none", "disabled"};
+    for (size_t i = 0; i < sizeof fail_values / sizeof *fail_values; i++) {
+        if (strcmp(value, fail_values[i]) == 0) { return AIRGAP_MODE_FAIL; }
+    }
+    for (size_t i = 0; i < sizeof warn_values / sizeof *warn_values; i++) {
+        if (strcmp(value, warn_values[i]) == 0) { return AIRGAP_MODE_WARN; }
+    }
+    for (size_t i = 0; i < sizeof off_values / sizeof *off_values; i++) {
+        if (strcmp(value, off_values[i]) == 0) { return AIRGAP_MODE_OFF; }
+    }
+    return AIRGAP_MODE_UNRECOGNISED;
+}
+
+int airgap_set_child_log(const char *path) {
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) { return -1; }
+    int previous = atomic_exchange(&child_log_fd, fd);
+    if (previous >= 0) { close(previous); }
+    atomic_store_explicit(&owner_pid, (int)getpid(), memory_order_release);
+    return 0;
+}
+
+int airgap_child_log_owner(void) {
+    return atomic_load_explicit(&owner_pid, memory_order_acquire);
+}
+
 // MARK: - Reporting
 
-static void report(int event, const char *host, int port, int socket_type, int blocked) {
-    airgap_violation_callback callback = atomic_load_explicit(&violation_callback, memory_order_acquire);
-    if (callback == NULL) { return; }
+// Copies `text` into `out`, replacing tabs and line breaks so a log line stays one line.
+static void sanitise(char *out, size_t size, const char *text) {
+    size_t i = 0;
+    for (; text != NULL && text[i] != '\0' && i + 1 < size; i++) {
+        char c = text[i];
+        out[i] = (c == '\t' || c == '\n' || c == '\r') ? ' ' : c;
+    }
+    out[i] = '\0';
+}
+
+// One line per violation, appended with a single write (atomic for O_APPEND):
+// "airgap\t<event>\t<port>\t<socket type>\t<pid>\t<host>\t<program>\n"
+static void write_log_line(int fd, int event, const char *host, int port, int socket_type) {
+    char clean_host[300];
+    sanitise(clean_host, sizeof clean_host, host);
+    char program[256] = "?";
+    ssize_t length = readlink("/proc/self/exe", program, sizeof program - 1);
+    if (length > 0) { program[length] = '\0'; } else { strcpy(program, "?"); }
+    char clean_program[256];
+    sanitise(clean_program, sizeof clean_program, program);
+    char line[900];
+    int written = snprintf(line, sizeof line, "airgap\t%d\t%d\t%d\t%d\t%s\t%s\n", event, port, socket_type,
+                           (int)getpid(), clean_host, clean_program);
+    if (written > 0) {
+        size_t size = (size_t)written < sizeof line ? (size_t)written : sizeof line - 1;
+        (void)!write(fd, line, size);
+    }
+}
+
+static const char *event_verb(int event) {
+    switch (event) {
+    case AIRGAP_EVENT_CONNECT: return "connection to";
+    case AIRGAP_EVENT_RESOLVE: return "host name lookup of";
+    case AIRGAP_EVENT_REVERSE: return "reverse lookup of";
+    case AIRGAP_EVENT_SOCKET: return "raw socket";
+    default: return "network access to";
+    }
+}
+
+static void report(int event, const char *host, int port, int socket_type) {
     int saved_errno = errno;
+    int fail = atomic_load_explicit(&fail_mode, memory_order_acquire);
+    int owner = atomic_load_explicit(&owner_pid, memory_order_acquire);
+    int log_fd = atomic_load_explicit(&child_log_fd, memory_order_acquire);
+    int in_owner = owner != 0 && owner == (int)getpid();
+    airgap_violation_callback callback = atomic_load_explicit(&violation_callback, memory_order_acquire);
     thread_bypass = 1;
-    callback(event, host, port, socket_type, blocked);
+    if (in_owner && callback != NULL) {
+        callback(event, host, port, socket_type, 1);
+    } else if (log_fd >= 0) {
+        // A child: a forked copy of the owner (its Swift state is a copy nobody reads), or a
+        // process that loaded the preload library. The parent reads the log.
+        write_log_line(log_fd, event, host, port, socket_type);
+        char line[400];
+        int written = port > 0
+            ? snprintf(line, sizeof line, "Airgap (%s mode, process %d): blocked %s %s port %d\n", fail ? "fail" : "warn",
+                       (int)getpid(), event_verb(event), host, port)
+            : snprintf(line, sizeof line, "Airgap (%s mode, process %d): blocked %s %s\n", fail ? "fail" : "warn",
+                       (int)getpid(), event_verb(event), host);
+        if (written > 0) {
+            (void)!write(STDERR_FILENO, line, (size_t)written < sizeof line ? (size_t)written : sizeof line - 1);
+        }
+    } else if (callback != NULL) {
+        callback(event, host, port, socket_type, 1);
+    }
     thread_bypass = 0;
     errno = saved_errno;
+}
+
+static void remember_address(int family, const void *bytes_in) {
+    address_rule rule;
+    memset(&rule, 0, sizeof rule);
+    rule.family = family;
+    if (family == AF_INET) {
+        rule.prefix = 32;
+        memcpy(rule.bytes, bytes_in, 4);
+    } else if (family == AF_INET6) {
+        rule.prefix = 128;
+        memcpy(rule.bytes, bytes_in, 16);
+        normalise(&rule.family, rule.bytes);
+        if (rule.family == AF_INET) { rule.prefix = 32; }
+    } else {
+        return;
+    }
+    (void)rule_list_append(&resolved_addresses, &rule);
 }
 
 static void remember_resolved(const struct addrinfo *list) {
     pthread_rwlock_wrlock(&rules_lock);
     for (const struct addrinfo *info = list; info != NULL; info = info->ai_next) {
-        address_rule rule;
-        memset(&rule, 0, sizeof rule);
-        if (info->ai_family == AF_INET && info->ai_addr != NULL) {
-            const struct sockaddr_in *in = (const struct sockaddr_in *)info->ai_addr;
-            rule.family = AF_INET;
-            rule.prefix = 32;
-            memcpy(rule.bytes, &in->sin_addr, 4);
-        } else if (info->ai_family == AF_INET6 && info->ai_addr != NULL) {
-            const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)info->ai_addr;
-            rule.family = AF_INET6;
-            rule.prefix = 128;
-            memcpy(rule.bytes, &in6->sin6_addr, 16);
-            normalise(&rule.family, rule.bytes);
-            if (rule.family == AF_INET) { rule.prefix = 32; }
-        } else {
-            continue;
+        if (info->ai_addr == NULL) { continue; }
+        if (info->ai_family == AF_INET) {
+            remember_address(AF_INET, &((const struct sockaddr_in *)info->ai_addr)->sin_addr);
+        } else if (info->ai_family == AF_INET6) {
+            remember_address(AF_INET6, &((const struct sockaddr_in6 *)info->ai_addr)->sin6_addr);
         }
-        (void)rule_list_append(&resolved_addresses, &rule);
+    }
+    pthread_rwlock_unlock(&rules_lock);
+}
+
+static void remember_hostent(const struct hostent *entry) {
+    if (entry == NULL || entry->h_addr_list == NULL) { return; }
+    pthread_rwlock_wrlock(&rules_lock);
+    for (char **address = entry->h_addr_list; *address != NULL; address++) {
+        remember_address(entry->h_addrtype, *address);
     }
     pthread_rwlock_unlock(&rules_lock);
 }
@@ -284,98 +535,591 @@ static int numeric_port(const char *service) {
     return (int)value;
 }
 
-// MARK: - The hooks
-
-int connect(int fd, const struct sockaddr *address, socklen_t length) {
-    if (!atomic_load_explicit(&enforcing, memory_order_acquire) || thread_bypass || address == NULL) {
-        return real_connect()(fd, address, length);
+// Whether looking up `name` is allowed. Called only while enforcing. The owner process asks the
+// Swift side (its host patterns); a forked child or a preloaded child matches in C, because a
+// forked child must not take locks another thread of its parent may have held at the fork.
+static int name_allowed(const char *name) {
+    if (name == NULL) { return 1; }
+    if (is_numeric_host(name)) { return 1; }   // not a lookup; the address is checked on use
+    airgap_name_callback decide = atomic_load_explicit(&name_callback, memory_order_acquire);
+    int owner = atomic_load_explicit(&owner_pid, memory_order_acquire);
+    if (decide != NULL && (owner == 0 || owner == (int)getpid())) {
+        thread_bypass = 1;
+        int allowed = decide(name);
+        thread_bypass = 0;
+        return allowed;
     }
-    int family = address->sa_family;
-    uint8_t bytes[16] = {0};
-    int port = 0;
-    if (family == AF_INET && length >= (socklen_t)sizeof(struct sockaddr_in)) {
-        const struct sockaddr_in *in = (const struct sockaddr_in *)address;
-        memcpy(bytes, &in->sin_addr, 4);
-        port = ntohs(in->sin_port);
-    } else if (family == AF_INET6 && length >= (socklen_t)sizeof(struct sockaddr_in6)) {
-        const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)address;
-        memcpy(bytes, &in6->sin6_addr, 16);
-        port = ntohs(in6->sin6_port);
-        normalise(&family, bytes);
-    } else {
-        // AF_UNIX, AF_UNSPEC (disconnecting a datagram socket), AF_NETLINK, …: always pass.
-        return real_connect()(fd, address, length);
-    }
-
-    pthread_rwlock_rdlock(&rules_lock);
-    int allowed = list_allows(&configured_rules, family, bytes) || list_allows(&resolved_addresses, family, bytes);
-    pthread_rwlock_unlock(&rules_lock);
-    if (allowed) {
-        return real_connect()(fd, address, length);
-    }
-
-    int socket_type = 0;
-    socklen_t type_length = sizeof socket_type;
-    if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &socket_type, &type_length) != 0) {
-        socket_type = 0;
-    }
-    char text[INET6_ADDRSTRLEN];
-    if (inet_ntop(family, bytes, text, sizeof text) == NULL) {
-        strcpy(text, "?");
-    }
-    int fail = atomic_load_explicit(&fail_mode, memory_order_acquire);
-    report(AIRGAP_EVENT_CONNECT, text, port, socket_type, fail);
-    if (fail) {
-        errno = ECONNREFUSED;
-        return -1;
-    }
-    return real_connect()(fd, address, length);
+    return c_name_allowed(name);
 }
 
-int getaddrinfo(const char *node, const char *service, const struct addrinfo *hints, struct addrinfo **result) {
-    if (!atomic_load_explicit(&enforcing, memory_order_acquire) || thread_bypass || node == NULL
-        || is_numeric_host(node)) {
-        return real_getaddrinfo()(node, service, hints, result);
-    }
+// MARK: - Addresses
 
-    int allowed = 0;
-    airgap_name_callback decide = atomic_load_explicit(&name_callback, memory_order_acquire);
-    if (decide != NULL) {
-        thread_bypass = 1;
-        allowed = decide(node);
-        thread_bypass = 0;
+typedef struct {
+    int family;
+    uint8_t bytes[16];
+    int port;
+} destination;
+
+// Reads an AF_INET/AF_INET6 destination. Returns 1 when `address` is one (with every length the
+// kernel accepts: IPv4 from 16 bytes, IPv6 from 24, where the scope id is optional), 0 for other
+// families, which always pass.
+static int read_destination(const struct sockaddr *address, socklen_t length, destination *out) {
+    if (address == NULL || length < (socklen_t)sizeof(sa_family_t)) { return 0; }
+    memset(out, 0, sizeof *out);
+    out->family = address->sa_family;
+    if (out->family == AF_INET) {
+        // The kernel rejects shorter IPv4 addresses (EINVAL) before any packet; check anyway.
+        const struct sockaddr_in *in = (const struct sockaddr_in *)address;
+        if (length < (socklen_t)(offsetof(struct sockaddr_in, sin_addr) + 4)) { return 1; }
+        memcpy(out->bytes, &in->sin_addr, 4);
+        out->port = ntohs(in->sin_port);
+        return 1;
     }
-    if (!allowed) {
-        int socket_type = hints != NULL ? hints->ai_socktype : 0;
-        int fail = atomic_load_explicit(&fail_mode, memory_order_acquire);
-        report(AIRGAP_EVENT_RESOLVE, node, numeric_port(service), socket_type, fail);
-        if (fail) {
-            if (result != NULL) { *result = NULL; }
-            return EAI_NONAME;
+    if (out->family == AF_INET6) {
+        const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)address;
+        if (length >= (socklen_t)(offsetof(struct sockaddr_in6, sin6_addr) + 16)) {
+            memcpy(out->bytes, &in6->sin6_addr, 16);
+        }
+        out->port = ntohs(in6->sin6_port);
+        normalise(&out->family, out->bytes);
+        return 1;
+    }
+    return 0;
+}
+
+static int is_loopback(const destination *d) {
+    if (d->family == AF_INET) { return d->bytes[0] == 127; }
+    static const uint8_t loopback6[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+    return d->family == AF_INET6 && memcmp(d->bytes, loopback6, 16) == 0;
+}
+
+static int socket_type_of(int fd) {
+    int type = 0;
+    socklen_t type_length = sizeof type;
+    if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &type_length) != 0) { return 0; }
+    return type;
+}
+
+#ifdef __linux__
+// Whether a UDP socket of this very process is bound to `port` on a loopback address: the
+// inode of each matching line of /proc/self/net/udp{,6} is looked for among /proc/self/fd.
+// Foundation's CFSocket wake-up pair (Process, RunLoop) is two such sockets talking to each
+// other; traffic between sockets of one process never leaves it.
+static int port_bound_by_this_process(int port) {
+    unsigned long inodes[16];
+    int found = 0;
+    const char *tables[] = {"/proc/self/net/udp", "/proc/self/net/udp6"};
+    for (int t = 0; t < 2 && found < 16; t++) {
+        FILE *file = fopen(tables[t], "re");
+        if (file == NULL) { continue; }
+        char line[512];
+        if (fgets(line, sizeof line, file) == NULL) { fclose(file); continue; }   // header
+        while (fgets(line, sizeof line, file) != NULL && found < 16) {
+            char local[64];
+            unsigned int local_port = 0;
+            unsigned long inode = 0;
+            // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
+            if (sscanf(line, " %*d: %63[0-9A-Fa-f]:%x %*s %*s %*s %*s %*s %*s %*s %lu", local, &local_port, &inode) == 3
+                && (int)local_port == port && inode != 0) {
+                int loopback = 0;
+                if (strlen(local) == 8) {
+                    loopback = strncasecmp(local + 6, "7F", 2) == 0;   // little-endian 127.x.x.x
+                } else if (strlen(local) == 32) {
+                    loopback = strcasecmp(local, "00000000000000000000000001000000") == 0
+                        || strncasecmp(local, "0000000000000000FFFF0000", 24) == 0;
+                }
+                if (loopback) { inodes[found++] = inode; }
+            }
+        }
+        fclose(file);
+    }
+    if (found == 0) { return 0; }
+    DIR *directory = opendir("/proc/self/fd");
+    if (directory == NULL) { return 0; }
+    int owned = 0;
+    struct dirent *entry;
+    while (!owned && (entry = readdir(directory)) != NULL) {
+        char path[300];
+        char target[64];
+        snprintf(path, sizeof path, "/proc/self/fd/%.255s", entry->d_name);
+        ssize_t length = readlink(path, target, sizeof target - 1);
+        if (length <= 0) { continue; }
+        target[length] = '\0';
+        unsigned long inode = 0;
+        if (sscanf(target, "socket:[%lu]", &inode) == 1) {
+            for (int i = 0; i < found; i++) {
+                if (inodes[i] == inode) { owned = 1; break; }
+            }
         }
     }
+    closedir(directory);
+    return owned;
+}
+#else
+static int port_bound_by_this_process(int port) {
+    (void)port;
+    return 0;
+}
+#endif
+
+// Whether sending to (or connecting to) `d` from `fd` is allowed. Called only while enforcing.
+// Reports the violation when it is not.
+static int destination_allowed(int fd, const destination *d, int socket_type) {
+    pthread_rwlock_rdlock(&rules_lock);
+    int allowed = list_allows(&configured_rules, d->family, d->bytes) || list_allows(&resolved_addresses, d->family, d->bytes);
+    pthread_rwlock_unlock(&rules_lock);
+    if (allowed) { return 1; }
+    if (socket_type == 0) { socket_type = socket_type_of(fd); }
+    if (socket_type == SOCK_DGRAM && is_loopback(d) && d->port != 0 && port_bound_by_this_process(d->port)) {
+        return 1;
+    }
+    char text[INET6_ADDRSTRLEN];
+    if (inet_ntop(d->family, d->bytes, text, sizeof text) == NULL) {
+        strcpy(text, "?");
+    }
+    report(AIRGAP_EVENT_CONNECT, text, d->port, socket_type);
+    return 0;
+}
+
+// Checks an address a socket call is about to use. Returns 1 to proceed, 0 to fail (errno set).
+static int check_address(int fd, const struct sockaddr *address, socklen_t length) {
+    destination d;
+    if (!read_destination(address, length, &d)) { return 1; }
+    if (destination_allowed(fd, &d, 0)) { return 1; }
+    errno = ECONNREFUSED;
+    return 0;
+}
+
+static int check_message(int fd, const struct msghdr *message) {
+    if (message == NULL || message->msg_name == NULL || message->msg_namelen == 0) { return 1; }
+    return check_address(fd, (const struct sockaddr *)message->msg_name, message->msg_namelen);
+}
+
+#define INACTIVE() (!atomic_load_explicit(&enforcing, memory_order_acquire) || thread_bypass)
+
+// MARK: - The socket hooks
+
+int connect(int fd, const struct sockaddr *address, socklen_t length) {
+    if (INACTIVE() || check_address(fd, address, length)) {
+        return real_connect()(fd, address, length);
+    }
+    return -1;
+}
+
+int __connect(int fd, const struct sockaddr *address, socklen_t length) {
+    if (INACTIVE() || check_address(fd, address, length)) {
+        return real___connect()(fd, address, length);
+    }
+    return -1;
+}
+
+ssize_t sendto(int fd, const void *buffer, size_t size, int flags, const struct sockaddr *address, socklen_t length) {
+    // An address on an unconnected socket sends a datagram there; with MSG_FASTOPEN it opens a
+    // TCP connection. Either way it is checked like a connect.
+    if (INACTIVE() || address == NULL || check_address(fd, address, length)) {
+        return real_sendto()(fd, buffer, size, flags, address, length);
+    }
+    return -1;
+}
+
+ssize_t sendmsg(int fd, const struct msghdr *message, int flags) {
+    if (INACTIVE() || check_message(fd, message)) {
+        return real_sendmsg()(fd, message, flags);
+    }
+    return -1;
+}
+
+int sendmmsg(int fd, struct mmsghdr *messages, unsigned int count, int flags) {
+    if (INACTIVE() || messages == NULL) {
+        return real_sendmmsg()(fd, messages, count, flags);
+    }
+    for (unsigned int i = 0; i < count; i++) {
+        if (!check_message(fd, &messages[i].msg_hdr)) { return -1; }
+    }
+    return real_sendmmsg()(fd, messages, count, flags);
+}
+
+// Raw IP sockets and packet sockets bypass every address check: refused while enforcing.
+static int raw_socket_allowed(int domain, int type) {
+    int base_type = type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC);
+#ifdef AF_PACKET
+    if (domain == AF_PACKET) {
+        report(AIRGAP_EVENT_SOCKET, "AF_PACKET", 0, base_type);
+        return 0;
+    }
+#endif
+    if ((domain == AF_INET || domain == AF_INET6) && (base_type == SOCK_RAW
+#ifdef SOCK_PACKET
+                                                      || base_type == SOCK_PACKET
+#endif
+                                                      )) {
+        report(AIRGAP_EVENT_SOCKET, domain == AF_INET ? "AF_INET/SOCK_RAW" : "AF_INET6/SOCK_RAW", 0, base_type);
+        return 0;
+    }
+    return 1;
+}
+
+int socket(int domain, int type, int protocol) {
+    if (INACTIVE() || raw_socket_allowed(domain, type)) {
+        return real_socket()(domain, type, protocol);
+    }
+    errno = EPERM;
+    return -1;
+}
+
+// MARK: - The resolver hooks
+
+int getaddrinfo(const char *node, const char *service, const struct addrinfo *hints, struct addrinfo **result) {
+    if (INACTIVE() || node == NULL) {
+        return real_getaddrinfo()(node, service, hints, result);
+    }
+    if (!name_allowed(node)) {
+        int socket_type = hints != NULL ? hints->ai_socktype : 0;
+        report(AIRGAP_EVENT_RESOLVE, node, numeric_port(service), socket_type);
+        if (result != NULL) { *result = NULL; }
+        return EAI_NONAME;
+    }
     int status = real_getaddrinfo()(node, service, hints, result);
-    if (status == 0 && result != NULL) {
-        // Warn mode remembers too, so the connect that follows is not reported a second time.
+    if (status == 0 && result != NULL && !is_numeric_host(node)) {
         remember_resolved(*result);
     }
     return status;
 }
 
-// MARK: - Whole-run mode
+int getaddrinfo_a(int mode, struct gaicb *list[], int count, struct sigevent *event) {
+    if (!INACTIVE() && list != NULL) {
+        int denied = 0;
+        for (int i = 0; i < count; i++) {
+            if (list[i] != NULL && list[i]->ar_name != NULL && !name_allowed(list[i]->ar_name)) {
+                report(AIRGAP_EVENT_RESOLVE, list[i]->ar_name, numeric_port(list[i]->ar_service), 0);
+                denied = 1;
+            }
+        }
+        if (denied) { return EAI_NONAME; }
+    }
+    return real_getaddrinfo_a()(mode, list, count, event);
+}
+
+static int lookup_denied(const char *name) {
+    if (INACTIVE() || name == NULL || name_allowed(name)) { return 0; }
+    report(AIRGAP_EVENT_RESOLVE, name, 0, 0);
+    return 1;
+}
+
+struct hostent *gethostbyname(const char *name) {
+    if (lookup_denied(name)) {
+        h_errno = HOST_NOT_FOUND;
+        return NULL;
+    }
+    struct hostent *entry = real_gethostbyname()(name);
+    if (!INACTIVE() && name != NULL && !is_numeric_host(name)) { remember_hostent(entry); }
+    return entry;
+}
+
+struct hostent *gethostbyname2(const char *name, int family) {
+    if (lookup_denied(name)) {
+        h_errno = HOST_NOT_FOUND;
+        return NULL;
+    }
+    struct hostent *entry = real_gethostbyname2()(name, family);
+    if (!INACTIVE() && name != NULL && !is_numeric_host(name)) { remember_hostent(entry); }
+    return entry;
+}
+
+int gethostbyname_r(const char *name, struct hostent *entry, char *buffer, size_t size, struct hostent **result, int *error) {
+    if (lookup_denied(name)) {
+        if (result != NULL) { *result = NULL; }
+        if (error != NULL) { *error = HOST_NOT_FOUND; }
+        return ENOENT;
+    }
+    int status = real_gethostbyname_r()(name, entry, buffer, size, result, error);
+    if (status == 0 && result != NULL && !INACTIVE() && !is_numeric_host(name)) { remember_hostent(*result); }
+    return status;
+}
+
+int gethostbyname2_r(const char *name, int family, struct hostent *entry, char *buffer, size_t size,
+                     struct hostent **result, int *error) {
+    if (lookup_denied(name)) {
+        if (result != NULL) { *result = NULL; }
+        if (error != NULL) { *error = HOST_NOT_FOUND; }
+        return ENOENT;
+    }
+    int status = real_gethostbyname2_r()(name, family, entry, buffer, size, result, error);
+    if (status == 0 && result != NULL && !INACTIVE() && !is_numeric_host(name)) { remember_hostent(*result); }
+    return status;
+}
+
+// A reverse lookup of an address that is not allowed is a violation (it asks a DNS server).
+static int reverse_denied(int family, const void *bytes, int port) {
+    if (INACTIVE() || bytes == NULL) { return 0; }
+    destination d;
+    memset(&d, 0, sizeof d);
+    d.family = family;
+    memcpy(d.bytes, bytes, family == AF_INET ? 4 : 16);
+    normalise(&d.family, d.bytes);
+    pthread_rwlock_rdlock(&rules_lock);
+    int allowed = list_allows(&configured_rules, d.family, d.bytes) || list_allows(&resolved_addresses, d.family, d.bytes);
+    pthread_rwlock_unlock(&rules_lock);
+    if (allowed) { return 0; }
+    char text[INET6_ADDRSTRLEN];
+    if (inet_ntop(d.family, d.bytes, text, sizeof text) == NULL) { strcpy(text, "?"); }
+    report(AIRGAP_EVENT_REVERSE, text, port, 0);
+    return 1;
+}
+
+struct hostent *gethostbyaddr(const void *address, socklen_t length, int family) {
+    if ((family == AF_INET && length >= 4) || (family == AF_INET6 && length >= 16)) {
+        if (reverse_denied(family, address, 0)) {
+            h_errno = HOST_NOT_FOUND;
+            return NULL;
+        }
+    }
+    return real_gethostbyaddr()(address, length, family);
+}
+
+int gethostbyaddr_r(const void *address, socklen_t length, int family, struct hostent *entry, char *buffer, size_t size,
+                    struct hostent **result, int *error) {
+    if ((family == AF_INET && length >= 4) || (family == AF_INET6 && length >= 16)) {
+        if (reverse_denied(family, address, 0)) {
+            if (result != NULL) { *result = NULL; }
+            if (error != NULL) { *error = HOST_NOT_FOUND; }
+            return ENOENT;
+        }
+    }
+    return real_gethostbyaddr_r()(address, length, family, entry, buffer, size, result, error);
+}
+
+int getnameinfo(const struct sockaddr *address, socklen_t length, char *host, socklen_t host_length, char *service,
+                socklen_t service_length, int flags) {
+    if (!INACTIVE() && host != NULL && host_length > 0 && !(flags & NI_NUMERICHOST)) {
+        destination d;
+        if (read_destination(address, length, &d)) {
+            uint8_t bytes[16];
+            memcpy(bytes, d.bytes, 16);
+            if (reverse_denied(d.family, bytes, d.port)) { return EAI_NONAME; }
+        }
+    }
+    return real_getnameinfo()(address, length, host, host_length, service, service_length, flags);
+}
+
+// The first question's name of a DNS message, for the report.
+static void question_name(const unsigned char *message, int length, char *out, size_t size) {
+    size_t used = 0;
+    int offset = 12;
+    out[0] = '\0';
+    while (message != NULL && offset < length && used + 1 < size) {
+        int label = message[offset];
+        if (label == 0 || (label & 0xC0) != 0 || offset + 1 + label > length) { break; }
+        if (used > 0 && used + 1 < size) { out[used++] = '.'; }
+        for (int i = 0; i < label && used + 1 < size; i++) {
+            out[used++] = (char)message[offset + 1 + i];
+        }
+        offset += 1 + label;
+    }
+    out[used] = '\0';
+    if (used == 0) { snprintf(out, size, "<DNS message>"); }
+}
+
+static int message_denied(const unsigned char *message, int length) {
+    if (INACTIVE()) { return 0; }
+    char name[256];
+    question_name(message, length, name, sizeof name);
+    if (strcmp(name, "<DNS message>") != 0 && name_allowed(name)) { return 0; }
+    report(AIRGAP_EVENT_RESOLVE, name, 53, SOCK_DGRAM);
+    return 1;
+}
+
+#define DENY_RESOLVER(value) \
+    do { h_errno = HOST_NOT_FOUND; errno = ECONNREFUSED; return (value); } while (0)
+
+int res_query(const char *name, int class, int type, unsigned char *answer, int size) {
+    if (lookup_denied(name)) { DENY_RESOLVER(-1); }
+    return real_res_query()(name, class, type, answer, size);
+}
+int __res_query(const char *name, int class, int type, unsigned char *answer, int size) {
+    if (lookup_denied(name)) { DENY_RESOLVER(-1); }
+    return real___res_query()(name, class, type, answer, size);
+}
+int res_search(const char *name, int class, int type, unsigned char *answer, int size) {
+    if (lookup_denied(name)) { DENY_RESOLVER(-1); }
+    return real_res_search()(name, class, type, answer, size);
+}
+int __res_search(const char *name, int class, int type, unsigned char *answer, int size) {
+    if (lookup_denied(name)) { DENY_RESOLVER(-1); }
+    return real___res_search()(name, class, type, answer, size);
+}
+int res_querydomain(const char *name, const char *domain, int class, int type, unsigned char *answer, int size) {
+    if (lookup_denied(name)) { DENY_RESOLVER(-1); }
+    return real_res_querydomain()(name, domain, class, type, answer, size);
+}
+int __res_querydomain(const char *name, const char *domain, int class, int type, unsigned char *answer, int size) {
+    if (lookup_denied(name)) { DENY_RESOLVER(-1); }
+    return real___res_querydomain()(name, domain, class, type, answer, size);
+}
+int res_send(const unsigned char *message, int length, unsigned char *answer, int size) {
+    if (message_denied(message, length)) { DENY_RESOLVER(-1); }
+    return real_res_send()(message, length, answer, size);
+}
+int __res_send(const unsigned char *message, int length, unsigned char *answer, int size) {
+    if (message_denied(message, length)) { DENY_RESOLVER(-1); }
+    return real___res_send()(message, length, answer, size);
+}
+int res_nquery(void *state, const char *name, int class, int type, unsigned char *answer, int size) {
+    if (lookup_denied(name)) { DENY_RESOLVER(-1); }
+    return real_res_nquery()(state, name, class, type, answer, size);
+}
+int __res_nquery(void *state, const char *name, int class, int type, unsigned char *answer, int size) {
+    if (lookup_denied(name)) { DENY_RESOLVER(-1); }
+    return real___res_nquery()(state, name, class, type, answer, size);
+}
+int res_nsearch(void *state, const char *name, int class, int type, unsigned char *answer, int size) {
+    if (lookup_denied(name)) { DENY_RESOLVER(-1); }
+    return real_res_nsearch()(state, name, class, type, answer, size);
+}
+int __res_nsearch(void *state, const char *name, int class, int type, unsigned char *answer, int size) {
+    if (lookup_denied(name)) { DENY_RESOLVER(-1); }
+    return real___res_nsearch()(state, name, class, type, answer, size);
+}
+int res_nquerydomain(void *state, const char *name, const char *domain, int class, int type, unsigned char *answer, int size) {
+    if (lookup_denied(name)) { DENY_RESOLVER(-1); }
+    return real_res_nquerydomain()(state, name, domain, class, type, answer, size);
+}
+int __res_nquerydomain(void *state, const char *name, const char *domain, int class, int type, unsigned char *answer, int size) {
+    if (lookup_denied(name)) { DENY_RESOLVER(-1); }
+    return real___res_nquerydomain()(state, name, domain, class, type, answer, size);
+}
+int res_nsend(void *state, const unsigned char *message, int length, unsigned char *answer, int size) {
+    if (message_denied(message, length)) { DENY_RESOLVER(-1); }
+    return real_res_nsend()(state, message, length, answer, size);
+}
+int __res_nsend(void *state, const unsigned char *message, int length, unsigned char *answer, int size) {
+    if (message_denied(message, length)) { DENY_RESOLVER(-1); }
+    return real___res_nsend()(state, message, length, answer, size);
+}
+
+// MARK: - syscall(2)
+
+#ifdef __linux__
+// `syscall(SYS_connect, …)` and friends through the C library's `syscall` function. (A `syscall`
+// instruction issued directly, as static binaries and the Go runtime do, is not seen.)
+long syscall(long number, ...) {
+    va_list arguments;
+    va_start(arguments, number);
+    long a = va_arg(arguments, long);
+    long b = va_arg(arguments, long);
+    long c = va_arg(arguments, long);
+    long d = va_arg(arguments, long);
+    long e = va_arg(arguments, long);
+    long f = va_arg(arguments, long);
+    va_end(arguments);
+    if (!INACTIVE()) {
+        int proceed = 1;
+        switch (number) {
+#ifdef SYS_connect
+        case SYS_connect:
+            proceed = check_address((int)a, (const struct sockaddr *)b, (socklen_t)c);
+            break;
+#endif
+#ifdef SYS_sendto
+        case SYS_sendto:
+            proceed = e == 0 || check_address((int)a, (const struct sockaddr *)e, (socklen_t)f);
+            break;
+#endif
+#ifdef SYS_sendmsg
+        case SYS_sendmsg:
+            proceed = check_message((int)a, (const struct msghdr *)b);
+            break;
+#endif
+#ifdef SYS_sendmmsg
+        case SYS_sendmmsg: {
+            struct mmsghdr *messages = (struct mmsghdr *)b;
+            for (unsigned int i = 0; messages != NULL && i < (unsigned int)c && proceed; i++) {
+                proceed = check_message((int)a, &messages[i].msg_hdr);
+            }
+            break;
+        }
+#endif
+#ifdef SYS_socket
+        case SYS_socket:
+            proceed = raw_socket_allowed((int)a, (int)b);
+            if (!proceed) { errno = EPERM; }
+            break;
+#endif
+        default:
+            break;
+        }
+        if (!proceed) { return -1; }
+    }
+    return real_syscall()(number, a, b, c, d, e, f);
+}
+#endif
+
+// MARK: - Load time
+
+static void resolve_real_functions(void) {
+    (void)real_connect();
+    (void)real___connect();
+    (void)real_getaddrinfo();
+    (void)real_sendto();
+    (void)real_sendmsg();
+    (void)real_sendmmsg();
+    (void)real_socket();
+#ifdef __linux__
+    (void)real_syscall();
+#endif
+}
+
+#ifdef AIRGAP_PRELOAD
+
+// The preload library: configured by the parent through the environment.
+//   AIRGAP_INHERITED_MODE     fail | warn (anything else: stay off)
+//   AIRGAP_INHERITED_ALLOWED  comma-separated allowed hosts (names, *.patterns, addresses, CIDR)
+//   AIRGAP_INHERITED_LOG      the parent's log file, one line per violation
+__attribute__((constructor)) static void airgap_preload_load(void) {
+    resolve_real_functions();
+    int mode = airgap_parse_mode(getenv("AIRGAP_INHERITED_MODE"));
+    if (mode != AIRGAP_MODE_FAIL && mode != AIRGAP_MODE_WARN) { return; }
+    // A child that links Airgap itself has hooks of its own ahead of ours; they report to its own
+    // Swift side when it activates, and forward here when it does not.
+    const char *allowed = getenv("AIRGAP_INHERITED_ALLOWED");
+    if (allowed != NULL) {
+        char *copy = strdup(allowed);
+        char *save = NULL;
+        for (char *entry = copy != NULL ? strtok_r(copy, ",", &save) : NULL; entry != NULL; entry = strtok_r(NULL, ",", &save)) {
+            while (*entry == ' ') { entry++; }
+            size_t length = strlen(entry);
+            while (length > 0 && entry[length - 1] == ' ') { entry[--length] = '\0'; }
+            if (length == 0) { continue; }
+            if (airgap_add_rule(entry) != 0) { (void)airgap_add_name(entry); }
+        }
+        free(copy);
+    }
+    const char *log = getenv("AIRGAP_INHERITED_LOG");
+    if (log != NULL && *log != '\0') {
+        int fd = open(log, O_WRONLY | O_APPEND | O_CLOEXEC);
+        if (fd >= 0) { atomic_store_explicit(&child_log_fd, fd, memory_order_release); }
+    }
+    atomic_store_explicit(&fail_mode, mode == AIRGAP_MODE_FAIL ? 1 : 0, memory_order_release);
+    atomic_store_explicit(&enforcing, 1, memory_order_release);
+}
+
+#else
 
 // Defined by the Airgap Swift module with @_cdecl; weak so this target links on its own.
+extern void airgap_library_loaded(void) __attribute__((weak));
 extern void airgap_whole_run_bootstrap(void) __attribute__((weak));
 extern void airgap_whole_run_finish(void) __attribute__((weak));
 
 __attribute__((constructor)) static void airgap_load(void) {
-    (void)real_connect();
-    (void)real_getaddrinfo();
-    const char *mode = getenv("AIRGAP_MODE");
-    if (mode == NULL) { return; }
-    int value = 0;
-    if (strcasecmp(mode, "fail") == 0) { value = 1; }
-    if (strcasecmp(mode, "warn") == 0) { value = 2; }
+    resolve_real_functions();
+    if (airgap_library_loaded != NULL) {
+        airgap_library_loaded();
+    }
+    const char *text = getenv("AIRGAP_MODE");
+    if (text == NULL) { return; }
+    int mode = airgap_parse_mode(text);
+    int value = mode == AIRGAP_MODE_WARN ? 2 : (mode == AIRGAP_MODE_OFF ? 0 : 1);
+    if (mode == AIRGAP_MODE_UNRECOGNISED) { value = 3; }
     atomic_store_explicit(&startup_mode, value, memory_order_release);
     if (value == 0) { return; }
     if (airgap_whole_run_bootstrap != NULL) {
@@ -385,3 +1129,5 @@ __attribute__((constructor)) static void airgap_load(void) {
         }
     }
 }
+
+#endif

@@ -7,7 +7,7 @@ import Glibc
 #endif
 
 /// `AirgapTestCase` under XCTest: the guard is active around each test, `configure()` runs
-/// before activation, and warn mode records violations without failing the test.
+/// before activation, and warn mode blocks and records violations without failing the test.
 final class AirgapTestCaseTests: AirgapTestCase {
     private var previousHosts: Set<String> = []
     private var previousMode: Airgap.Mode = .fail
@@ -27,12 +27,11 @@ final class AirgapTestCaseTests: AirgapTestCase {
         Airgap.clearViolations()
     }
 
-    func testTheGuardIsActiveAndWarnModeRecordsAViolationWithoutFailing() throws {
+    func testTheGuardIsActiveAndWarnModeBlocksAndRecordsAViolationWithoutFailing() throws {
         XCTAssertTrue(Airgap.isActive)
         XCTAssertEqual(Airgap.mode, .warn)
         // A listener of this test's own on 127.0.0.2, which is not allowed: the connect is
-        // reported, and it succeeds only because warn mode lets it proceed (fail mode refuses it
-        // the same way an address where nothing listens would, so the target must listen).
+        // reported and refused, and the listener never sees it.
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         XCTAssertGreaterThanOrEqual(listener, 0)
         defer { close(listener) }
@@ -55,10 +54,13 @@ final class AirgapTestCaseTests: AirgapTestCase {
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        XCTAssertEqual(result, 0, "the connect should proceed in warn mode: errno \(errno)")
+        XCTAssertEqual(result, -1, "the connect should be refused in warn mode too")
+        XCTAssertEqual(errno, ECONNREFUSED)
+        var pending = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+        XCTAssertEqual(poll(&pending, 1, 0), 0, "the listener must have no pending connection")
         let violations = Airgap.violations
         XCTAssertEqual(violations.count, 1)
         XCTAssertEqual(violations.first?.url, "tcp://127.0.0.2:\(port)")
-        XCTAssertEqual(violations.first?.testName.contains("testTheGuardIsActiveAndWarnModeRecordsAViolationWithoutFailing"), true)
+        XCTAssertEqual(violations.first?.testName.contains("testTheGuardIsActiveAndWarnModeBlocksAndRecordsAViolationWithoutFailing"), true)
     }
 }

@@ -14,21 +14,21 @@ final class ReportedViolations: Sendable {
     var all: [Violation] { storage.withLock { $0 } }
 }
 
-/// Warn mode lets the socket layer's calls proceed and reports known issues instead of failures.
+/// Warn mode blocks exactly like fail mode and reports known issues instead of failures.
 struct WarnModeTests {
     @Test(.airgapped(mode: .warn, allowedHosts: Loopback.hosts))
-    func warnModeLetsTheConnectionProceedAndRecordsTheViolation() async throws {
-        // The server listens on 127.0.0.2, which is not allowed: both clients reach it only
-        // because warn mode lets the connection proceed. (Each violation symbolicates a stack on
-        // the connecting thread, which outlasted the clients' former 10 s time-outs under load.)
+    func warnModeBlocksTheConnectionAndRecordsTheViolationWithoutFailing() async throws {
+        // The server listens on 127.0.0.2, which is not allowed: neither client reaches it, and
+        // the test passes (the violations are known issues).
         try await HelloServer.with { server in
             #expect(Airgap.mode == .warn)
             let fetched = await Client.fetch(Client.session(.ephemeral), server.url())
-            #expect(fetched == .status(200), "\(fetched)")
+            #expect(fetched == .urlError(URLError.Code.cannotConnectToHost.rawValue), "\(fetched)")
             let connected = await Client.nioConnect(host: "127.0.0.2", port: server.port)
-            #expect(connected == .connected, "\(connected)")
+            #expect(connected != .connected, "\(connected)")
             let violations = Airgap.violations
             #expect(violations.count == 2)
+            #expect(violations.allSatisfy { $0.wasBlocked })
             #expect(Set(violations.map(\.url)) == ["tcp://127.0.0.2:\(server.port)"])
         }
     }

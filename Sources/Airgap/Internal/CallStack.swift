@@ -14,13 +14,33 @@ enum CallStack {
 
     /// Captures the current thread's stack.
     static func capture() -> [String] {
+        captureWithUserFrame().frames
+    }
+
+    /// Captures the current thread's stack, and the first frame with a source location outside
+    /// Airgap and the toolchain's libraries: the user's code that made the call, when it is on
+    /// this thread.
+    static func captureWithUserFrame() -> (frames: [String], userFrame: UserFrame?) {
         lock.lock()
         defer { lock.unlock() }
-        guard let backtrace = captureLocked() else {
-            return Thread.callStackSymbols
+        guard let backtrace = captureLocked(), let symbolicated = backtrace.symbolicated() else {
+            return (Thread.callStackSymbols, nil)
         }
-        return symbolicateLocked(backtrace)
+        let frames = trimmed(symbolicated.frames.map(describe).filter { $0 != "null" })
+        let user = symbolicated.frames.lazy.compactMap { frame -> UserFrame? in
+            guard let location = frame.symbol?.sourceLocation, location.line > 0 else { return nil }
+            let path = location.path
+            guard path.hasPrefix("/"), !foreignMarkers.contains(where: { path.contains($0) }) else { return nil }
+            return UserFrame(path: path, line: Int(location.line))
+        }.first
+        return (frames, user)
     }
+
+    /// Paths that are not the user's code: Airgap's own sources and the toolchain's libraries.
+    private static let foreignMarkers = [
+        "/Sources/Airgap/", "/Sources/CAirgap/", "/Sources/AirgapPreload/", "swift-corelibs", "swift-testing",
+        "/swift/stdlib/", "/swift-foundation", "/lib/swift/", "<compiler-generated>",
+    ]
 
     /// Captures the current thread's stack, to symbolicate later with ``symbolicate(_:)``.
     static func captureBacktrace() -> Backtrace? {
@@ -73,4 +93,10 @@ enum CallStack {
         let firstForeign = frames.firstIndex { frame in !ownMarkers.contains { frame.contains($0) } }
         return Array(frames[(firstForeign ?? 0)...])
     }
+}
+
+/// Where the user's code made a call that Airgap reported: an absolute source path and a line.
+struct UserFrame: Sendable, Equatable {
+    let path: String
+    let line: Int
 }

@@ -9,18 +9,33 @@ import XCTest
 
 /// What Airgap does with a violation when nobody set a ``Airgap/violationHandler``.
 enum DefaultReporting {
-    /// Fail mode: an `Issue` for a running Swift Testing test on this task, `XCTFail` for a
-    /// running XCTest test, otherwise a line on standard error.
+    /// The user's frame that made the call being reported, when known (set around the handler).
+    @TaskLocal static var location: UserFrame?
+
+    /// Fail mode: an `Issue` for a running Swift Testing test on this task, a failure of the
+    /// running XCTest test, otherwise a line on standard error. Issues and failures point at the
+    /// user's frame that made the call when it is known, else at the test.
     @Sendable static func handle(_ message: String) {
         #if canImport(Testing)
-        if Test.current != nil {
-            Issue.record(Comment(rawValue: message))
+        if let test = Test.current {
+            Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation(location) ?? test.sourceLocation)
             return
         }
         #endif
         #if canImport(XCTest)
-        if Airgap.state.withLock({ $0.currentXCTestName }) != nil {
-            XCTFail(message)
+        let (name, reference) = Airgap.state.withLock { ($0.currentXCTestName, $0.currentXCTestCase) }
+        if name != nil {
+            if let testCase = reference?.testCase {
+                let frame = location
+                testCase.recordFailure(
+                    withDescription: message,
+                    inFile: frame?.path ?? "<\(testCase.name)>",
+                    atLine: frame?.line ?? 0,
+                    expected: true
+                )
+            } else {
+                XCTFail(message)
+            }
             return
         }
         #endif
@@ -30,9 +45,10 @@ enum DefaultReporting {
     /// Warn mode: a known issue for a running Swift Testing test, otherwise one warning line.
     static func warn(_ message: String) {
         #if canImport(Testing)
-        if Test.current != nil {
+        if let test = Test.current {
+            let where_ = sourceLocation(location) ?? test.sourceLocation
             withKnownIssue("Airgap violation (warning mode)") {
-                Issue.record(Comment(rawValue: message))
+                Issue.record(Comment(rawValue: message), sourceLocation: where_)
             }
             return
         }
@@ -56,6 +72,15 @@ enum DefaultReporting {
     static func testName(for test: Test) -> String {
         let components = test.id.nameComponents
         return components.isEmpty ? test.name : components.joined(separator: "/")
+    }
+
+    /// A Swift Testing source location for a user frame (`Module/File.swift`, the module being
+    /// the folder that holds the file, as in a SwiftPM package).
+    static func sourceLocation(_ frame: UserFrame?) -> SourceLocation? {
+        guard let frame else { return nil }
+        let url = URL(fileURLWithPath: frame.path)
+        let module = url.deletingLastPathComponent().lastPathComponent
+        return SourceLocation(fileID: "\(module)/\(url.lastPathComponent)", filePath: frame.path, line: frame.line, column: 1)
     }
     #endif
 }

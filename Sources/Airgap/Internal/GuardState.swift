@@ -1,6 +1,10 @@
 import AirlockCore
 import Foundation
 
+#if canImport(XCTest)
+import XCTest
+#endif
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -26,8 +30,11 @@ struct GuardState: Sendable {
     var inXCTestContext = false
     /// Set by the `.airgapped` trait and `Airgap.scoped` for the test they wrap.
     var currentTestName: String?
-    /// Set by `AirgapObserver` / `AirgapTestCase` while an XCTest test runs.
+    /// Set while an XCTest test runs (by an observer registered when Airgap loads, and by
+    /// `AirgapObserver` / `AirgapTestCase`).
     var currentXCTestName: String?
+    /// The running XCTest test case, to record failures on it at the user's frame.
+    var currentXCTestCase: XCTestCaseReference?
     /// Collectors of the trait scopes in progress, innermost last.
     var scopeSinks: [ScopeSink] = []
     /// Whether the load-time constructor activated the guard (`AIRGAP_MODE`).
@@ -38,17 +45,35 @@ struct GuardState: Sendable {
 /// Collects the violations of one `.airgapped` / `Airgap.scoped` scope, so that the scope can
 /// report them on the test's own task when it ends.
 final class ScopeSink: Sendable {
-    private let collected = Locked<[Violation]>([])
+    private let collected = Locked<[(violation: Violation, location: UserFrame?)]>([])
 
-    func append(_ violation: Violation) {
-        collected.withLock { $0.append(violation) }
+    func append(_ violation: Violation, location: UserFrame?) {
+        collected.withLock { $0.append((violation, location)) }
     }
 
     var violations: [Violation] {
+        collected.withLock { $0.map(\.violation) }
+    }
+
+    /// Each violation with the user's frame that made the call, when known.
+    var entries: [(violation: Violation, location: UserFrame?)] {
         collected.withLock { $0 }
     }
 
     func removeAll() {
         collected.withLock { $0.removeAll() }
     }
+}
+
+/// The running XCTest test case, held weakly.
+final class XCTestCaseReference: @unchecked Sendable {
+    // @unchecked Sendable: `testCase` is set once in init and only read afterwards; XCTest
+    // accepts failures recorded on a test case from any thread.
+    #if canImport(XCTest)
+    weak var testCase: XCTestCase?
+
+    init(_ testCase: XCTestCase) {
+        self.testCase = testCase
+    }
+    #endif
 }

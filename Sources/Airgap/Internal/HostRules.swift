@@ -8,6 +8,8 @@ struct HostRules: Sendable {
     private(set) var patterns: [HostPattern] = []
     private(set) var addressRules: [String] = []
     private(set) var rejected: [String] = []
+    /// The name entries as written (for the C matcher of forked and preloaded children).
+    private(set) var names: [String] = []
 
     init(_ hosts: Set<String>) {
         for entry in hosts.sorted() {
@@ -21,6 +23,7 @@ struct HostRules: Sendable {
             let patternText = text.hasPrefix("*.") ? "**." + text.dropFirst(2) : text
             if let pattern = try? HostPattern(patternText) {
                 patterns.append(pattern)
+                names.append(text)
             } else {
                 rejected.append(text)
             }
@@ -44,11 +47,15 @@ struct HostRules: Sendable {
         return allowsName(bare)
     }
 
-    /// Replaces the C layer's address rules with these.
+    /// Replaces the C layer's rules with these, closing the addresses that names of the
+    /// previous rules resolved to. `localhost` adds 127.0.0.1 and ::1 (RFC 6761).
     func installAddressRules() {
         airgap_clear_rules()
         for rule in addressRules {
             _ = airgap_add_rule(rule)
+        }
+        for name in names {
+            _ = airgap_add_name(name)
         }
     }
 }

@@ -15,22 +15,24 @@ enum ScopeRunner {
 
     static func run<T>(
         testName: String,
+        sourceLocation: SourceLocation,
         mode: Airgap.Mode?,
         allowedHosts: Set<String>,
         _ body: () async throws -> T
     ) async rethrows -> T {
         if holdsLock {
-            return try await runHoldingLock(testName: testName, mode: mode, allowedHosts: allowedHosts, body)
+            return try await runHoldingLock(testName: testName, sourceLocation: sourceLocation, mode: mode, allowedHosts: allowedHosts, body)
         }
         await lock.lock()
         defer { lock.unlock() }
         return try await $holdsLock.withValue(true) {
-            try await runHoldingLock(testName: testName, mode: mode, allowedHosts: allowedHosts, body)
+            try await runHoldingLock(testName: testName, sourceLocation: sourceLocation, mode: mode, allowedHosts: allowedHosts, body)
         }
     }
 
     private static func runHoldingLock<T>(
         testName: String,
+        sourceLocation: SourceLocation,
         mode: Airgap.Mode?,
         allowedHosts: Set<String>,
         _ body: () async throws -> T
@@ -55,6 +57,8 @@ enum ScopeRunner {
         }
         Airgap.activate()
         defer {
+            // What child processes reported belongs to this scope's test.
+            ChildProcesses.drain()
             Airgap.state.withLock { state in
                 state.scopeSinks.removeAll { $0 === sink }
                 state.currentTestName = previousName
@@ -62,20 +66,23 @@ enum ScopeRunner {
                 state.isAllowed = wasAllowed
             }
             saved.restore()
-            report(sink.violations, mode: effectiveMode)
+            report(sink.entries, mode: effectiveMode, at: sourceLocation)
         }
         return try await body()
     }
 
-    private static func report(_ violations: [Violation], mode: Airgap.Mode) {
-        for violation in violations {
+    /// Records each violation as an issue at the user's frame that made the call, when known,
+    /// else at the test (or the `Airgap.scoped` call).
+    private static func report(_ entries: [(violation: Violation, location: UserFrame?)], mode: Airgap.Mode, at scopeLocation: SourceLocation) {
+        for (violation, location) in entries {
             let comment = Comment(rawValue: violation.message)
+            let sourceLocation = DefaultReporting.sourceLocation(location) ?? scopeLocation
             switch mode {
             case .fail:
-                Issue.record(comment)
+                Issue.record(comment, sourceLocation: sourceLocation)
             case .warn:
                 withKnownIssue("Airgap violation (warning mode)") {
-                    Issue.record(comment)
+                    Issue.record(comment, sourceLocation: sourceLocation)
                 }
             }
         }

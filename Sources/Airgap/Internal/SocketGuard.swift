@@ -10,9 +10,14 @@ enum SocketGuard {
                 guard let name else { return 0 }
                 return SocketGuard.allowsName(String(cString: name)) ? 1 : 0
             },
-            { event, host, port, socketType, blocked in
+            { event, host, port, socketType, _ in
                 let host = host.map { String(cString: $0) } ?? "?"
-                SocketGuard.report(event: event, host: host, port: Int(port), socketType: socketType, blocked: blocked != 0)
+                let (stack, location) = CallStack.captureWithUserFrame()
+                let violation = SocketGuard.violation(
+                    event: event, host: host, port: Int(port), socketType: socketType,
+                    testName: Airgap.attributedTestName(), callStack: stack
+                )
+                Airgap.record(violation, message: violation.message, location: location)
             }
         )
     }()
@@ -26,35 +31,31 @@ enum SocketGuard {
         Airgap.state.withLock { $0.hostRules.allowsName(name) }
     }
 
-    /// Called by the hooks, on the thread that called `connect` / `getaddrinfo`, with the
-    /// thread's bypass mark set so nothing here can recurse into the hooks.
-    static func report(event: Int32, host: String, port: Int, socketType: Int32, blocked: Bool) {
-        let violation: Violation
-        if event == Int32(AIRGAP_EVENT_CONNECT.rawValue) {
+    /// The violation for one event of the C layer (of this process or of a child's log line).
+    static func violation(event: Int32, host: String, port: Int, socketType: Int32, testName: String, callStack: [String]) -> Violation {
+        switch event {
+        case Int32(AIRGAP_EVENT_CONNECT.rawValue):
             let scheme = socketType == Int32(SOCK_DGRAM.rawValue) ? "udp" : "tcp"
             let authority = host.contains(":") ? "[\(host)]" : host
-            violation = Violation(
-                testName: Airgap.attributedTestName(),
-                httpMethod: "CONNECT",
-                url: "\(scheme)://\(authority):\(port)",
-                callStack: CallStack.capture(),
-                host: host,
-                port: port,
-                kind: .connect,
-                wasBlocked: blocked
+            return Violation(
+                testName: testName, httpMethod: "CONNECT", url: "\(scheme)://\(authority):\(port)",
+                callStack: callStack, host: host, port: port, kind: .connect, wasBlocked: true
             )
-        } else {
-            violation = Violation(
-                testName: Airgap.attributedTestName(),
-                httpMethod: "RESOLVE",
-                url: port == 0 ? "dns://\(host)" : "dns://\(host):\(port)",
-                callStack: CallStack.capture(),
-                host: host,
-                port: port == 0 ? nil : port,
-                kind: .resolve,
-                wasBlocked: blocked
+        case Int32(AIRGAP_EVENT_REVERSE.rawValue):
+            return Violation(
+                testName: testName, httpMethod: "RESOLVE", url: "dns-ptr://\(host)",
+                callStack: callStack, host: host, port: port == 0 ? nil : port, kind: .resolve, wasBlocked: true
+            )
+        case Int32(AIRGAP_EVENT_SOCKET.rawValue):
+            return Violation(
+                testName: testName, httpMethod: "SOCKET", url: "raw://\(host)",
+                callStack: callStack, host: nil, port: nil, kind: .connect, wasBlocked: true
+            )
+        default:
+            return Violation(
+                testName: testName, httpMethod: "RESOLVE", url: port == 0 ? "dns://\(host)" : "dns://\(host):\(port)",
+                callStack: callStack, host: host, port: port == 0 ? nil : port, kind: .resolve, wasBlocked: true
             )
         }
-        Airgap.record(violation, message: violation.message)
     }
 }

@@ -1,20 +1,33 @@
 // CAirgap: the socket layer of Airgap.
 //
-// This target defines `connect` and `getaddrinfo`. Because SwiftPM exports an executable's
-// symbols dynamically, these definitions win over the C library's for every caller in the
-// process (libcurl under FoundationNetworking, SwiftNIO, raw sockets). Each hook forwards to the
-// C library through `dlsym(RTLD_NEXT, …)`; while the guard is not enforcing it costs one atomic
-// load. While it is enforcing:
+// This target defines every C-library entry point through which a process reaches the network:
+// `connect`, `__connect`, `sendto` / `sendmsg` / `sendmmsg` with an address (unconnected UDP,
+// TCP Fast Open), `socket` (raw and packet sockets), `getaddrinfo`, `getaddrinfo_a`,
+// `gethostbyname`(2)(_r), `gethostbyaddr`(_r), `getnameinfo`, `res_*` / `__res_*` (query,
+// search, querydomain, send, and the `res_n*` forms) and `syscall` (for `SYS_connect`,
+// `SYS_sendto`, `SYS_sendmsg`, `SYS_sendmmsg`, `SYS_socket`). Because SwiftPM exports an
+// executable's symbols dynamically, these definitions win over the C library's for every caller
+// in the process. Each hook forwards to the C library through `dlsym(RTLD_NEXT, …)`; while the
+// guard is not enforcing it costs one atomic load. While it is enforcing, in both modes (the mode
+// only changes how the Swift side reports):
 //
-// - `getaddrinfo` of a host name that the name callback does not allow is a violation. In fail
-//   mode it returns `EAI_NONAME` without calling the resolver, so no DNS query leaves.
-//   Numeric hosts (`127.0.0.1`, `::1`) are not lookups and are left to `connect`.
-//   The addresses an allowed name resolves to are added to the allowed addresses.
-// - `connect` of an `AF_INET`/`AF_INET6` socket to an address outside the allowed addresses is a
-//   violation. In fail mode it returns -1 with `errno = ECONNREFUSED` before any packet leaves.
-// - `AF_UNIX` (and every other family, and `AF_UNSPEC` "disconnect") always passes.
+// - a lookup of a host name that is not allowed is a violation and fails (`EAI_NONAME`,
+//   `HOST_NOT_FOUND`) without calling the resolver, so no DNS query leaves. Numeric hosts
+//   (`127.0.0.1`, `::1`) are not lookups and are left to the address checks. The addresses an
+//   allowed name resolves to are allowed until the allow list changes or the guard deactivates.
+// - a `connect`, or a send with a destination address, of an `AF_INET`/`AF_INET6` socket to an
+//   address that is not allowed is a violation and fails with `ECONNREFUSED` before any packet
+//   leaves. Every address length the kernel accepts is checked (IPv6 from 24 bytes), and
+//   IPv4-mapped IPv6 addresses are checked as IPv4.
+// - a raw IP socket or an `AF_PACKET` socket is a violation and fails with `EPERM`.
+// - a reverse lookup of an address that is not allowed is a violation (`EAI_NONAME`).
+// - UDP to a loopback port bound by a socket of this same process passes: Foundation's CFSocket
+//   wake-up pair (used by `Process` and run loops) is two such sockets.
+// - `AF_UNIX`, `AF_NETLINK` and every other family always pass.
 //
-// In warn mode the violation is reported and the call proceeds.
+// Child processes: the same file, compiled with AIRGAP_PRELOAD into the `AirgapPreload` shared
+// library, guards processes started with `LD_PRELOAD` pointing at it, configured by the
+// `AIRGAP_INHERITED_*` environment variables, and reports to the parent's log file.
 
 #ifndef CAIRGAP_H
 #define CAIRGAP_H
@@ -29,11 +42,28 @@ typedef enum {
     AIRGAP_EVENT_CONNECT = 1,
     /// A `getaddrinfo` of a host name that is not allowed. `host` is the name.
     AIRGAP_EVENT_RESOLVE = 2,
+    /// A reverse lookup (`getnameinfo`, `gethostbyaddr`) of an address that is not allowed.
+    /// `host` is the numeric address.
+    AIRGAP_EVENT_REVERSE = 3,
+    /// A raw IP or packet socket. `host` names the family and type (`AF_PACKET`).
+    AIRGAP_EVENT_SOCKET = 4,
 } airgap_event;
+
+/// What `airgap_parse_mode` returns for an `AIRGAP_MODE` value.
+typedef enum {
+    /// Absent, empty, `off`, `0`, `false`, `no`, `none`, `disabled`.
+    AIRGAP_MODE_OFF = 0,
+    /// `fail`, `1`, `true`, `on`, `yes`, `strict`, `block`, `error`.
+    AIRGAP_MODE_FAIL = 1,
+    /// `warn`, `warning`, `report`.
+    AIRGAP_MODE_WARN = 2,
+    /// Anything else.
+    AIRGAP_MODE_UNRECOGNISED = 3,
+} airgap_mode_value;
 
 /// Called (outside any lock, on the calling thread) for each violation.
 /// `port` is 0 when unknown; `socket_type` is `SOCK_STREAM`, `SOCK_DGRAM`, or 0 when unknown;
-/// `blocked` is 1 when the call is about to fail (fail mode), 0 when it proceeds (warn mode).
+/// `blocked` is 1: the call is about to fail (in both modes).
 typedef void (*airgap_violation_callback)(int event, const char *host, int port, int socket_type, int blocked);
 
 /// Decides whether a host name may be resolved: returns 1 to allow, 0 to deny.
@@ -48,15 +78,22 @@ void airgap_set_enforcing(int enforcing);
 /// Whether the hooks are enforcing.
 int airgap_is_enforcing(void);
 
-/// Fail mode (1: the call fails) or warn mode (0: the call proceeds after reporting).
+/// Fail mode (1) or warn mode (0). Both block; the mode only changes how violations are reported
+/// (and what a child process prints).
 void airgap_set_fail_mode(int fail);
 
-/// Removes every configured address rule (IP literals and CIDR ranges).
+/// Removes every configured address rule and name, and forgets the addresses allowed names
+/// resolved to: a changed allow list closes what the previous one opened.
 void airgap_clear_rules(void);
 
 /// Adds an address rule: an IPv4 or IPv6 literal (`127.0.0.1`, `::1`, `[::1]`) or a CIDR range
 /// (`127.0.0.0/8`, `fd00::/8`). Returns 0 on success, -1 when `text` is not an address rule.
 int airgap_add_rule(const char *text);
+
+/// Adds a host name or `*.domain` pattern for the C matcher (used by forked and preloaded
+/// children). `localhost` also adds 127.0.0.1 and ::1 as address rules (RFC 6761).
+/// Returns 0 on success, -1 on failure.
+int airgap_add_name(const char *text);
 
 /// Whether `text` parses as an address rule, without adding it. Returns 1 or 0.
 int airgap_is_address_rule(const char *text);
@@ -75,9 +112,20 @@ int airgap_resolved_count(void);
 /// mark is set forward without checks, so Airgap's reporting cannot recurse into itself.
 void airgap_set_thread_bypass(int bypass);
 
-/// The value of `AIRGAP_MODE` seen by the load-time constructor: 0 absent or unrecognised,
-/// 1 `fail`, 2 `warn`.
+/// The value of `AIRGAP_MODE` seen by the load-time constructor: 0 absent or off, 1 `fail`,
+/// 2 `warn`, 3 unrecognised (whole-run mode then runs in fail mode).
 int airgap_startup_mode(void);
+
+/// Parses an `AIRGAP_MODE` value (trimmed, case-insensitive); see `airgap_mode_value`.
+int airgap_parse_mode(const char *text);
+
+/// Opens (creating it) the log file that forked children of this process write their
+/// violations to, and makes this process the owner that receives callbacks. Child processes
+/// started with the preload library write to the same file. Returns 0, or -1 with errno.
+int airgap_set_child_log(const char *path);
+
+/// The process id recorded by `airgap_set_child_log`, or 0.
+int airgap_child_log_owner(void);
 
 #ifdef __cplusplus
 }
