@@ -1,3 +1,4 @@
+import AirlockCore
 import Foundation
 
 /// One attempt at real network access that Airgap detected.
@@ -35,7 +36,7 @@ public struct Violation: Sendable, Equatable, Codable {
     public let testName: String
     /// The HTTP method (`"GET"`, `"POST"`), or `"CONNECT"` / `"RESOLVE"` for the socket layer.
     public let httpMethod: String
-    /// The absolute URL of the request, or `tcp://address:port`, `udp://address:port`,
+    /// The absolute URL of the request with credentials hidden (``Redaction/standard``), or `tcp://address:port`, `udp://address:port`,
     /// `dns://name` for the socket layer.
     public let url: String
     /// Symbolicated stack frames captured where the violation was detected, innermost first.
@@ -79,7 +80,9 @@ public struct Violation: Sendable, Equatable, Codable {
         self.wasBlocked = wasBlocked
         self.testName = testName
         self.httpMethod = httpMethod
-        self.url = url
+        // Violations go into messages and report files: credentials in the URL (query and
+        // fragment tokens, a user-info password) never reach them.
+        self.url = Redaction.standard.url(url)
         self.callStack = callStack
         self.timestamp = timestamp
         self.contentType = contentType

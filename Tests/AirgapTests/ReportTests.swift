@@ -1,5 +1,8 @@
 @testable import Airgap
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Testing
 
 /// Both report formats: the text format of the documentation and JSON decoding to `[Violation]`.
@@ -63,6 +66,21 @@ struct ReportTests {
         let frames = lines[9...].prefix { $0.hasPrefix("  ") }
         #expect((1...11).contains(frames.count))
         #expect(frames.first?.hasPrefix("  getaddrinfo + ") == true)
+    }
+
+    @Test func reportsHideCredentialsInURLs() async throws {
+        let protected = Airgap.protect(Client.configured(.ephemeral))
+        _ = await Client.fetch(URLSession(configuration: protected), "http://user:PASSWORDSECRET@airgap-secret.invalid/cb?state=1&access_token=QUERYSECRET#id_token=FRAGMENTSECRET")
+        let path = temporaryPath("report.json")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        Airgap.reportPath = path
+        Airgap.writeReport()
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text.contains("airgap-secret.invalid"), "\(text)")
+        for secret in ["PASSWORDSECRET", "QUERYSECRET", "FRAGMENTSECRET"] {
+            #expect(!text.contains(secret), "\(secret) is in the report:\n\(text)")
+        }
+        #expect(Airgap.violations.allSatisfy { !$0.url.contains("QUERYSECRET") })
     }
 
     @Test func writesJSONThatDecodesToViolations() async throws {
