@@ -81,6 +81,9 @@ struct ReportTests {
             #expect(!text.contains(secret), "\(secret) is in the report:\n\(text)")
         }
         #expect(Airgap.violations.allSatisfy { !$0.url.contains("QUERYSECRET") })
+        // Whichever layer saw it, a violation never stores the credentials it was made with.
+        let made = Violation(testName: "t", httpMethod: "GET", url: "https://u:PASSWORDSECRET@h.example/p?token=QUERYSECRET#access_token=FRAGMENTSECRET", callStack: [])
+        #expect(made.url == "https://u:%5BREDACTED%5D@h.example/p?token=%5BREDACTED%5D#access_token=%5BREDACTED%5D")
     }
 
     @Test func writesJSONThatDecodesToViolations() async throws {
