@@ -203,11 +203,11 @@ public enum Airgap {
 
     /// Serialises ``synchronise()`` so registration changes apply in order. Never taken by the
     /// URLProtocol queue, so registering under it cannot deadlock against `canInit(with:)`.
-    private static let synchronisation = Locked(())
+    private static let synchronisation = Locked()
 
     /// Applies the state to the two layers: the `URLProtocol` registration and the C hooks.
     static func synchronise() {
-        synchronisation.withLock { _ in
+        synchronisation.withLock {
             let (register, unregister, enforcing, mode, hosts) = state.withLock { state in
                 let register = state.isActive && !state.isProtocolRegistered
                 let unregister = !state.isActive && state.isProtocolRegistered

@@ -6,8 +6,11 @@ import Foundation
 /// ``kind`` says where it was seen and ``wasBlocked`` whether it was stopped. The URLSession
 /// layer (``Kind/request``) fills every field from the request: `httpMethod`, `url` and
 /// `contentType`. The socket layer knows only where the connection was going: a
-/// ``Kind/connect`` has a `tcp://` or `udp://` URL, a ``Kind/resolve`` a `dns://` URL, both
-/// with `host` and `port` (and, for the seed's reports, `httpMethod` `"CONNECT"` / `"RESOLVE"`).
+/// ``Kind/connect`` has a `tcp://` or `udp://` URL (or `raw://AF_PACKET` with `httpMethod`
+/// `"SOCKET"` for a raw socket), a ``Kind/resolve`` a `dns://name` URL (`dns-ptr://address` for
+/// a reverse lookup), both with `host` and `port` (and, for the seed's reports, `httpMethod`
+/// `"CONNECT"` / `"RESOLVE"`). Violations of child processes have one call-stack line,
+/// `child process PID (program)`.
 ///
 /// `Violation` is `Codable`; JSON reports (``Airgap/writeReport()`` with a `.json` path) encode
 /// an array of them with ISO 8601 dates:
@@ -20,7 +23,7 @@ public struct Violation: Sendable, Equatable, Codable {
     public enum Kind: String, Sendable, Codable {
         /// An HTTP request through a `URLSession` (the guard protocol saw it).
         case request
-        /// A socket `connect` (TCP or UDP).
+        /// A socket `connect`, a send to an address (TCP or UDP), or a raw socket.
         case connect
         /// A host-name lookup.
         case resolve
@@ -28,8 +31,8 @@ public struct Violation: Sendable, Equatable, Codable {
 
     /// Where Airgap saw the attempt: a request, a connect, or a name lookup.
     public let kind: Kind
-    /// Whether the attempt was stopped; `false` when it was only reported (warn mode at the
-    /// socket layer).
+    /// Whether the attempt was stopped. Airgap blocks in both modes, so its own violations are
+    /// always `true`; `false` is kept for reports written by earlier versions.
     public let wasBlocked: Bool
     /// The test that triggered the violation: `"Suite/test()"` under Swift Testing,
     /// `"-[Class test]"`-style names under XCTest, `"<unknown test>"` when no test was running.

@@ -14,6 +14,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -34,11 +35,24 @@
 #include <sys/syscall.h>
 #endif
 
+// Under ThreadSanitizer an instrumented function records its entry in the calling thread's state;
+// Foundation calls `syscall(SYS_gettid)` from a thread-specific-data destructor, after that state
+// is gone. So the `syscall` hook and the accessors of the real functions are not instrumented
+// (the checks the hook calls for network calls are).
+#if defined(__has_attribute)
+#if __has_attribute(disable_sanitizer_instrumentation)
+#define AIRGAP_UNINSTRUMENTED __attribute__((disable_sanitizer_instrumentation))
+#endif
+#endif
+#ifndef AIRGAP_UNINSTRUMENTED
+#define AIRGAP_UNINSTRUMENTED
+#endif
+
 // MARK: - The real functions
 
 #define REAL(name, type)                                                              \
     static _Atomic(type) real_##name##_ptr;                                           \
-    static type real_##name(void) {                                                   \
+    AIRGAP_UNINSTRUMENTED static type real_##name(void) {                             \
         type fn = atomic_load_explicit(&real_##name##_ptr, memory_order_acquire);     \
         if (fn == NULL) {                                                             \
             fn = (type)dlsym(RTLD_NEXT, #name);                                       \
@@ -399,7 +413,7 @@ int airgap_parse_mode(const char *text) {
 }
 
 int airgap_set_child_log(const char *path) {
-    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) { return -1; }
     int previous = atomic_exchange(&child_log_fd, fd);
     if (previous >= 0) { close(previous); }
@@ -800,52 +814,62 @@ int getaddrinfo_a(int mode, struct gaicb *list[], int count, struct sigevent *ev
     return real_getaddrinfo_a()(mode, list, count, event);
 }
 
-static int lookup_denied(const char *name) {
-    if (INACTIVE() || name == NULL || name_allowed(name)) { return 0; }
+// Whether a lookup of `name` is denied (and reported). Called only while enforcing.
+static int lookup_denied_active(const char *name) {
+    if (name == NULL || name_allowed(name)) { return 0; }
     report(AIRGAP_EVENT_RESOLVE, name, 0, 0);
     return 1;
 }
 
+// The same, for hooks that have not checked enforcement yet: one atomic load when inactive.
+static int lookup_denied(const char *name) {
+    return !INACTIVE() && lookup_denied_active(name);
+}
+
 struct hostent *gethostbyname(const char *name) {
-    if (lookup_denied(name)) {
+    if (INACTIVE() || name == NULL) { return real_gethostbyname()(name); }
+    if (lookup_denied_active(name)) {
         h_errno = HOST_NOT_FOUND;
         return NULL;
     }
     struct hostent *entry = real_gethostbyname()(name);
-    if (!INACTIVE() && name != NULL && !is_numeric_host(name)) { remember_hostent(entry); }
+    if (!is_numeric_host(name)) { remember_hostent(entry); }
     return entry;
 }
 
 struct hostent *gethostbyname2(const char *name, int family) {
-    if (lookup_denied(name)) {
+    if (INACTIVE() || name == NULL) { return real_gethostbyname2()(name, family); }
+    if (lookup_denied_active(name)) {
         h_errno = HOST_NOT_FOUND;
         return NULL;
     }
     struct hostent *entry = real_gethostbyname2()(name, family);
-    if (!INACTIVE() && name != NULL && !is_numeric_host(name)) { remember_hostent(entry); }
+    if (!is_numeric_host(name)) { remember_hostent(entry); }
     return entry;
 }
 
 int gethostbyname_r(const char *name, struct hostent *entry, char *buffer, size_t size, struct hostent **result, int *error) {
-    if (lookup_denied(name)) {
+    if (INACTIVE() || name == NULL) { return real_gethostbyname_r()(name, entry, buffer, size, result, error); }
+    if (lookup_denied_active(name)) {
         if (result != NULL) { *result = NULL; }
         if (error != NULL) { *error = HOST_NOT_FOUND; }
         return ENOENT;
     }
     int status = real_gethostbyname_r()(name, entry, buffer, size, result, error);
-    if (status == 0 && result != NULL && !INACTIVE() && !is_numeric_host(name)) { remember_hostent(*result); }
+    if (status == 0 && result != NULL && !is_numeric_host(name)) { remember_hostent(*result); }
     return status;
 }
 
 int gethostbyname2_r(const char *name, int family, struct hostent *entry, char *buffer, size_t size,
                      struct hostent **result, int *error) {
-    if (lookup_denied(name)) {
+    if (INACTIVE() || name == NULL) { return real_gethostbyname2_r()(name, family, entry, buffer, size, result, error); }
+    if (lookup_denied_active(name)) {
         if (result != NULL) { *result = NULL; }
         if (error != NULL) { *error = HOST_NOT_FOUND; }
         return ENOENT;
     }
     int status = real_gethostbyname2_r()(name, family, entry, buffer, size, result, error);
-    if (status == 0 && result != NULL && !INACTIVE() && !is_numeric_host(name)) { remember_hostent(*result); }
+    if (status == 0 && result != NULL && !is_numeric_host(name)) { remember_hostent(*result); }
     return status;
 }
 
@@ -1002,7 +1026,7 @@ int __res_nsend(void *state, const unsigned char *message, int length, unsigned 
 #ifdef __linux__
 // `syscall(SYS_connect, …)` and friends through the C library's `syscall` function. (A `syscall`
 // instruction issued directly, as static binaries and the Go runtime do, is not seen.)
-long syscall(long number, ...) {
+AIRGAP_UNINSTRUMENTED long syscall(long number, ...) {
     va_list arguments;
     va_start(arguments, number);
     long a = va_arg(arguments, long);
@@ -1071,36 +1095,88 @@ static void resolve_real_functions(void) {
 
 #ifdef AIRGAP_PRELOAD
 
-// The preload library: configured by the parent through the environment.
-//   AIRGAP_INHERITED_MODE     fail | warn (anything else: stay off)
-//   AIRGAP_INHERITED_ALLOWED  comma-separated allowed hosts (names, *.patterns, addresses, CIDR)
-//   AIRGAP_INHERITED_LOG      the parent's log file, one line per violation
-__attribute__((constructor)) static void airgap_preload_load(void) {
-    resolve_real_functions();
-    int mode = airgap_parse_mode(getenv("AIRGAP_INHERITED_MODE"));
-    if (mode != AIRGAP_MODE_FAIL && mode != AIRGAP_MODE_WARN) { return; }
-    // A child that links Airgap itself has hooks of its own ahead of ours; they report to its own
-    // Swift side when it activates, and forward here when it does not.
-    const char *allowed = getenv("AIRGAP_INHERITED_ALLOWED");
-    if (allowed != NULL) {
-        char *copy = strdup(allowed);
-        char *save = NULL;
-        for (char *entry = copy != NULL ? strtok_r(copy, ",", &save) : NULL; entry != NULL; entry = strtok_r(NULL, ",", &save)) {
-            while (*entry == ' ') { entry++; }
-            size_t length = strlen(entry);
-            while (length > 0 && entry[length - 1] == ' ') { entry[--length] = '\0'; }
-            if (length == 0) { continue; }
-            if (airgap_add_rule(entry) != 0) { (void)airgap_add_name(entry); }
-        }
-        free(copy);
+// Adds each comma-separated entry of `list` as an address rule or a name.
+static void add_allowed_list(const char *list) {
+    if (list == NULL) { return; }
+    char *copy = strdup(list);
+    char *save = NULL;
+    for (char *entry = copy != NULL ? strtok_r(copy, ",", &save) : NULL; entry != NULL; entry = strtok_r(NULL, ",", &save)) {
+        while (*entry == ' ') { entry++; }
+        size_t length = strlen(entry);
+        while (length > 0 && entry[length - 1] == ' ') { entry[--length] = '\0'; }
+        if (length == 0) { continue; }
+        if (airgap_add_rule(entry) != 0) { (void)airgap_add_name(entry); }
     }
-    const char *log = getenv("AIRGAP_INHERITED_LOG");
+    free(copy);
+}
+
+// Reads the whole state file at `path` (NULL when it does not exist or cannot be read).
+static char *read_state_file(const char *path) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) { return NULL; }
+    size_t capacity = 4096, size = 0;
+    char *text = malloc(capacity + 1);
+    while (text != NULL) {
+        if (size == capacity) {
+            if (capacity >= (size_t)16 << 20) { break; }
+            char *grown = realloc(text, capacity * 2 + 1);
+            if (grown == NULL) { break; }
+            text = grown;
+            capacity *= 2;
+        }
+        ssize_t count = read(fd, text + size, capacity - size);
+        if (count < 0 && errno == EINTR) { continue; }
+        if (count <= 0) { break; }
+        size += (size_t)count;
+    }
+    close(fd);
+    if (text != NULL) { text[size] = '\0'; }
+    return text;
+}
+
+static void start_enforcing(int mode, const char *allowed, const char *log) {
+    if (mode != AIRGAP_MODE_FAIL && mode != AIRGAP_MODE_WARN) { return; }
+    add_allowed_list(allowed);
     if (log != NULL && *log != '\0') {
         int fd = open(log, O_WRONLY | O_APPEND | O_CLOEXEC);
         if (fd >= 0) { atomic_store_explicit(&child_log_fd, fd, memory_order_release); }
     }
     atomic_store_explicit(&fail_mode, mode == AIRGAP_MODE_FAIL ? 1 : 0, memory_order_release);
     atomic_store_explicit(&enforcing, 1, memory_order_release);
+}
+
+// The preload library, configured by the process that started this one:
+//   AIRGAP_INHERITED_STATE  the state file that process keeps (see airgap_publish_inherited_state):
+//                           "airgap-state 1", then one line each for the mode (fail | warn | off),
+//                           the comma-separated allowed hosts and the log file. No file: off.
+// Without AIRGAP_INHERITED_STATE (a process guarded by hand):
+//   AIRGAP_INHERITED_MODE     fail | warn (anything else: stay off)
+//   AIRGAP_INHERITED_ALLOWED  comma-separated allowed hosts (names, *.patterns, addresses, CIDR)
+//   AIRGAP_INHERITED_LOG      a log file, one line per violation
+// A child that links Airgap itself has hooks of its own ahead of ours; they report to its own
+// Swift side when it activates, and forward here when it does not.
+__attribute__((constructor)) static void airgap_preload_load(void) {
+    resolve_real_functions();
+    const char *state_path = getenv("AIRGAP_INHERITED_STATE");
+    if (state_path == NULL || *state_path == '\0') {
+        start_enforcing(airgap_parse_mode(getenv("AIRGAP_INHERITED_MODE")), getenv("AIRGAP_INHERITED_ALLOWED"),
+                        getenv("AIRGAP_INHERITED_LOG"));
+        return;
+    }
+    char *text = read_state_file(state_path);
+    if (text == NULL) { return; }
+    char *lines[4] = {NULL, NULL, NULL, NULL};
+    size_t count = 0;
+    // strtok_r would merge an empty allowed-hosts line with its neighbours; split by hand.
+    for (char *line = text; line != NULL && count < 4; count++) {
+        lines[count] = line;
+        char *end = strchr(line, '\n');
+        if (end != NULL) { *end = '\0'; line = end + 1; } else { line = NULL; }
+    }
+    if (count == 4 && strcmp(lines[0], "airgap-state 1") == 0) {
+        start_enforcing(airgap_parse_mode(lines[1]), lines[2], lines[3]);
+    }
+    free(text);
 }
 
 #else
@@ -1110,8 +1186,164 @@ extern void airgap_library_loaded(void) __attribute__((weak));
 extern void airgap_whole_run_bootstrap(void) __attribute__((weak));
 extern void airgap_whole_run_finish(void) __attribute__((weak));
 
+// MARK: - Child processes
+
+// Set once by the load-time constructor, before any thread exists, and read-only afterwards.
+static char preload_library_path[PATH_MAX];   // "" when children cannot be guarded
+static char inherited_state_directory[PATH_MAX];   // private (0700) directory of the state file
+static char inherited_state_path[PATH_MAX];   // the state file this process publishes; "" if none
+static int inheritance_status = AIRGAP_CHILDREN_NOT_FOUND;
+static int state_owner_pid;
+
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define AIRGAP_UNDER_THREAD_SANITIZER 1
+#endif
+#endif
+
+// Whether the LD_PRELOAD value `list` (space- or colon-separated) already names a preload library
+// of Airgap, possibly another build's.
+static int preload_list_has_airgap(const char *list) {
+    static const char name[] = "libAirgapPreload.so";
+    for (const char *found = list != NULL ? strstr(list, name) : NULL; found != NULL; found = strstr(found + 1, name)) {
+        char after = found[sizeof name - 1];
+        if ((found == list || found[-1] == '/' || found[-1] == ' ' || found[-1] == ':') &&
+            (after == '\0' || after == ' ' || after == ':')) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void airgap_remove_inherited_state(void) {
+    if (state_owner_pid == (int)getpid() && inherited_state_path[0] != '\0') {
+        unlink(inherited_state_path);
+        rmdir(inherited_state_directory);
+    }
+}
+
+// Exports LD_PRELOAD and AIRGAP_INHERITED_STATE once, at load time, while this process has a
+// single thread: changing the environment later races with every thread that reads it (starting
+// a `Process` copies `environ`; glibc's setenv frees the array it replaces). What changes at run
+// time — mode, allowed hosts, log — goes to the state file, which each child reads as it loads.
+static void export_inheritance(void) {
+#ifdef AIRGAP_UNDER_THREAD_SANITIZER
+    // An instrumented preload library cannot load into uninstrumented children.
+    inheritance_status = AIRGAP_CHILDREN_SANITIZER;
+    return;
+#else
+    const char *explicit_path = getenv("AIRGAP_PRELOAD_PATH");
+    if (explicit_path != NULL && *explicit_path != '\0') {
+        if (access(explicit_path, R_OK) != 0 || strlen(explicit_path) >= sizeof preload_library_path) {
+            inheritance_status = AIRGAP_CHILDREN_EXPLICIT_PATH_MISSING;
+            return;
+        }
+        strcpy(preload_library_path, explicit_path);
+    } else {
+        char executable[PATH_MAX];
+        ssize_t length = readlink("/proc/self/exe", executable, sizeof executable - 1);
+        if (length <= 0) { return; }
+        executable[length] = '\0';
+        char *slash = strrchr(executable, '/');
+        if (slash == NULL) { return; }
+        *slash = '\0';
+        char candidate[PATH_MAX];
+        int written = snprintf(candidate, sizeof candidate, "%s/libAirgapPreload.so", executable);
+        if (written <= 0 || (size_t)written >= sizeof candidate || access(candidate, R_OK) != 0) { return; }
+        strcpy(preload_library_path, candidate);
+    }
+    const char *inherited = getenv("AIRGAP_INHERITED_STATE");
+    if (inherited != NULL && *inherited != '\0') {
+        // Started by a guarded process: its guard governs the processes this one starts.
+        inheritance_status = AIRGAP_CHILDREN_GOVERNED_BY_PARENT;
+        return;
+    }
+    // A directory only this user can write: another local user cannot plant a state file that
+    // switches the children's guard off, nor a link that the update would write through.
+    const char *directory = getenv("TMPDIR");
+    if (directory == NULL || *directory == '\0') { directory = "/tmp"; }
+    int written = snprintf(inherited_state_directory, sizeof inherited_state_directory, "%s/airgap-XXXXXX", directory);
+    if (written <= 0 || (size_t)written + 8 >= sizeof inherited_state_directory ||
+        mkdtemp(inherited_state_directory) == NULL) {
+        inherited_state_directory[0] = '\0';
+        inheritance_status = AIRGAP_CHILDREN_NO_STATE_DIRECTORY;
+        return;
+    }
+    snprintf(inherited_state_path, sizeof inherited_state_path, "%s/state", inherited_state_directory);
+    const char *preload = getenv("LD_PRELOAD");
+    if (!preload_list_has_airgap(preload)) {
+        size_t size = strlen(preload_library_path) + (preload != NULL ? strlen(preload) : 0) + 2;
+        char *value = malloc(size);
+        if (value == NULL) {
+            rmdir(inherited_state_directory);
+            inherited_state_path[0] = '\0';
+            return;
+        }
+        if (preload != NULL && *preload != '\0') {
+            snprintf(value, size, "%s %s", preload_library_path, preload);
+        } else {
+            snprintf(value, size, "%s", preload_library_path);
+        }
+        setenv("LD_PRELOAD", value, 1);
+        free(value);
+    }
+    setenv("AIRGAP_INHERITED_STATE", inherited_state_path, 1);
+    state_owner_pid = (int)getpid();
+    atexit(airgap_remove_inherited_state);
+    inheritance_status = AIRGAP_CHILDREN_GUARDED;
+#endif
+}
+
+int airgap_children_status(void) {
+    return inheritance_status;
+}
+
+const char *airgap_preload_library_path(void) {
+    return preload_library_path;
+}
+
+const char *airgap_state_directory(void) {
+    return inheritance_status == AIRGAP_CHILDREN_GUARDED ? inherited_state_directory : "";
+}
+
+int airgap_publish_inherited_state(int mode, const char *allowed, const char *log) {
+    if (inheritance_status != AIRGAP_CHILDREN_GUARDED || state_owner_pid != (int)getpid()) {
+        errno = ENOENT;
+        return -1;
+    }
+    const char *mode_text = mode == AIRGAP_MODE_FAIL ? "fail" : (mode == AIRGAP_MODE_WARN ? "warn" : "off");
+    if (allowed == NULL) { allowed = ""; }
+    if (log == NULL) { log = ""; }
+    if (strchr(allowed, '\n') != NULL || strchr(log, '\n') != NULL) {
+        errno = EINVAL;
+        return -1;
+    }
+    char temporary[PATH_MAX + 8];
+    snprintf(temporary, sizeof temporary, "%s.new", inherited_state_path);
+    unlink(temporary);   // left by an update that failed halfway
+    int fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) { return -1; }
+    FILE *file = fdopen(fd, "w");
+    if (file == NULL) {
+        close(fd);
+        unlink(temporary);
+        return -1;
+    }
+    int failed = fprintf(file, "airgap-state 1\n%s\n%s\n%s\n", mode_text, allowed, log) < 0;
+    failed |= fclose(file) != 0;
+    // rename() replaces the file in one step: a child reads the old state or the new one.
+    if (failed || rename(temporary, inherited_state_path) != 0) {
+        int saved = errno;
+        unlink(temporary);
+        errno = saved;
+        return -1;
+    }
+    return 0;
+}
+
 __attribute__((constructor)) static void airgap_load(void) {
     resolve_real_functions();
+    export_inheritance();
     if (airgap_library_loaded != NULL) {
         airgap_library_loaded();
     }

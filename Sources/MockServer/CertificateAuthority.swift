@@ -103,13 +103,13 @@ public final class CertificateAuthority: Sendable {
     ///   each names the file and the fix.
     public static func loadOrCreate(in directory: URL) throws -> CertificateAuthority {
         let directory = directory.standardizedFileURL
-        return try creation.withLock { _ in
+        return try creation.withLock {
             try FileStore(directory: directory).loadOrCreate()
         }
     }
 
     /// One CA made at a time in this process (other processes are handled by the atomic link).
-    private static let creation = Locked(())
+    private static let creation = Locked()
 
     // MARK: Making certificates
 

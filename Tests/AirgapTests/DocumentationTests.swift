@@ -25,6 +25,8 @@ struct DocumentationTests {
         "| Statically linked programs",
         "| setuid and setgid programs",
         "| Children started with an environment that drops",
+        "| Children started before the guard activated",
+        "| Child processes of a test binary built with `--sanitize=thread`",
         "| Connections opened before activation",
     ])
     func everyUncoveredRouteHasARowWithItsReason(row: String) {

@@ -8,18 +8,29 @@ import Glibc
 
 /// Guards the processes a guarded process starts, and collects what they report.
 ///
-/// While the guard enforces, the environment of this process carries `LD_PRELOAD` with the
-/// `AirgapPreload` library and the `AIRGAP_INHERITED_*` variables (mode, allowed hosts, log), so
-/// every child started with the inherited environment (`Process`, `posix_spawn`, `fork`+`exec`,
-/// `system`) loads the same hooks. Children, and `fork()`ed copies of this process, append one
-/// line per violation to a log file of this process, which ``drain()`` turns into violations of
-/// the test running when it is read.
+/// At load time, before any thread exists, CAirgap exports `LD_PRELOAD` (the `AirgapPreload`
+/// library) and `AIRGAP_INHERITED_STATE` (a state file) once, so every child started with the
+/// inherited environment (`Process`, `posix_spawn`, `fork`+`exec`, `system`) loads the same
+/// hooks. While the guard enforces, the state file carries its mode, allowed hosts and log; each
+/// child reads it as it loads. Children, and `fork()`ed copies of this process, append one line
+/// per violation to a log file of this process, which ``drain()`` turns into violations of the
+/// test running when it is read.
 enum ChildProcesses {
-    /// The log file children write to: one per process, created at the first activation.
-    /// Removed at exit.
+    /// The log file children write to: one per process, created at the first activation in a
+    /// directory only this user can write (the state file's, or one of its own). Removed at exit.
     static let logPath: String = {
-        let path = (NSTemporaryDirectory() as NSString).appendingPathComponent("airgap-\(getpid())-children.log")
-        unlink(path)
+        var directory = String(cString: airgap_state_directory())
+        if directory.isEmpty {
+            // Children are not guarded, but fork()ed copies of this process still report here.
+            var template = Array((NSTemporaryDirectory() as NSString).appendingPathComponent("airgap-XXXXXX").utf8CString)
+            if let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) {
+                directory = String(cString: made)
+                ownDirectory.withLock { $0 = (directory, getpid()) }
+            } else {
+                directory = NSTemporaryDirectory()
+            }
+        }
+        let path = (directory as NSString).appendingPathComponent("children-\(getpid()).log")
         if airgap_set_child_log(path) != 0 {
             printToStandardError("Airgap: could not create \(path) (errno \(errno)); violations of child processes will not be reported. Make the temporary directory writable or set TMPDIR.")
         }
@@ -29,11 +40,13 @@ enum ChildProcesses {
     }()
 
     private static let isLogOpen = Locked(false)
+    private static let ownDirectory = Locked<(path: String, creator: pid_t)?>(nil)
 
     static func removeLog() {
         // Only the process that created the log removes it (a forked child exits through here too).
-        guard airgap_child_log_owner() == getpid() else { return }
-        unlink(logPath)
+        if airgap_child_log_owner() == getpid() { unlink(logPath) }
+        if let directory = ownDirectory.withLock({ $0 }), directory.creator == getpid() { rmdir(directory.path) }
+        airgap_remove_inherited_state()
     }
 
     /// Opens the log (once).
@@ -41,59 +54,61 @@ enum ChildProcesses {
         _ = logPath
     }
 
-    /// The preload library: `AIRGAP_PRELOAD_PATH`, else `libAirgapPreload.so` next to the running
-    /// executable (SwiftPM puts both in `.build/<configuration>`).
-    static let preloadLibraryPath: String? = {
-        let fileManager = FileManager.default
-        if let explicit = ProcessInfo.processInfo.environment["AIRGAP_PRELOAD_PATH"], !explicit.isEmpty {
-            if fileManager.fileExists(atPath: explicit) { return explicit }
-            printToStandardError("Airgap: AIRGAP_PRELOAD_PATH=\(explicit) does not exist; child processes are not guarded. Point it at libAirgapPreload.so (built by `swift build`).")
+    /// Whether the load-time export happened, and a warning for the first activation when it did
+    /// not (`nil`: children are guarded, or nothing needs saying).
+    private static let inheritanceProblem: String? = {
+        switch Int(airgap_children_status()) {
+        case Int(AIRGAP_CHILDREN_GUARDED.rawValue), Int(AIRGAP_CHILDREN_GOVERNED_BY_PARENT.rawValue):
             return nil
+        case Int(AIRGAP_CHILDREN_EXPLICIT_PATH_MISSING.rawValue):
+            let explicit = ProcessInfo.processInfo.environment["AIRGAP_PRELOAD_PATH"] ?? ""
+            return "Airgap: AIRGAP_PRELOAD_PATH=\(explicit) does not exist; child processes are not guarded. Point it at libAirgapPreload.so (built by `swift build`)."
+        case Int(AIRGAP_CHILDREN_NO_STATE_DIRECTORY.rawValue):
+            return "Airgap: could not create a private directory in \(NSTemporaryDirectory()); child processes are not guarded. Make the temporary directory writable or set TMPDIR."
+        case Int(AIRGAP_CHILDREN_SANITIZER.rawValue):
+            return "Airgap: built with ThreadSanitizer; child processes are not guarded (an instrumented libAirgapPreload.so cannot load into other programs)."
+        default:
+            let directory = ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) as NSString?)?
+                .deletingLastPathComponent ?? "the executable"
+            return "Airgap: libAirgapPreload.so was not found next to \(directory); child processes are not guarded. Build it with `swift build` (it is the AirgapPreload product) or set AIRGAP_PRELOAD_PATH before the test process starts."
         }
-        var directories: [String] = []
-        if let executable = try? fileManager.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            directories.append((executable as NSString).deletingLastPathComponent)
-        }
-        directories.append((CommandLine.arguments[0] as NSString).deletingLastPathComponent)
-        for directory in directories {
-            let candidate = (directory as NSString).appendingPathComponent("libAirgapPreload.so")
-            if fileManager.fileExists(atPath: candidate) { return candidate }
-        }
-        printToStandardError("Airgap: libAirgapPreload.so was not found next to \(directories.first ?? "the executable"); child processes are not guarded. Build it with `swift build` (it is the AirgapPreload product) or set AIRGAP_PRELOAD_PATH.")
-        return nil
     }()
 
-    /// `LD_PRELOAD` as it was before Airgap changed it (`nil`: unset).
-    private static let originalPreload: String? = ProcessInfo.processInfo.environment["LD_PRELOAD"]
+    private static let publishLock = Locked(PublishState())
 
-    private static let environmentLock = Locked(EnvironmentState())
-
-    private struct EnvironmentState {
-        var applied: (mode: String, allowed: String)?
+    private struct PublishState {
+        var published: (mode: String, allowed: String)?
+        var warned = false
     }
 
-    /// Exports (or withdraws) the guard for child processes. Called by `Airgap.synchronise()`.
+    /// Publishes (or withdraws) the guard for child processes. Called by `Airgap.synchronise()`.
+    ///
+    /// The environment was exported once at load time (see `CAirgap.h`); this only rewrites the
+    /// state file children read as they load, so no thread ever sees the environment change.
     static func applyEnvironment(enforcing: Bool, mode: Airgap.Mode, allowedHosts: Set<String>) {
         #if os(Linux)
         let wanted: (mode: String, allowed: String)? = enforcing
             ? (mode == .fail ? "fail" : "warn", allowedHosts.sorted().joined(separator: ","))
             : nil
-        environmentLock.withLock { state in
-            if state.applied?.mode == wanted?.mode, state.applied?.allowed == wanted?.allowed { return }
-            if let wanted, let library = preloadLibraryPath {
-                let preload = [library, originalPreload].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " ")
-                setenv("AIRGAP_INHERITED_LOG", logPath, 1)
-                setenv("AIRGAP_INHERITED_ALLOWED", wanted.allowed, 1)
-                setenv("AIRGAP_INHERITED_MODE", wanted.mode, 1)
-                setenv("LD_PRELOAD", preload, 1)
-                state.applied = wanted
-            } else if state.applied != nil {
-                // Values are replaced, not removed: replacing never frees what another thread
-                // may be reading from the environment.
-                setenv("AIRGAP_INHERITED_MODE", "off", 1)
-                setenv("LD_PRELOAD", originalPreload ?? "", 1)
-                state.applied = nil
+        publishLock.withLock { state in
+            if state.published?.mode == wanted?.mode, state.published?.allowed == wanted?.allowed { return }
+            if wanted != nil, let problem = inheritanceProblem {
+                if !state.warned { printToStandardError(problem) }
+                state.warned = true
+                return
             }
+            if Int(airgap_children_status()) != Int(AIRGAP_CHILDREN_GUARDED.rawValue) { return }
+            let modeValue: Int32 = switch wanted?.mode {
+            case "fail": Int32(AIRGAP_MODE_FAIL.rawValue)
+            case "warn": Int32(AIRGAP_MODE_WARN.rawValue)
+            default: Int32(AIRGAP_MODE_OFF.rawValue)
+            }
+            if airgap_publish_inherited_state(modeValue, wanted?.allowed ?? "", wanted == nil ? "" : logPath) != 0 {
+                let code = errno
+                printToStandardError("Airgap: could not write the state file for child processes (errno \(code)); children started now are not guarded. Make the temporary directory writable or set TMPDIR.")
+                return
+            }
+            state.published = wanted
         }
         #endif
     }

@@ -26,8 +26,10 @@
 // - `AF_UNIX`, `AF_NETLINK` and every other family always pass.
 //
 // Child processes: the same file, compiled with AIRGAP_PRELOAD into the `AirgapPreload` shared
-// library, guards processes started with `LD_PRELOAD` pointing at it, configured by the
-// `AIRGAP_INHERITED_*` environment variables, and reports to the parent's log file.
+// library, guards processes started with `LD_PRELOAD` pointing at it. At load time (one thread,
+// before `main`) a process that links CAirgap exports `LD_PRELOAD` and `AIRGAP_INHERITED_STATE`
+// once; it never changes its environment afterwards. The state file carries the guard's mode,
+// allowed hosts and log; each child reads it as it loads and reports to the parent's log file.
 
 #ifndef CAIRGAP_H
 #define CAIRGAP_H
@@ -121,11 +123,49 @@ int airgap_parse_mode(const char *text);
 
 /// Opens (creating it) the log file that forked children of this process write their
 /// violations to, and makes this process the owner that receives callbacks. Child processes
-/// started with the preload library write to the same file. Returns 0, or -1 with errno.
+/// started with the preload library write to the same file. The file must not exist yet (it is
+/// created exclusively, never through a link). Returns 0, or -1 with errno.
 int airgap_set_child_log(const char *path);
 
 /// The process id recorded by `airgap_set_child_log`, or 0.
 int airgap_child_log_owner(void);
+
+/// Whether processes started by this one are guarded (see `airgap_children_status`).
+typedef enum {
+    /// `LD_PRELOAD` and `AIRGAP_INHERITED_STATE` were exported at load time.
+    AIRGAP_CHILDREN_GUARDED = 0,
+    /// `libAirgapPreload.so` is not next to the executable.
+    AIRGAP_CHILDREN_NOT_FOUND = 1,
+    /// `AIRGAP_PRELOAD_PATH` names a file that does not exist.
+    AIRGAP_CHILDREN_EXPLICIT_PATH_MISSING = 2,
+    /// This process was started by a guarded process; that process's guard governs its children.
+    AIRGAP_CHILDREN_GOVERNED_BY_PARENT = 3,
+    /// Built with ThreadSanitizer: an instrumented preload library cannot load into other programs.
+    AIRGAP_CHILDREN_SANITIZER = 4,
+    /// No private directory for the state file could be created in `TMPDIR` (or `/tmp`).
+    AIRGAP_CHILDREN_NO_STATE_DIRECTORY = 5,
+} airgap_children_status_value;
+
+/// Whether children are guarded, decided once at load time; see `airgap_children_status_value`.
+int airgap_children_status(void);
+
+/// The preload library found at load time ("" when none).
+const char *airgap_preload_library_path(void);
+
+/// The private directory (mode 0700, created at load time) that holds the state file, or ""
+/// when children are not guarded. Removed at exit, after the files in it.
+const char *airgap_state_directory(void);
+
+/// Removes the state file and its directory (only in the process that created them; also done
+/// by `atexit`, which `_exit` skips).
+void airgap_remove_inherited_state(void);
+
+/// Publishes the guard for the processes this one starts from now on: writes the state file
+/// named by `AIRGAP_INHERITED_STATE` (replaced in one `rename`). `mode` is an `airgap_mode_value`
+/// (`AIRGAP_MODE_OFF` withdraws the guard); `allowed` is a comma-separated list; `log` is the
+/// file children append violations to. Returns 0, or -1 with errno (ENOENT: children are not
+/// guarded, see `airgap_children_status`).
+int airgap_publish_inherited_state(int mode, const char *allowed, const char *log);
 
 #ifdef __cplusplus
 }

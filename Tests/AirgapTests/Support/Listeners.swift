@@ -93,3 +93,8 @@ func runChild(_ executable: String, _ arguments: [String]) async throws -> Int32
         }
     }
 }
+
+/// Whether this test binary was built with `--sanitize=thread`.
+enum ThreadSanitizer {
+    static let isActive: Bool = dlsym(nil, "__tsan_init") != nil
+}
