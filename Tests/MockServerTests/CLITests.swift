@@ -198,6 +198,11 @@ final class ChildProcess: @unchecked Sendable {
     /// Runs `process`, watching for its exit from the start.
     init(running process: Process) throws {
         self.process = process
+        // A child holding the test process's own output keeps `swift test` reading it after the
+        // test process is gone (a crash would then look like a hang); give it its own.
+        if (process.standardInput as? FileHandle)?.fileDescriptor == STDIN_FILENO { process.standardInput = FileHandle.nullDevice }
+        if (process.standardOutput as? FileHandle)?.fileDescriptor == STDOUT_FILENO { process.standardOutput = FileHandle.nullDevice }
+        if (process.standardError as? FileHandle)?.fileDescriptor == STDERR_FILENO { process.standardError = FileHandle.nullDevice }
         process.terminationHandler = { [weak self] process in self?.exited(process.terminationStatus) }
         try process.run()
     }

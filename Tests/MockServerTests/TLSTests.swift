@@ -304,17 +304,23 @@ struct TLSTests {
         tls.trustRoots = .certificates([try authority.nioSSLCertificate])
         let context = try NIOSSLContext(configuration: tls)
         let handshaken = testEventLoops.next().makePromise(of: NIOSSLCertificate.self)
-        let channel = try await ClientBootstrap(group: testEventLoops)
-            .connectTimeout(hangGuard)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let ssl = try NIOSSLClientHandler(context: context, serverHostname: serverName)
-                    try channel.pipeline.syncOperations.addHandler(ssl)
-                    try channel.pipeline.syncOperations.addHandler(HandshakeWatcher(handshaken))
+        let channel: any Channel
+        do {
+            channel = try await ClientBootstrap(group: testEventLoops)
+                .connectTimeout(hangGuard)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        let ssl = try NIOSSLClientHandler(context: context, serverHostname: serverName)
+                        try channel.pipeline.syncOperations.addHandler(ssl)
+                        try channel.pipeline.syncOperations.addHandler(HandshakeWatcher(handshaken))
+                    }
                 }
-            }
-            .connect(host: "127.0.0.1", port: port)
-            .get()
+                .connect(host: "127.0.0.1", port: port)
+                .get()
+        } catch {
+            handshaken.fail(error)   // every promise is completed, or NIO stops the process
+            throw error
+        }
         let deadline = channel.eventLoop.scheduleTask(in: hangGuard) { channel.close(promise: nil) }
         defer {
             deadline.cancel()
