@@ -111,6 +111,21 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
+        // Every Swift sample of the README and the DocC articles, compiled (Snippets/), and the
+        // tests that check each code block of those files is compiled there or loads.
+        .testTarget(
+            name: "DocumentationSnippetTests",
+            dependencies: [
+                "HTTPMock",
+                "HTTPMockTesting",
+                "HTTPLogging",
+                "MockServer",
+                "Airgap",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            resources: [.process("Fixtures")]
+        ),
         .testTarget(
             name: "HTTPMockTests",
             dependencies: [
