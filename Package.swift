@@ -25,6 +25,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+        // `swift package generate-documentation --target <Product>` builds the DocC catalogs.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // Transport-agnostic core: request/response values, patterns, the registry and its
@@ -115,6 +117,21 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
+        ),
+        // Every Swift sample of the README and the DocC articles, compiled (Snippets/), and the
+        // tests that check each code block of those files is compiled there or loads.
+        .testTarget(
+            name: "DocumentationSnippetTests",
+            dependencies: [
+                "HTTPMock",
+                "HTTPMockTesting",
+                "HTTPLogging",
+                "MockServer",
+                "Airgap",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            resources: [.process("Fixtures")]
         ),
         .testTarget(
             name: "HTTPMockTests",

@@ -47,7 +47,7 @@ extension Airgap {
     /// ```
     /// Saved and restored: mode, allowed hosts, violation handler and reporter, error code,
     /// response delay and passthrough protocols. The body is synchronous; for async scopes use
-    /// the `.airgapped` trait or ``scoped(mode:allowedHosts:_:)``.
+    /// the `.airgapped` trait or ``scoped(mode:allowedHosts:sourceLocation:_:)``.
     /// - Parameters:
     ///   - mode: The mode inside `body`.
     ///   - allowedHosts: The allowed hosts inside `body` (replacing, not adding).

@@ -171,13 +171,13 @@ public enum Airgap {
 
     /// Lets all network access through until the next ``activate()``.
     ///
-    /// Prefer ``withNetworkAccessAllowed(_:)-(()->T)``, which restores the previous state.
+    /// Prefer `withNetworkAccessAllowed(_:)`, which restores the previous state.
     public static func allowNetworkAccess() {
         state.withLock { $0.isAllowed = true }
         synchronise()
     }
 
-    /// Removes all collected ``violations``. Inside an `.airgapped` or ``scoped(mode:allowedHosts:_:)``
+    /// Removes all collected ``violations``. Inside an `.airgapped` or ``scoped(mode:allowedHosts:sourceLocation:_:)``
     /// scope it also drops the violations that the scope would record when it ends.
     public static func clearViolations() {
         let sinks = state.withLock { state in

@@ -39,7 +39,7 @@ public struct Violation: Sendable, Equatable, Codable {
     public let testName: String
     /// The HTTP method (`"GET"`, `"POST"`), or `"CONNECT"` / `"RESOLVE"` for the socket layer.
     public let httpMethod: String
-    /// The absolute URL of the request with credentials hidden (``Redaction/standard``), or `tcp://address:port`, `udp://address:port`,
+    /// The absolute URL of the request with credentials hidden (`Redaction.standard`), or `tcp://address:port`, `udp://address:port`,
     /// `dns://name` for the socket layer.
     public let url: String
     /// Symbolicated stack frames captured where the violation was detected, innermost first.

@@ -19,7 +19,7 @@ struct Serve: AsyncParsableCommand {
         abstract: "Serve the stubs of a JSON stub file, or the exchanges of a HAR file, over HTTP on loopback.",
         discussion: """
             Prints the base URL, then one line per request (method, target, status, duration). \
-            Stops cleanly on Ctrl-C. The admin API is under /__admin/ (see the README). \
+            Stops cleanly on Ctrl-C. The admin API is under /__admin/ (see Sources/MockServer/Documentation.docc/ServingMocksOverASocket.md). \
             A HAR file (a cassette from `airlock record`, or one saved from a browser) is replayed: \
             identical requests get their recorded responses in order, whatever host the client calls \
             (--match-hosts keeps the recorded hosts, for clients that use the server as a proxy).

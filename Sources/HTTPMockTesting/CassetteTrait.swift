@@ -106,7 +106,7 @@ extension XCTestCase {
     ///   - redaction: What to hide before anything reaches the file.
     ///   - filePath: The test file; its folder holds `__Cassettes__`.
     /// - Returns: The cassette.
-    /// - Throws: ``CassetteError`` when the file is not a HAR file or `AIRLOCK_RECORD` names no mode.
+    /// - Throws: `CassetteError` when the file is not a HAR file or `AIRLOCK_RECORD` names no mode.
     public func cassette(
         _ name: String? = nil,
         mode: Cassette.RecordMode = .once,

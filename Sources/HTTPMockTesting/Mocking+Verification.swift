@@ -21,6 +21,10 @@ extension Journaling {
     /// - Parameters:
     ///   - matcher: Which requests to count.
     ///   - times: How many are expected. Defaults to `.atLeast(1)`.
+    ///   - fileID: Where a failure is reported; leave the default.
+    ///   - filePath: Where a failure is reported; leave the default.
+    ///   - line: Where a failure is reported; leave the default.
+    ///   - column: Where a failure is reported; leave the default.
     /// - Returns: Whether the count was as expected.
     @discardableResult
     public func verify(

@@ -49,7 +49,7 @@ extension MockServer {
     ///
     /// - Parameter configuration: The configuration to start from (timeouts, redirects…); its TLS
     ///   configuration, if any, keeps its own trust roots and gains the CA.
-    /// - Returns: The configuration with ``proxy`` set to this server and, with TLS on, the CA in
+    /// - Returns: The configuration with `proxy` set to this server and, with TLS on, the CA in
     ///   `tlsConfiguration.additionalTrustRoots`.
     public func httpClientConfiguration(_ configuration: HTTPClient.Configuration = HTTPClient.Configuration()) -> HTTPClient.Configuration {
         var configuration = configuration

@@ -9,7 +9,7 @@ import NIOPosix
 /// Serves a mock over a real loopback socket, for clients no `URLProtocol` reaches:
 /// AsyncHTTPClient, curl, a browser, another process.
 ///
-/// A server is a ``Mocking`` mock: register stubs on it directly, or make it over an `HTTPMock`
+/// A server is a `Mocking` mock: register stubs on it directly, or make it over an `HTTPMock`
 /// to serve the very same stubs, queues, policy and journal as that mock's `urlSession`:
 ///
 /// ```swift

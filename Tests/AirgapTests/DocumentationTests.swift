@@ -1,19 +1,27 @@
 import Foundation
 import Testing
 
-/// The README's tables say what Airgap blocks and what it cannot: every route the escape suite
-/// does not cover has a row in "What is not blocked", with its reason.
+/// The tables of the "How Airgap Works" article (Airgap's DocC catalog) say what Airgap blocks and
+/// what it cannot: every route the escape suite does not cover has a row in "What is not blocked",
+/// with its reason.
 struct DocumentationTests {
-    private static let readme: String = {
+    static let articlePath = "Sources/Airgap/Documentation.docc/HowAirgapWorks.md"
+
+    private static let article: String = {
         let root = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return (try? String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)) ?? ""
+        return (try? String(contentsOf: root.appendingPathComponent(articlePath), encoding: .utf8)) ?? ""
     }()
+
+    @Test func articleHasBothTables() {
+        #expect(!Self.rows(under: "## What is blocked").isEmpty, "no \"What is blocked\" table in \(Self.articlePath)")
+        #expect(!Self.rows(under: "## What is not blocked").isEmpty, "no \"What is not blocked\" table in \(Self.articlePath)")
+    }
 
     /// The rows of the table under `heading`: lines starting with `|` up to the first other line.
     private static func rows(under heading: String) -> [String] {
-        guard let start = readme.range(of: heading) else { return [] }
-        let lines = readme[start.upperBound...].split(separator: "\n", omittingEmptySubsequences: false).dropFirst()
+        guard let start = article.range(of: heading) else { return [] }
+        let lines = article[start.upperBound...].split(separator: "\n", omittingEmptySubsequences: false).dropFirst()
         return lines.drop { !$0.hasPrefix("|") }.prefix { $0.hasPrefix("|") }.map(String.init)
     }
 
@@ -30,9 +38,9 @@ struct DocumentationTests {
         "| Connections opened before activation",
     ])
     func everyUncoveredRouteHasARowWithItsReason(row: String) {
-        let table = Self.rows(under: "### What is not blocked")
+        let table = Self.rows(under: "## What is not blocked")
         let match = table.first { $0.hasPrefix(row) }
-        #expect(match != nil, "no row starting with \(row) in the README's \"What is not blocked\" table")
+        #expect(match != nil, "no row starting with \(row) in the \"What is not blocked\" table of \(Self.articlePath)")
         // Three columns: what, why, what to do instead; none empty.
         let cells = match?.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) } ?? []
         #expect(cells.count == 3 && cells.allSatisfy { !$0.isEmpty }, "\(match ?? "")")
@@ -41,7 +49,7 @@ struct DocumentationTests {
     /// Every route of the escape suite appears in the "What is blocked" table.
     @Test(arguments: EscapeTests.routes.map(\.name))
     func everyCoveredRouteHasARow(route: String) {
-        let table = Self.rows(under: "### What is blocked").joined(separator: "\n")
+        let table = Self.rows(under: "## What is blocked").joined(separator: "\n")
         let documentedName: String = switch route {
         case "connect-v6-24", "connect-v6-25", "connect-v6-26", "connect-v6-27": "IPv6 address lengths 24–27"
         case "connect-v4-mapped": "IPv4-mapped IPv6"
@@ -57,6 +65,6 @@ struct DocumentationTests {
         case "__res_query", "__res_search", "__res_send": "__res_*"
         default: route
         }
-        #expect(table.contains(documentedName), "the README's \"What is blocked\" table does not mention \(documentedName) (route \(route))")
+        #expect(table.contains(documentedName), "the \"What is blocked\" table of \(Self.articlePath) does not mention \(documentedName) (route \(route))")
     }
 }

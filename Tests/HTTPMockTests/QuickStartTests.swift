@@ -11,7 +11,7 @@ struct User: Codable, Equatable {
     let name: String
 }
 
-/// The README's and the seed document's quick-start samples, run through a real URLSession.
+/// The quick-start samples (README, Getting Started article) and the seed document's, run through a real URLSession.
 struct QuickStartTests {
     @Test func imperativeRegistrationServesResponsesInOrder() async throws {
         let mock = HTTPMock()

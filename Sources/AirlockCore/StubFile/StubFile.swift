@@ -29,8 +29,9 @@ import Foundation
 /// `lifetime` is `"single"` (the default), `"eternal"`, or a count; `delay` is in seconds.
 /// A response with `"template": true` may use request values in `body`, `json` strings and
 /// `headers`, with WireMock's names (`{{request.path.[1]}}`, `{{request.query.q}}`,
-/// `{{jsonPath request.body '$.name'}}`, …; see the README). `scenarioName`,
-/// `requiredScenarioState` and `newScenarioState` make a stub part of a stateful scenario.
+/// `{{jsonPath request.body '$.name'}}`, …; see the Stub Files article in MockServer's
+/// documentation). `scenarioName`, `requiredScenarioState` and `newScenarioState` make a stub
+/// part of a stateful scenario.
 /// The top level may also be a bare array of stubs.
 public struct StubFile: Sendable {
     /// One stub: where it applies and what it answers.
