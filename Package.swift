@@ -69,9 +69,6 @@ let package = Package(
         .target(name: "AirgapPreload"),
         // C helpers that take each network route the C library offers, for the escape tests.
         .target(name: "CAirgapRoutes", path: "Tests/CAirgapRoutes"),
-        // Linked into the test bundle: works around a Foundation bug of Swift 6.3.1 that the suite
-        // hits (see Tests/CTestSupport/support.c).
-        .target(name: "CTestSupport", path: "Tests/CTestSupport"),
         // A small program that links Airgap and tries connections, for whole-run-mode tests and
         // the escape suite (one subcommand per route).
         .executableTarget(
@@ -92,7 +89,6 @@ let package = Package(
             name: "MockServerTests",
             dependencies: [
                 "MockServer",
-                "CTestSupport",
                 "HTTPMock",
                 "HTTPMockTesting",
                 "HTTPLogging",
@@ -111,7 +107,6 @@ let package = Package(
             name: "AirgapTests",
             dependencies: [
                 "Airgap",
-                "CTestSupport",
                 "AirlockCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -88,24 +88,34 @@ func fetch(_ url: URL, method: String = "GET", body: Data? = nil, headers: [Stri
     return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
 }
 
-/// Sends `request` as raw bytes to 127.0.0.1:`port` and returns everything the server sends back
-/// until it closes the connection (or the read time-out of ``hangGuard`` passes).
-func rawExchange(port: Int, _ request: String) async throws -> String {
-    let received = testEventLoops.next().makePromise(of: ByteBuffer.self)
-    let channel: any Channel
+/// Connects a client to 127.0.0.1:`port` with the handlers `configure` adds. `pending` is the
+/// promise those handlers complete: when connecting fails it is failed here, because NIO stops
+/// the process when a promise is dropped uncompleted.
+func connectToLoopback<Value: Sendable>(
+    port: Int,
+    completing pending: EventLoopPromise<Value>,
+    _ configure: @escaping @Sendable (ChannelPipeline.SynchronousOperations) throws -> Void
+) async throws -> any Channel {
     do {
-        channel = try await ClientBootstrap(group: testEventLoops)
+        return try await ClientBootstrap(group: testEventLoops)
             .connectTimeout(hangGuard)
             .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(ReadUntilClose(received))
-                }
+                channel.eventLoop.makeCompletedFuture { try configure(channel.pipeline.syncOperations) }
             }
             .connect(host: "127.0.0.1", port: port)
             .get()
     } catch {
-        received.fail(error)   // every promise is completed, or NIO stops the process
+        pending.fail(error)
         throw error
+    }
+}
+
+/// Sends `request` as raw bytes to 127.0.0.1:`port` and returns everything the server sends back
+/// until it closes the connection (or the read time-out of ``hangGuard`` passes).
+func rawExchange(port: Int, _ request: String) async throws -> String {
+    let received = testEventLoops.next().makePromise(of: ByteBuffer.self)
+    let channel = try await connectToLoopback(port: port, completing: received) { pipeline in
+        try pipeline.addHandler(ReadUntilClose(received))
     }
     let deadline = channel.eventLoop.scheduleTask(in: hangGuard) { channel.close(promise: nil) }
     defer { deadline.cancel() }

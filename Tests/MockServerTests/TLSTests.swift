@@ -304,22 +304,9 @@ struct TLSTests {
         tls.trustRoots = .certificates([try authority.nioSSLCertificate])
         let context = try NIOSSLContext(configuration: tls)
         let handshaken = testEventLoops.next().makePromise(of: NIOSSLCertificate.self)
-        let channel: any Channel
-        do {
-            channel = try await ClientBootstrap(group: testEventLoops)
-                .connectTimeout(hangGuard)
-                .channelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        let ssl = try NIOSSLClientHandler(context: context, serverHostname: serverName)
-                        try channel.pipeline.syncOperations.addHandler(ssl)
-                        try channel.pipeline.syncOperations.addHandler(HandshakeWatcher(handshaken))
-                    }
-                }
-                .connect(host: "127.0.0.1", port: port)
-                .get()
-        } catch {
-            handshaken.fail(error)   // every promise is completed, or NIO stops the process
-            throw error
+        let channel = try await connectToLoopback(port: port, completing: handshaken) { pipeline in
+            try pipeline.addHandler(NIOSSLClientHandler(context: context, serverHostname: serverName))
+            try pipeline.addHandler(HandshakeWatcher(handshaken))
         }
         let deadline = channel.eventLoop.scheduleTask(in: hangGuard) { channel.close(promise: nil) }
         defer {
