@@ -85,6 +85,9 @@ let package = Package(
         .executableTarget(name: "AirlockDemo", dependencies: ["HTTPMock"]),
         .executableTarget(name: "AirlockBenchmarks", dependencies: ["HTTPMock"], path: "Benchmarks/AirlockBenchmarks"),
         .testTarget(name: "AirlockCoreTests", dependencies: ["AirlockCore"]),
+        // Test support, not a product: children started with posix_spawn (TestProcess), because
+        // Foundation's Process.run() crashes with many descriptors open (see TestProcess.swift).
+        .target(name: "ProcessSupport", path: "Tests/ProcessSupport"),
         .testTarget(
             name: "MockServerTests",
             dependencies: [
@@ -92,6 +95,7 @@ let package = Package(
                 "HTTPMock",
                 "HTTPMockTesting",
                 "HTTPLogging",
+                "ProcessSupport",
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -108,6 +112,7 @@ let package = Package(
             dependencies: [
                 "Airgap",
                 "AirlockCore",
+                "ProcessSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -123,6 +128,7 @@ let package = Package(
                 "HTTPLogging",
                 "MockServer",
                 "Airgap",
+                "ProcessSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],

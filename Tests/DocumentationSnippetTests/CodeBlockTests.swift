@@ -1,6 +1,7 @@
 import Foundation
 import HTTPMock
 import Testing
+import ProcessSupport
 
 /// Every code sample of the README and of the DocC articles works as written:
 /// - each ```swift block appears, verbatim up to white space, in `Snippets/` (which
@@ -56,7 +57,7 @@ struct CodeBlockTests {
         defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
         try Documentation.manifest(for: block).write(to: folder.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
 
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["swift", "package", "--package-path", folder.path, "dump-package"]
         process.currentDirectoryURL = folder

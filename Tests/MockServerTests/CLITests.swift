@@ -5,6 +5,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import ProcessSupport
 #endif
 
 /// The `airlock` executable, run as a child process.
@@ -20,7 +21,7 @@ struct CLITests {
 
     @Test func servesAStubFileLogsRequestsAndStopsOnInterrupt() async throws {
         let path = try #require(Self.executable, "build the airlock executable first (swift build)")
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = ["serve", Self.packageRoot.appendingPathComponent("Examples/stubs.json").path, "--port", "0"]
         let output = Pipe()
@@ -52,7 +53,7 @@ struct CLITests {
     /// Runs `airlock` with `arguments` to completion; returns its exit status and standard error.
     private func run(_ arguments: [String]) throws -> (status: Int32, errors: String) {
         let path = try #require(Self.executable, "build the airlock executable first (swift build)")
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
         let errors = Pipe()
@@ -66,7 +67,7 @@ struct CLITests {
 
     @Test func versionPrintsTheVersion() throws {
         let path = try #require(Self.executable, "build the airlock executable first (swift build)")
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = ["--version"]
         let output = Pipe()
@@ -111,7 +112,7 @@ struct CLITests {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("airlock-bad-\(UUID().uuidString).json")
         try Data(contents.utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = ["serve", file.path, "--port", "0"]
         let errors = Pipe()
@@ -189,14 +190,14 @@ final class LineReader: Sendable {
 /// ``hangGuard`` the child is killed and the wait records an issue.
 final class ChildProcess: @unchecked Sendable {
     // @unchecked Sendable: `exitStatus` and `waiter` are only read and written while holding `lock`;
-    // `process` is only used to read its identifier and running state, which Process allows from any thread.
-    private let process: Process
+    // `process` is only used to read its identifier and running state, which TestProcess allows from any thread.
+    private let process: TestProcess
     private let lock = NSLock()
     private var exitStatus: Int32?
     private var waiter: CheckedContinuation<Int32, Never>?
 
     /// Runs `process`, watching for its exit from the start.
-    init(running process: Process) throws {
+    init(running process: TestProcess) throws {
         self.process = process
         // A child holding the test process's own output keeps `swift test` reading it after the
         // test process is gone (a crash would then look like a hang); give it its own.

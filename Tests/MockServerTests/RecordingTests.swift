@@ -4,6 +4,7 @@ import HTTPMock
 import MockServer
 import NIOHTTP1
 import Testing
+import ProcessSupport
 
 /// Recording for every client, through the server: `airlock record` as a reverse proxy, the
 /// forward-proxy mode, `airlock serve` replaying the result, `airlock redact` and
@@ -27,9 +28,9 @@ struct RecordingTests {
 
     /// Starts `airlock` with `arguments`; returns the process, its exit watcher, its output lines
     /// and the base URL its banner printed.
-    private func launch(_ arguments: [String]) async throws -> (Process, ChildProcess, LineReader, String) {
+    private func launch(_ arguments: [String]) async throws -> (TestProcess, ChildProcess, LineReader, String) {
         let path = try #require(CLITests.executable, "build the airlock executable first (swift build)")
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
         let output = Pipe()
@@ -154,7 +155,7 @@ struct RecordingTests {
     /// Runs `airlock` to completion; returns its exit status, output and errors.
     private func run(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
         let path = try #require(CLITests.executable, "build the airlock executable first (swift build)")
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
         let output = Pipe()

@@ -6,13 +6,14 @@ import NIOSSL
 import SwiftASN1
 import Testing
 import X509
+import ProcessSupport
 
 /// `airlock serve --tls` and `airlock ca`, run as child processes.
 struct TLSCLITests {
     /// Runs `airlock` to completion; returns its exit status, standard output and standard error.
     static func run(_ arguments: [String]) async throws -> (status: Int32?, output: Data, errors: String) {
         let path = try #require(CLITests.executable, "build the airlock executable first (swift build)")
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
@@ -34,7 +35,7 @@ struct TLSCLITests {
     @Test func serveWithTLSSaysHowToTrustTheCAAndServesHTTPS() async throws {
         let path = try #require(CLITests.executable, "build the airlock executable first (swift build)")
         try await TLSTests.withCAFolder { folder in
-            let process = Process()
+            let process = TestProcess()
             process.executableURL = URL(fileURLWithPath: path)
             process.arguments = ["serve", CLITests.packageRoot.appendingPathComponent("Examples/stubs.json").path, "--port", "0", "--tls", "--ca-dir", folder.path]
             let output = Pipe()
@@ -77,7 +78,7 @@ struct TLSCLITests {
             var target = ""
             try await withServer(api) { real in
                 target = real.baseURL.absoluteString
-                let process = Process()
+                let process = TestProcess()
                 process.executableURL = URL(fileURLWithPath: path)
                 process.arguments = ["record", "--target", real.baseURL.absoluteString, "--cassette", cassette.path, "--port", "0", "--tls", "--ca-dir", folder.path]
                 let output = Pipe()

@@ -12,6 +12,7 @@ import X509
 
 #if canImport(Glibc)
 import Glibc
+import ProcessSupport
 #endif
 
 /// HTTPS through the real path: real TLS handshakes against a generated CA, with certificate
@@ -276,7 +277,7 @@ struct TLSTests {
 
     /// Runs curl quietly (no configuration file of the user's) and returns its exit status and output.
     static func curl(_ arguments: [String]) async throws -> (status: Int32?, output: String, errors: String) {
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
         process.arguments = ["--disable", "--silent", "--show-error", "--max-time", "60"] + arguments
         var environment = ProcessInfo.processInfo.environment

@@ -2,6 +2,7 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+import ProcessSupport
 #endif
 
 /// A TCP listener and a UDP socket on one loopback address and ephemeral ports, non-blocking,
@@ -78,7 +79,7 @@ struct ListenerError: Error, CustomStringConvertible {
 func runChild(_ executable: String, _ arguments: [String]) async throws -> Int32 {
     try await withTimeout("\(executable) \(arguments.joined(separator: " "))") {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, any Error>) in
-            let process = Process()
+            let process = TestProcess()
             process.executableURL = URL(fileURLWithPath: executable)
             process.arguments = arguments
             process.standardOutput = FileHandle.nullDevice

@@ -3,6 +3,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import ProcessSupport
 #endif
 
 /// Runs the `AirgapProbe` executable (built next to the test binary) in a fresh process.
@@ -51,7 +52,7 @@ enum Probe {
         _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
 
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = actions
         var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("AIRGAP_") }
@@ -83,7 +84,7 @@ enum Probe {
 
     /// Kills `process` if it is still running after ``hangGuard`` and records an issue that
     /// says so; the kill ends the wait for its termination.
-    private static func killIfHanging(_ process: Process, running actions: [String]) -> Task<Void, Never> {
+    private static func killIfHanging(_ process: TestProcess, running actions: [String]) -> Task<Void, Never> {
         let identifier = process.processIdentifier
         return Task {
             try? await Task.sleep(for: hangGuard)
