@@ -56,7 +56,17 @@ struct RawConnection {
 
     /// Writes `text` in one write.
     func send(_ text: String) async throws {
-        try await outbound.write(ByteBuffer(string: text))
+        do {
+            try await outbound.write(ByteBuffer(string: text))
+        } catch where deadlinePassed.withLock({ $0 }) {
+            throw DeadlinePassed(error: error)
+        }
+    }
+
+    /// Writing failed because the connection's deadline (a hang guard) had passed and closed it.
+    struct DeadlinePassed: Error, CustomStringConvertible {
+        let error: any Error
+        var description: String { "the raw connection's deadline passed before this write (a hang guard, not a performance limit): \(error)" }
     }
 
     /// Reads until `isEnough` holds for everything received, or the stream ends.
@@ -95,7 +105,7 @@ struct RawConnection {
 ///   - body: What to do with the connection.
 func withRawConnection<Result: Sendable>(
     to server: MockServer,
-    deadline: TimeAmount = .seconds(30),
+    deadline: TimeAmount = .seconds(180),
     _ body: (inout RawConnection) async throws -> Result
 ) async throws -> Result {
     let deadlinePassed = Locked(false)
