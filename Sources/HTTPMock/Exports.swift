@@ -2,8 +2,10 @@
 // are part of the HTTPMock API: `import HTTPMock` is all a test needs.
 @_exported import AirlockCore
 
-// On Linux, URLSession, URLRequest and HTTPURLResponse live in FoundationNetworking: re-exported
-// so that `import HTTPMock` (with Foundation) compiles the same code as on Apple platforms.
+// Foundation (URL, Data, JSONDecoder…) and, on Linux, FoundationNetworking (URLSession, URLRequest,
+// HTTPURLResponse): re-exported so that `import HTTPMock` alone compiles a test, on every platform.
+@_exported import Foundation
+
 #if canImport(FoundationNetworking)
 @_exported import FoundationNetworking
 #endif

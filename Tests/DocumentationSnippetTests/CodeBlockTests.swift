@@ -5,7 +5,8 @@ import ProcessSupport
 
 /// Every code sample of the README and of the DocC articles works as written:
 /// - each ```swift block appears, verbatim up to white space, in `Snippets/` (which
-///   `swift build --build-tests` compiles), its imports included;
+///   `swift build --build-tests` compiles); a block that shows imports, in a file with exactly those
+///   imports, so it compiles as a reader's own file would;
 /// - each ```swift block that is a package manifest (or a `.testTarget(…)` of one) is a manifest
 ///   `swift package dump-package` accepts;
 /// - each ```json block is a stub file that `airlock serve` loads (read from `Examples/`).
@@ -28,24 +29,37 @@ struct CodeBlockTests {
     @Test(arguments: Documentation.swiftSamples)
     func swiftSampleIsCompiled(_ block: CodeBlock) {
         let body = Documentation.normalized(block.lines.filter { !$0.hasPrefix("import ") }.joined(separator: "\n"))
-        let imports = block.lines.filter { $0.hasPrefix("import ") }
-        let home = Documentation.snippetSources.first { Documentation.normalized($0.text).contains(body) }
-        guard let home else {
-            Issue.record(
-                """
-                \(block.file):\(block.line): this swift block is not compiled by any file of \
-                Tests/DocumentationSnippetTests/Snippets, so it may not build. Paste it there verbatim \
-                (in a function, a builder function or a disabled suite; define any app types it uses in \
-                SampleTypes.swift) and make it compile, or fix the block. It starts: \
-                \(block.lines.first { !$0.hasPrefix("import ") && !$0.isEmpty } ?? "")
-                """
-            )
-            return
+        let imports = Set(block.lines.filter { $0.hasPrefix("import ") })
+        let homes = Documentation.snippetSources.filter { Documentation.normalized($0.text).contains(body) }
+        if !homes.contains(where: { imports.isEmpty || Self.imports(of: $0.text) == imports }) {
+            if let other = homes.first {
+                // A sample that shows its imports must compile with exactly those, as a reader's file.
+                Issue.record(
+                    """
+                    \(block.file):\(block.line): this sample imports \(imports.sorted().joined(separator: ", ")) but is \
+                    compiled in \(other.file), which imports \(Self.imports(of: other.text).sorted().joined(separator: ", ")). \
+                    Move it to a file of Tests/DocumentationSnippetTests/Snippets with exactly the sample's imports \
+                    (Standalone*.swift), or fix the sample's imports.
+                    """
+                )
+            } else {
+                Issue.record(
+                    """
+                    \(block.file):\(block.line): this swift block is not compiled by any file of \
+                    Tests/DocumentationSnippetTests/Snippets, so it may not build. Paste it there verbatim \
+                    (in a function, a builder function or a disabled suite; define any app types it uses in \
+                    SampleTypes.swift; a block with imports in a file with exactly those imports) and make it \
+                    compile, or fix the block. It starts: \
+                    \(block.lines.first { !$0.hasPrefix("import ") && !$0.isEmpty } ?? "")
+                    """
+                )
+            }
         }
-        let fileImports = Set(home.text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) })
-        for line in imports where !fileImports.contains(line) {
-            Issue.record("\(block.file):\(block.line): the sample says \(line), but \(home.file), which compiles it, does not")
-        }
+    }
+
+    /// The `import` lines of a source file, conditional ones included.
+    static func imports(of text: String) -> Set<String> {
+        Set(text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { $0.hasPrefix("import ") })
     }
 
     @Test(arguments: Documentation.manifests)

@@ -8,19 +8,6 @@ import FoundationNetworking
 
 // The Swift samples of Airgap's articles and of the README, verbatim; compiled, not run.
 
-// GuardingTests.md, README.md: the trait.
-@Suite(.disabled("a documentation sample: compiled, not run"))
-struct AirgapTraitSample {
-    @Suite(.airgapped(allowedHosts: ["localhost"]))
-    struct MyFeatureTests {
-        @Test func fetchData() async throws {
-            // Any other network access here records an Issue for this test
-        }
-    }
-
-    @Test(.airgapped(mode: .warn)) func tolerated() async throws { /* known issues only */ }
-}
-
 // Airgap.md.
 @Suite(.disabled("a documentation sample: compiled, not run"))
 struct AirgapLandingPageSample {

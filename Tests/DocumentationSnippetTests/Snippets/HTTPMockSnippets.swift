@@ -10,27 +10,6 @@ import FoundationNetworking
 // The Swift samples of HTTPMock's articles and of the README, verbatim (CodeBlockTests checks that
 // every sample appears in these files). They are compiled by `swift build --build-tests`, not run.
 
-// GettingStarted.md, README.md: the quick start.
-@Suite(.disabled("a documentation sample: compiled, not run"))
-struct QuickStartSample {
-    struct User: Codable { let id: Int; let name: String }
-
-    @Test func loadsTheUser() async throws {
-        let mock = HTTPMock()                       // one per test: tests run in parallel
-
-        // 1) Queue responses for a host + path
-        mock.addResponses(forPath: "/user", host: "api.example.com") {
-            MockResponse.encodable(User(id: 1, name: "Alice"))   // 200, application/json
-            MockResponse.empty(status: .notFound)                // the second call gets 404
-        }
-
-        // 2) Hand the mock's real URLSession to the code under test
-        let (data, response) = try await mock.urlSession.data(from: URL(string: "https://api.example.com/user")!)
-        #expect((response as? HTTPURLResponse)?.statusCode == 200)
-        #expect(try JSONDecoder().decode(User.self, from: data).name == "Alice")
-    }
-}
-
 // GettingStarted.md: the same, imperatively or with the DSL.
 func equivalentRegistrations() {
     HTTPMock.shared.addResponses(
@@ -274,16 +253,6 @@ func harExport(mock: HTTPMock) throws {
     try mock.exportHAR().write(to: URL(fileURLWithPath: "failing-test.har"))
 }
 
-// Recording.md: a cassette per test.
-@Suite(.disabled("a documentation sample: compiled, not run"))
-struct CassetteSample {
-    @Test(.cassette) func listsUsers() async throws {
-        let mock = try HTTPMock(cassette: .current())
-        let (data, _) = try await mock.urlSession.data(from: URL(string: "https://api.example.com/users")!)
-        #expect(!data.isEmpty)
-    }
-}
-
 // Recording.md: matching options.
 func cassetteMatching() {
     let matching = Cassette.Matching(
@@ -295,25 +264,6 @@ func cassetteMatching() {
     _ = (matching, loose)
 }
 
-// README.md: HTTPMockTesting quick start.
-@Suite(.disabled("a documentation sample: compiled, not run"))
-struct VerificationQuickStartSample {
-    @Test func createsOneUser() async throws {
-        let mock = HTTPMock()
-        mock.addResponses(forPath: "/users", host: "api.example.com", requiring: .post) {
-            MockResponse.empty(status: .created)
-        }
-        var request = URLRequest(url: URL(string: "https://api.example.com/users")!)
-        request.httpMethod = "POST"
-        request.httpBody = Data(#"{"name":"Alice"}"#.utf8)
-        _ = try await mock.urlSession.data(for: request)
-
-        mock.verify(.post && .path("/users") && .json(#"{"name":"Alice"}"#), .exactly(1))
-        mock.verifyAllStubsUsed()          // fails listing stubs that never served
-        mock.verifyNoUnmatchedRequests()   // one failure per unmatched request, with its diagnostic
-    }
-}
-
 // HTTPMockTesting.md.
 func verificationLandingPage(mock: HTTPMock) {
     mock.verify(.post && .path("/users"), .exactly(1))
@@ -321,12 +271,3 @@ func verificationLandingPage(mock: HTTPMock) {
     mock.verifyNoUnmatchedRequests()
 }
 
-// Verification.md.
-func verification(mock: HTTPMock) {
-    mock.verify(.post && .path("/users") && .json(#"{"name":"Alice"}"#), .exactly(1))
-    mock.verify(.path("/analytics/**"), .never)
-    mock.verify(.get, .atLeast(2))
-    mock.verify(.delete, .atMost(1))
-    mock.verifyAllStubsUsed()          // fails listing stubs that never served
-    mock.verifyNoUnmatchedRequests()   // the strict check: one failure per unmatched request, with its diagnostic
-}

@@ -6,15 +6,6 @@ import Testing
 
 // The Swift samples of MockServer's articles and of the README, verbatim; compiled, not run.
 
-// ServingMocksOverASocket.md, README.md.
-func servingOverASocket() async throws {
-    let server = MockServer()                   // binds 127.0.0.1, port 0 (a free one)
-    server.addResponses(forPath: "/users", host: "**") { MockResponse.plaintext("[]") }
-    try await server.start()
-    // GET \(server.baseURL)/users → 200 "[]"
-    try await server.shutdown()
-}
-
 // MockServer.md.
 func serverOverAMock() async throws {
     let mock = HTTPMock()
@@ -25,17 +16,3 @@ func serverOverAMock() async throws {
     try await server.shutdown()
 }
 
-// HTTPS.md.
-func https() async throws {
-    let server = MockServer(configuration: .init(tls: .init()))   // or .init(certificateAuthorityDirectory: url)
-    server.addResponses(forPath: "/users", host: "api.example.com") { MockResponse.plaintext(#"[{"id":1}]"#) }
-    try await server.start()
-
-    // One line: the server as the proxy, and its CA in tlsConfiguration.additionalTrustRoots.
-    let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: server.httpClientConfiguration())
-    let response = try await client.execute(HTTPClientRequest(url: "https://api.example.com/users"), timeout: .seconds(5))
-    // → 200 [{"id":1}], the certificate for api.example.com checked against the Airlock CA
-    #expect(response.status == .ok)
-    try await client.shutdown()
-    try await server.shutdown()
-}

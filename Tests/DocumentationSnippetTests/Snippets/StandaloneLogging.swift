@@ -1,13 +1,9 @@
-import Foundation
-import HTTPLogging
 import HTTPMock
+import HTTPLogging
 import Logging
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
-// The Swift samples of HTTPLogging's catalog and of the README, verbatim; compiled, not run.
+// A sample that shows its imports is compiled in a file with exactly those imports, so that it
+// compiles as a reader's own file would (CodeBlockTests checks this). Compiled, not run.
 
 // README.md: HTTPLogging quick start.
 func loggingQuickStart() {
