@@ -186,17 +186,12 @@ final class LineReader: Sendable {
 }
 
 /// A started child process whose exit a test awaits without blocking a thread of the cooperative
-/// pool (`waitUntilExit()` did, and only two exist on a two-core machine), and without end: after
-/// ``hangGuard`` the child is killed and the wait records an issue.
-final class ChildProcess: @unchecked Sendable {
-    // @unchecked Sendable: `exitStatus` and `waiter` are only read and written while holding `lock`;
-    // `process` is only used to read its identifier and running state, which TestProcess allows from any thread.
+/// pool, and without end: after ``hangGuard`` the child is killed and the wait records an issue.
+final class ChildProcess: Sendable {
+    // TestProcess is Sendable: its state after `run()` is read under its own lock.
     private let process: TestProcess
-    private let lock = NSLock()
-    private var exitStatus: Int32?
-    private var waiter: CheckedContinuation<Int32, Never>?
 
-    /// Runs `process`, watching for its exit from the start.
+    /// Runs `process`.
     init(running process: TestProcess) throws {
         self.process = process
         // A child holding the test process's own output keeps `swift test` reading it after the
@@ -204,17 +199,7 @@ final class ChildProcess: @unchecked Sendable {
         if (process.standardInput as? FileHandle)?.fileDescriptor == STDIN_FILENO { process.standardInput = FileHandle.nullDevice }
         if (process.standardOutput as? FileHandle)?.fileDescriptor == STDOUT_FILENO { process.standardOutput = FileHandle.nullDevice }
         if (process.standardError as? FileHandle)?.fileDescriptor == STDERR_FILENO { process.standardError = FileHandle.nullDevice }
-        process.terminationHandler = { [weak self] process in self?.exited(process.terminationStatus) }
         try process.run()
-    }
-
-    private func exited(_ status: Int32) {
-        let waiter = lock.withLock { () -> CheckedContinuation<Int32, Never>? in
-            exitStatus = status
-            defer { self.waiter = nil }
-            return self.waiter
-        }
-        waiter?.resume(returning: status)
     }
 
     /// The exit status, or `nil` (with an issue recorded) when the child had to be killed.
@@ -226,13 +211,7 @@ final class ChildProcess: @unchecked Sendable {
             kill(identifier, SIGKILL)
             return true
         }
-        let status = await withCheckedContinuation { continuation in
-            let status = lock.withLock { () -> Int32? in
-                if exitStatus == nil { waiter = continuation }
-                return exitStatus
-            }
-            if let status { continuation.resume(returning: status) }
-        }
+        let status = await process.exitStatus()
         watchdog.cancel()
         guard await watchdog.value == false else {
             Issue.record("\(process.executableURL?.lastPathComponent ?? "the child") did not exit within \(hangGuard) and was killed (a hang guard, not a performance limit)", sourceLocation: sourceLocation)

@@ -50,6 +50,7 @@ public final class TestProcess: @unchecked Sendable {
         var running = false
         var status: Int32 = 0
         var reason: TerminationReason = .exit
+        var waiters: [CheckedContinuation<Int32, Never>] = []
     }
     private let lock = NSCondition()
     private var state = State()
@@ -130,13 +131,31 @@ public final class TestProcess: @unchecked Sendable {
         while waitpid(identifier, &status, 0) == -1 && errno == EINTR {}
         // WIFEXITED / WEXITSTATUS / WTERMSIG are macros Swift does not import.
         let signal = status & 0x7f
-        lock.withLock {
+        let (waiters, exitStatus) = lock.withLock {
             state.running = false
             state.reason = signal == 0 ? .exit : .uncaughtSignal
             state.status = signal == 0 ? (status >> 8) & 0xff : signal
             lock.broadcast()
+            defer { state.waiters = [] }
+            return (state.waiters, state.status)
         }
+        waiters.forEach { $0.resume(returning: exitStatus) }
         terminationHandler?(self)
+    }
+
+    /// Waits for the started child to end without blocking a thread of the cooperative pool
+    /// (`waitUntilExit()` blocks one, and a two-core machine has two), and returns
+    /// ``terminationStatus``.
+    public func exitStatus() async -> Int32 {
+        await withCheckedContinuation { continuation in
+            let ended = lock.withLock { () -> Int32? in
+                precondition(state.identifier > 0, "the child was not started")
+                guard state.running else { return state.status }
+                state.waiters.append(continuation)
+                return nil
+            }
+            if let ended { continuation.resume(returning: ended) }
+        }
     }
 
     /// Blocks until the child has ended.

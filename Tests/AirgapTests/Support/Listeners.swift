@@ -78,20 +78,13 @@ struct ListenerError: Error, CustomStringConvertible {
 /// code would), and returns its exit status; fails after ``hangGuard`` instead of hanging.
 func runChild(_ executable: String, _ arguments: [String]) async throws -> Int32 {
     try await withTimeout("\(executable) \(arguments.joined(separator: " "))") {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, any Error>) in
-            let process = TestProcess()
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
+        let process = TestProcess()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return await process.exitStatus()
     }
 }
 

@@ -60,18 +60,9 @@ enum Probe {
         process.environment = env
         process.standardOutput = try FileHandle(forWritingTo: outURL)
         process.standardError = try FileHandle(forWritingTo: errURL)
-        let watchdog = Watchdog()
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-                return
-            }
-            watchdog.set(killIfHanging(process, running: actions))
-        }
+        try process.run()
+        let watchdog = killIfHanging(process, running: actions)
+        let status = await process.exitStatus()
         watchdog.cancel()
         let out = (try? String(contentsOf: outURL, encoding: .utf8)) ?? ""
         let err = (try? String(contentsOf: errURL, encoding: .utf8)) ?? ""
@@ -93,16 +84,6 @@ enum Probe {
             Issue.record("AirgapProbe \(actions.joined(separator: " ")) did not finish within \(hangGuard) and was killed (a hang guard, not a performance limit)")
         }
     }
-}
-
-/// Holds the task that kills a hanging probe, to cancel it once the probe has exited.
-private final class Watchdog: @unchecked Sendable {
-    // @unchecked Sendable: `task` is only read and written while holding `lock`.
-    private let lock = NSLock()
-    private var task: Task<Void, Never>?
-
-    func set(_ task: Task<Void, Never>) { lock.withLock { self.task = task } }
-    func cancel() { lock.withLock { task }?.cancel() }
 }
 
 /// The loopback names every in-process guarded test allows, so that other tests in this process
