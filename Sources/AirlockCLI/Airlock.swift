@@ -58,6 +58,8 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var tlsOptions: TLSOptions
 
+    @OptionGroup var connectionOptions: ConnectionOptions
+
     func run() async throws {
         let url = URL(fileURLWithPath: stubs)
         var printExchange: (@Sendable (MockServer.Exchange) -> Void)?
@@ -73,7 +75,8 @@ struct Serve: AsyncParsableCommand {
                 exchangeHandler: printExchange,
                 maxRequestBodySize: maxBodySize,
                 adminFileRoot: files.map { URL(fileURLWithPath: $0) } ?? url.deletingLastPathComponent(),
-                tls: tlsOptions.configuration
+                tls: tlsOptions.configuration,
+                limits: connectionOptions.limits
             )
         )
         // A server left running all day must not grow without bound.
@@ -90,14 +93,14 @@ struct Serve: AsyncParsableCommand {
             rejected = server.insert(cassette)
             summary = "\(cassette.entries.count) recorded exchange(s)"
             for note in cassette.replayed.skipped {
-                FileHandle.standardError.write(Data("airlock: \(stubs): skipped \(note)\n".utf8))
+                sayError("airlock: \(stubs): skipped \(note)")
             }
         } else {
             let file: StubFile
             do {
                 file = try StubFile(contentsOf: url)
             } catch {
-                FileHandle.standardError.write(Data("airlock: \(error.description)\n".utf8))
+                sayError("airlock: \(error.description)")
                 throw ExitCode.badInput
             }
             rejected = server.registerStubs(file)
@@ -105,7 +108,7 @@ struct Serve: AsyncParsableCommand {
         }
         guard rejected.isEmpty else {
             for error in rejected {
-                FileHandle.standardError.write(Data("airlock: \(stubs): \(error.description)\n".utf8))
+                sayError("airlock: \(stubs): \(error.description)")
             }
             throw ExitCode.badInput
         }
@@ -124,9 +127,9 @@ func startServer(_ server: MockServer) async throws {
     do {
         try await server.start()
     } catch let error as MockServerError {
-        FileHandle.standardError.write(Data("airlock: \(error.description)\n".utf8))
+        sayError("airlock: \(error.description)")
         switch error.kind {
-        case .nonLoopbackBindingRefused, .adminTokenRequired: throw ExitCode.usage
+        case .nonLoopbackBindingRefused, .adminTokenRequired, .invalidLimits: throw ExitCode.usage
         case .certificateAuthorityInvalid: throw ExitCode.badInput
         default: throw ExitCode.unavailable
         }
@@ -148,7 +151,7 @@ func openCassette(_ url: URL, mode: Cassette.RecordMode, matching: Cassette.Matc
     do {
         return try Cassette(contentsOf: url, mode: mode, matching: matching, recordCommand: recordCommand, environment: [:])
     } catch {
-        FileHandle.standardError.write(Data("airlock: \(error.description)\n".utf8))
+        sayError("airlock: \(error.description)")
         throw ExitCode.badInput
     }
 }
@@ -177,9 +180,14 @@ extension ExitCode {
 }
 
 /// Writes a line to standard output at once (unbuffered), so that each request's line appears
-/// immediately even when the output is a pipe.
+/// immediately even when the output is a pipe; a closed output does not stop the command.
 func say(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    Console.standardOutput.write(line)
+}
+
+/// Writes a line to standard error, as `say` does to standard output.
+func sayError(_ line: String) {
+    Console.standardError.write(line)
 }
 
 /// Resumes a continuation the first time only.
@@ -210,5 +218,30 @@ enum SignalSources {
         lock.lock()
         sources.append(source)
         lock.unlock()
+    }
+}
+
+/// The connection limits of `airlock serve` and `airlock record`.
+struct ConnectionOptions: ParsableArguments {
+    @Option(help: "Seconds from a request's first byte to the end of its head; slower clients get 408.")
+    var headerTimeout: Double = MockServer.ConnectionLimits().headerTimeout
+
+    @Option(help: "Seconds a connection may wait for its next request (or a request body pause) before it is closed.")
+    var idleTimeout: Double = MockServer.ConnectionLimits().idleTimeout
+
+    @Option(help: "The most connections open at once; at the limit the longest-idle one is closed, or a new client gets 503. Defaults to the open-file limit less 64.")
+    var maxConnections: Int?
+
+    /// The server's limits.
+    var limits: MockServer.ConnectionLimits {
+        var limits = MockServer.ConnectionLimits(headerTimeout: headerTimeout, idleTimeout: idleTimeout)
+        if let maxConnections { limits.maxConnections = maxConnections }
+        return limits
+    }
+
+    func validate() throws {
+        if let problem = limits.problem {
+            throw ValidationError("\(problem). Give timeouts above 0 and at most \(Int(ResponseLimits.maximumSeconds)) seconds and --max-connections of at least 1.")
+        }
     }
 }

@@ -36,6 +36,8 @@ struct Record: AsyncParsableCommand {
 
     @OptionGroup var tlsOptions: TLSOptions
 
+    @OptionGroup var connectionOptions: ConnectionOptions
+
     func run() async throws {
         guard let recordMode = Cassette.RecordMode.allCases.first(where: { $0.rawValue.lowercased() == mode.lowercased() }),
             recordMode == .newEpisodes || recordMode == .all
@@ -64,7 +66,7 @@ struct Record: AsyncParsableCommand {
         }
         let server = MockServer(
             cassette: cassette,
-            configuration: .init(host: host, port: port, exchangeHandler: printExchange, upstream: upstream, tls: tlsOptions.configuration)
+            configuration: .init(host: host, port: port, exchangeHandler: printExchange, upstream: upstream, tls: tlsOptions.configuration, limits: connectionOptions.limits)
         )
         // The cassette gets every exchange; the journal need not keep them all.
         server.journalCapacity = .server
@@ -80,7 +82,7 @@ struct Record: AsyncParsableCommand {
         do {
             try cassette.save()
         } catch {
-            FileHandle.standardError.write(Data("airlock: \(error.description)\n".utf8))
+            sayError("airlock: \(error.description)")
             throw ExitCode.unavailable
         }
         say("Airlock recorded \(cassette.recordedEntries.count) exchange(s); \(self.cassette) holds \(cassette.entries.count).")
@@ -120,7 +122,7 @@ struct Redact: AsyncParsableCommand {
         do {
             try archive.data(redaction: redaction).write(to: url, options: .atomic)
         } catch {
-            FileHandle.standardError.write(Data("airlock: \(file): cannot be written (\(error.localizedDescription))\n".utf8))
+            sayError("airlock: \(file): cannot be written (\(error.localizedDescription))")
             throw ExitCode.unavailable
         }
         say("Redacted \(archive.entries.count) entr\(archive.entries.count == 1 ? "y" : "ies") in \(file).")
@@ -162,7 +164,7 @@ struct CassetteCommand: AsyncParsableCommand {
             }
             guard rejected.isEmpty else {
                 for error in rejected {
-                    FileHandle.standardError.write(Data("airlock: \(file): \(error.description)\n".utf8))
+                    sayError("airlock: \(file): \(error.description)")
                 }
                 throw ExitCode.badInput
             }
@@ -175,7 +177,7 @@ func readArchive(_ url: URL) throws -> HTTPArchive {
     do {
         return try HTTPArchive(contentsOf: url)
     } catch {
-        FileHandle.standardError.write(Data("airlock: \(error.description)\n".utf8))
+        sayError("airlock: \(error.description)")
         throw ExitCode.badInput
     }
 }

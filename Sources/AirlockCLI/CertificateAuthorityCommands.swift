@@ -83,13 +83,13 @@ struct CertificateAuthorityCommand: AsyncParsableCommand {
             let authority = try loadAuthority(caDir)
             let bytes = format == .pem ? Data((authority.pemRepresentation + "\n").utf8) : Data(authority.derRepresentation)
             guard let output else {
-                FileHandle.standardOutput.write(bytes)
+                Console.standardOutput.write(bytes)
                 return
             }
             do {
                 try bytes.write(to: URL(fileURLWithPath: output), options: .atomic)
             } catch {
-                FileHandle.standardError.write(Data("airlock: cannot write \(output): \((error as NSError).localizedDescription)\n".utf8))
+                sayError("airlock: cannot write \(output): \((error as NSError).localizedDescription)")
                 throw ExitCode.unavailable
             }
         }
@@ -102,7 +102,7 @@ private func loadAuthority(_ caDir: String?) throws -> CertificateAuthority {
     do {
         return try CertificateAuthority.loadOrCreate(in: directory)
     } catch let error as MockServerError {
-        FileHandle.standardError.write(Data("airlock: \(error.description)\n".utf8))
+        sayError("airlock: \(error.description)")
         throw error.kind == .certificateAuthorityInvalid ? ExitCode.badInput : ExitCode.unavailable
     }
 }

@@ -53,30 +53,41 @@ extension Pattern {
     }
 
     /// Matches one pattern against a request's labels or segments, without a trie.
+    ///
+    /// Walks the pattern once, keeping the set of positions in `parts` it can have reached, so
+    /// the cost is the pattern's segments times the parts, whatever the number of `**` (trying
+    /// each way of splitting the parts between several `**` would be exponential).
     func matches(_ parts: [Substring]) -> Bool {
-        Self.match(segments[...], parts[...])
+        var reached = [Bool](repeating: false, count: parts.count + 1)
+        reached[0] = true
+        var next = reached
+        for segment in segments {
+            switch segment {
+            case .doubleStar:
+                // Zero or more parts: every position at or after one reached.
+                var any = false
+                for position in reached.indices {
+                    any = any || reached[position]
+                    next[position] = any
+                }
+            case .star, .literal, .glob:
+                next[0] = false
+                for position in parts.indices {
+                    next[position + 1] = reached[position] && Self.segment(segment, matches: parts[position])
+                }
+            }
+            swap(&reached, &next)
+            guard reached.contains(true) else { return false }
+        }
+        return reached[parts.count]
     }
 
-    private static func match(_ segments: ArraySlice<Pattern.Segment>, _ labels: ArraySlice<Substring>) -> Bool {
-        guard let first = segments.first else { return labels.isEmpty }
-        let rest = segments.dropFirst()
-        switch first {
-        case .doubleStar:
-            var remaining = labels
-            while true {
-                if match(rest, remaining) { return true }
-                guard !remaining.isEmpty else { return false }
-                remaining = remaining.dropFirst()
-            }
-        case .star:
-            guard let label = labels.first, !label.isEmpty else { return false }
-            return match(rest, labels.dropFirst())
-        case .literal(let text):
-            guard let label = labels.first, label == text else { return false }
-            return match(rest, labels.dropFirst())
-        case .glob(let glob):
-            guard let label = labels.first, glob.matches(label) else { return false }
-            return match(rest, labels.dropFirst())
+    private static func segment(_ segment: Pattern.Segment, matches part: Substring) -> Bool {
+        switch segment {
+        case .doubleStar: true
+        case .star: !part.isEmpty
+        case .literal(let text): part == text
+        case .glob(let glob): glob.matches(part)
         }
     }
 }

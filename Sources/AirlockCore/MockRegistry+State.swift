@@ -17,7 +17,7 @@ extension MockRegistry {
         private var hostTrie = SegmentTrie()
         private var pathTries: [SegmentTrie] = []
         /// Routes that share a host and path pattern and differ by query; path-trie payloads index it.
-        private var routeGroups: [[Int]] = []
+        private var routeGroups: [RouteGroup] = []
         /// The last host pattern parsed, since registrations tend to come in runs for one host.
         private var lastHost: (text: String, pattern: Pattern)?
         /// Scratch buffers for matching, kept to avoid allocating on every request.
@@ -25,6 +25,10 @@ extension MockRegistry {
         private var matchedGroups: [Int] = []
         private var labelRanges: [Range<Int>] = []
         private var segmentRanges: [Range<Int>] = []
+        private var matchScratch = SegmentTrie.MatchScratch()
+        /// How many trie steps the last request's match took (hosts and paths), for tests that
+        /// check matching stays bounded.
+        private(set) var lastMatchSteps = 0
 
         // MARK: Registering
 
@@ -79,16 +83,14 @@ extension MockRegistry {
                 return pathTries.count - 1
             }.value
             let group = pathTries[pathTrie].value(for: path) {
-                routeGroups.append([])
+                routeGroups.append(RouteGroup())
                 return routeGroups.count - 1
             }
             // A stub with a requirement always gets a queue of its own: matchers cannot be compared.
-            // Stubs of the same scenario step share one.
-            if requirement == nil, !group.inserted,
-                let existing = routeGroups[group.value].first(where: {
-                    routes[$0].key.query == query && routes[$0].requirement == nil && routes[$0].scenario == scenario
-                })
-            {
+            // Stubs of the same scenario step share one. Found by key, so that registering many
+            // stubs on one path costs the same for each.
+            let shared = SharedQueueKey(query: query, scenario: scenario)
+            if requirement == nil, let existing = routeGroups[group.value].shared[shared] {
                 return existing
             }
             let id = routes.count
@@ -100,31 +102,14 @@ extension MockRegistry {
                     rank: Rank(host: host, path: path, query: query, requirement: requirement, scenario: scenario, order: id)
                 )
             )
-            routeGroups[group.value].append(id)
+            routeGroups[group.value].ids.append(id)
+            if requirement == nil { routeGroups[group.value].shared[shared] = id }
             return id
         }
 
         private static func validate(_ response: MockResponse, stub: @autoclosure () -> String) throws(RegistrationError) {
-            if case .multiple(let count) = response.lifetime, count < 1 {
-                throw RegistrationError(
-                    stub: stub(),
-                    problem: "the lifetime .multiple(\(count)) would never serve the response",
-                    fix: "Use .multiple(n) with n ≥ 1, .single or .eternal."
-                )
-            }
-            if case .delayed(let seconds) = response.delivery, !(seconds >= 0 && seconds.isFinite) {
-                throw RegistrationError(
-                    stub: stub(),
-                    problem: "the delivery .delayed(\(seconds)) is not a finite, non-negative number of seconds",
-                    fix: "Use .delayed(seconds) with seconds ≥ 0, or .instant."
-                )
-            }
-            if !response.status.isValid {
-                throw RegistrationError(
-                    stub: stub(),
-                    problem: "the status \(response.status.code) is not an HTTP status code",
-                    fix: "Use a code from 100 to 599."
-                )
+            if let (problem, fix) = ResponseLimits.problem(with: response) {
+                throw RegistrationError(stub: stub(), problem: problem, fix: fix)
             }
         }
 
@@ -158,21 +143,23 @@ extension MockRegistry {
         private mutating func bestRoute(for request: IncomingRequest, recorded: RecordedRequest) -> Int? {
             matchedHosts.removeAll(keepingCapacity: true)
             SegmentView.with(request.host, separator: UInt8(ascii: "."), ranges: &labelRanges) { labels in
-                hostTrie.collectMatches(labels, into: &matchedHosts)
+                hostTrie.collectMatches(labels, into: &matchedHosts, scratch: &matchScratch)
             }
+            lastMatchSteps = matchScratch.steps
             matchedGroups.removeAll(keepingCapacity: true)
             // Only origin-form paths match (`OPTIONS *` names no resource).
             if !matchedHosts.isEmpty, request.path.utf8.first == UInt8(ascii: "/") {
                 SegmentView.with(request.path, skipping: 1, separator: UInt8(ascii: "/"), ranges: &segmentRanges) { segments in
                     for pathTrie in matchedHosts {
-                        pathTries[pathTrie].collectMatches(segments, into: &matchedGroups)
+                        pathTries[pathTrie].collectMatches(segments, into: &matchedGroups, scratch: &matchScratch)
+                        lastMatchSteps += matchScratch.steps
                     }
                 }
             }
             var requestQuery: [String: [String]]?
             var best: Int?
             for group in matchedGroups {
-                for id in routeGroups[group] {
+                for id in routeGroups[group].ids {
                     guard !routes[id].queue.isEmpty else { continue }
                     if let best, routes[best].rank <= routes[id].rank { continue }
                     if let query = routes[id].key.query {
@@ -239,6 +226,19 @@ extension MockRegistry {
         case unmatched(UnmockedPolicy, diagnosis: UnmatchedDiagnosis?, recorder: ExchangeRecorder)
         /// Forward to the real server and record the exchange in the cassette.
         case record(recorder: ExchangeRecorder)
+    }
+
+    /// The routes registered for one host and path pattern.
+    struct RouteGroup: Sendable {
+        var ids: [Int] = []
+        /// The route of each query and scenario step, among those without a requirement.
+        var shared: [SharedQueueKey: Int] = [:]
+    }
+
+    /// What makes two registrations for one host and path, both without a requirement, share a queue.
+    struct SharedQueueKey: Hashable, Sendable {
+        let query: QueryConstraint?
+        let scenario: ScenarioStep?
     }
 
     /// What makes two registrations share one queue.

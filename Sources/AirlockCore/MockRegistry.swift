@@ -92,6 +92,12 @@ public final class MockRegistry: Sendable {
         state.withLock { $0.cassette }
     }
 
+    /// How many trie steps the last request's match took: at most the patterns' nodes times the
+    /// request's segments, however many `**` the patterns have.
+    package var lastMatchSteps: Int {
+        state.withLock { $0.lastMatchSteps }
+    }
+
     /// A scenario's current state.
     package func scenarioState(_ name: String) -> String {
         state.withLock { $0.state(of: name) }

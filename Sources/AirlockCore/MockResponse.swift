@@ -50,6 +50,9 @@ public struct MockResponse: Hashable, Sendable {
     /// Send the body in this many chunks spread over this many seconds, if set.
     package var dribble: (chunks: Int, seconds: TimeInterval)? { storage.dribble }
 
+    /// Whether two values are the very same response (one storage), not just equal ones.
+    package func isIdentical(to other: MockResponse) -> Bool { storage === other.storage }
+
     /// Everything above, in one immutable box: a response is copied often on the way from its
     /// queue to the transport, and a copy is then one reference instead of a dozen.
     private final class Storage: Sendable {
@@ -218,11 +221,12 @@ extension MockResponse {
     /// ```
     ///
     /// - Parameters:
-    ///   - chunks: How many pieces (at least 1).
-    ///   - seconds: How long from the first piece to the last.
+    ///   - chunks: How many pieces: from 1 to ``ResponseLimits/maximumDribbleChunks``.
+    ///   - seconds: How long from the first piece to the last: from 0 to
+    ///     ``ResponseLimits/maximumSeconds``. Other values are rejected when the stub is registered.
     /// - Returns: The dribbling response.
     public func dribbled(inChunks chunks: Int, over seconds: TimeInterval) -> MockResponse {
-        MockResponse(copying: self, explicitHeaders: explicitHeaders, lifetime: lifetime, dribble: (max(1, chunks), max(0, seconds)))
+        MockResponse(copying: self, explicitHeaders: explicitHeaders, lifetime: lifetime, dribble: (chunks, seconds))
     }
 
     /// A copy with another lifetime (the unmocked policy's response is served as `.eternal`).

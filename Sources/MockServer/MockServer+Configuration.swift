@@ -36,6 +36,9 @@ extension MockServer {
         /// Serves HTTPS too, with certificates from a certificate authority kept in a folder (see
         /// ``MockServer/TLS``). `nil` (the default) serves plain HTTP only.
         public var tls: TLS?
+        /// How long a client may take to send a request, how long an idle connection stays open,
+        /// and how many connections the server holds. See ``ConnectionLimits``.
+        public var limits: ConnectionLimits
 
         /// Creates a configuration; every argument has a default.
         /// - Parameters:
@@ -50,6 +53,7 @@ extension MockServer {
         ///   - upstream: The origin the server stands in for, as a reverse proxy.
         ///   - adminFileRoot: The folder admin-added `file` responses must stay in.
         ///   - tls: HTTPS options; `nil` serves plain HTTP only.
+        ///   - limits: Timeouts and the connection cap.
         public init(
             host: String = "127.0.0.1",
             port: Int = 0,
@@ -61,9 +65,11 @@ extension MockServer {
             logger: Logger = Logger(label: "airlock.server"),
             upstream: URL? = nil,
             adminFileRoot: URL? = nil,
-            tls: TLS? = nil
+            tls: TLS? = nil,
+            limits: ConnectionLimits = ConnectionLimits()
         ) {
             self.tls = tls
+            self.limits = limits
             self.upstream = upstream
             self.adminFileRoot = adminFileRoot
             self.maxRequestBodySize = maxRequestBodySize
@@ -74,6 +80,66 @@ extension MockServer {
             self.allowsNonLoopbackBinding = allowsNonLoopbackBinding
             self.adminToken = adminToken
             self.exchangeHandler = exchangeHandler
+        }
+    }
+
+    /// What keeps slow, silent or too many clients from holding the server: the defaults suit a
+    /// development backend and a test suite alike, and every one can be changed (`airlock serve
+    /// --header-timeout`, `--idle-timeout`, `--max-connections`).
+    ///
+    /// - A connection waiting for its next request is closed after ``idleTimeout`` without a
+    ///   byte (keep-alive clients reconnect, as they do with any server).
+    /// - From the first byte of a request, its head must arrive within ``headerTimeout``, and its
+    ///   body may not pause longer than ``idleTimeout``; otherwise the client gets
+    ///   `408 Request Timeout` and the connection closes. A response the stub delays is never
+    ///   cut short.
+    /// - At ``maxConnections`` open connections, a new one takes the place of the connection
+    ///   idle the longest; when none is idle, it gets `503 Service Unavailable` and is closed.
+    public struct ConnectionLimits: Sendable, Equatable {
+        /// The time from a request's first byte to the end of its head, in seconds. Defaults to 30.
+        public var headerTimeout: TimeInterval
+        /// How long a connection may wait for a request, or a request body pause, in seconds.
+        /// Defaults to 75 (longer than the idle time clients such as AsyncHTTPClient keep
+        /// connections for, so that the client closes first).
+        public var idleTimeout: TimeInterval
+        /// The most connections open at once. Defaults to the process's open-file limit less 64
+        /// (kept for files, outgoing connections and the listening socket), and at least 16, so
+        /// that the server never runs out of descriptors and locks every new client out.
+        public var maxConnections: Int
+
+        /// Creates limits; every argument has a default.
+        /// - Parameters:
+        ///   - headerTimeout: Seconds from a request's first byte to the end of its head.
+        ///   - idleTimeout: Seconds a connection may wait for a request, or a body pause.
+        ///   - maxConnections: The most connections open at once.
+        public init(headerTimeout: TimeInterval = 30, idleTimeout: TimeInterval = 75, maxConnections: Int = ConnectionLimits.defaultMaxConnections) {
+            self.headerTimeout = headerTimeout
+            self.idleTimeout = idleTimeout
+            self.maxConnections = maxConnections
+        }
+
+        /// The open-file limit (`RLIMIT_NOFILE`, soft) less 64, and at least 16.
+        public static var defaultMaxConnections: Int {
+            var limit = rlimit()
+            guard getrlimit(Self.openFilesResource, &limit) == 0 else { return 960 }
+            let files = Int(clamping: limit.rlim_cur)  // RLIM_INFINITY clamps to Int.max
+            return max(16, min(files, 1_000_000) - 64)
+        }
+
+        #if os(Linux)
+        private static let openFilesResource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        #else
+        private static let openFilesResource = RLIMIT_NOFILE
+        #endif
+
+        /// Why these limits cannot be used, if they cannot.
+        package var problem: String? {
+            for (seconds, name) in [(headerTimeout, "the header timeout"), (idleTimeout, "the idle timeout")] {
+                if let problem = ResponseLimits.durationProblem(seconds, named: name) { return problem }
+                if seconds == 0 { return "\(name) is 0 seconds: every connection would be closed at once" }
+            }
+            if maxConnections < 1 { return "the connection limit \(maxConnections) is not at least 1" }
+            return nil
         }
     }
 

@@ -109,6 +109,7 @@ public final class MockServer: Mocking {
     ///   address cannot be bound, or (with ``Configuration/tls``) when the certificate authority's
     ///   folder cannot be used.
     public func start() async throws {
+        if let problem = configuration.limits.problem { throw MockServerError.invalidLimits(problem) }
         // The check is on the address the name resolves to, not on its spelling: a name such as
         // `127.evil.test` can resolve to 0.0.0.0, which would listen on every interface.
         let address: SocketAddress
@@ -137,15 +138,23 @@ public final class MockServer: Mocking {
                 .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
-                        try channel.pipeline.syncOperations.addHandler(MockServerHandler(context: context))
+                        guard let activity = context.server?.admit(channel) else {
+                            return Self.refuseConnection(channel, limit: context.configuration.limits.maxConnections)
+                        }
+                        let guardian = ConnectionGuard(limits: context.configuration.limits, activity: activity)
+                        let pipeline = channel.pipeline.syncOperations
+                        // SwiftNIO's standard pipeline, with its 400 responder replaced by one that says why.
+                        try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: false)
+                        try pipeline.addHandler(BadRequestResponder())
+                        try pipeline.addHandler(RequestPhaseObserver(guardian))
+                        try pipeline.addHandler(MockServerHandler(context: context))
+                        try pipeline.addHandler(ByteArrivalObserver(guardian), position: .first)
                         if let tls {
                             // HTTPS and plain HTTP (proxy requests, CONNECT) share the port. A client
                             // that sends no SNI called an address: the one it reached.
                             let address = channel.localAddress?.ipAddress ?? host
-                            try channel.pipeline.syncOperations.addHandler(TLSDetector(termination: tls, fallbackHost: address, logger: logger), position: .first)
+                            try pipeline.addHandler(TLSDetector(termination: tls, fallbackHost: address, logger: logger), position: .first)
                         }
-                        context.server?.track(channel)
                     }
                 }
                 .bind(to: address)
@@ -180,11 +189,42 @@ public final class MockServer: Mocking {
         try await forwarder?.shutdown()
     }
 
-    private func track(_ channel: any Channel) {
+    /// How many open connections are receiving or being answered a request (not idle).
+    package var busyConnectionCount: Int {
+        state.withLock { $0.connections.busyCount }
+    }
+
+    /// Takes a new connection in, making room at the connection limit by closing the connection
+    /// idle the longest; `nil` when every connection is busy.
+    private func admit(_ channel: any Channel) -> ConnectionActivity? {
         let identifier = ObjectIdentifier(channel)
-        state.withLock { $0.connections.insert(channel) }
+        let activity = ConnectionActivity()
+        let (admitted, evicted) = state.withLock { state -> (Bool, (any Channel)?) in
+            var evicted: (any Channel)?
+            if state.connections.count >= configuration.limits.maxConnections {
+                guard let idlest = state.connections.longestIdle() else { return (false, nil) }
+                evicted = state.connections.remove(idlest)
+            }
+            state.connections.insert(channel, activity: activity)
+            return (true, evicted)
+        }
+        guard admitted else { return nil }
+        evicted?.close(promise: nil)
         channel.closeFuture.whenComplete { [weak self] _ in
-            self?.state.withLock { $0.connections.remove(identifier) }
+            self?.state.withLock { _ = $0.connections.remove(identifier) }
+        }
+        return activity
+    }
+
+    /// Answers a connection over the limit with `503` and closes it.
+    private static func refuseConnection(_ channel: any Channel, limit: Int) {
+        let message = "Airlock MockServer: \(limit) connections are open and none is idle; try again later, "
+            + "or raise the limit (MockServer.ConnectionLimits.maxConnections, airlock serve --max-connections).\n"
+        let response = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: \(message.utf8.count)\r\n"
+            + "Connection: close\r\nRetry-After: 1\r\n\r\n" + message
+        channel.writeAndFlush(ByteBuffer(string: response)).whenComplete { _ in
+            channel.close(mode: .output, promise: nil)
+            channel.eventLoop.scheduleTask(in: MockServerHandler.lingeringCloseTimeout) { channel.close(promise: nil) }
         }
     }
 
@@ -203,15 +243,38 @@ public final class MockServer: Mocking {
     }
 }
 
-/// The connections a server has open, so that shutdown can close them.
+/// The connections a server has open, so that shutdown can close them and a full server can
+/// close the one idle the longest.
 struct ConnectionSet {
-    private var channels: [ObjectIdentifier: any Channel] = [:]
+    private var channels: [ObjectIdentifier: (channel: any Channel, activity: ConnectionActivity)] = [:]
 
-    var all: [any Channel] { Array(channels.values) }
+    var all: [any Channel] { channels.values.map(\.channel) }
 
-    mutating func insert(_ channel: any Channel) { channels[ObjectIdentifier(channel)] = channel }
+    var count: Int { channels.count }
 
-    mutating func remove(_ identifier: ObjectIdentifier) { channels[identifier] = nil }
+    mutating func insert(_ channel: any Channel, activity: ConnectionActivity) {
+        channels[ObjectIdentifier(channel)] = (channel, activity)
+    }
+
+    @discardableResult
+    mutating func remove(_ identifier: ObjectIdentifier) -> (any Channel)? {
+        channels.removeValue(forKey: identifier)?.channel
+    }
+
+    /// How many connections are not idle.
+    var busyCount: Int {
+        channels.values.filter { $0.activity.idleSince.withLock { $0 } == nil }.count
+    }
+
+    /// The connection that has waited for a request the longest, if any is waiting.
+    func longestIdle() -> ObjectIdentifier? {
+        var best: (ObjectIdentifier, NIODeadline)?
+        for (identifier, entry) in channels {
+            guard let since = entry.activity.idleSince.withLock({ $0 }) else { continue }
+            if best == nil || since < best!.1 { best = (identifier, since) }
+        }
+        return best?.0
+    }
 }
 
 /// What the per-connection handlers need from their server, without keeping it alive.

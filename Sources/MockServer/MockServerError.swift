@@ -1,3 +1,4 @@
+import AirlockCore
 import NIOCore
 
 /// Why a server did not start: each case says what happened and how to fix it.
@@ -10,7 +11,7 @@ public struct MockServerError: Error, Sendable, CustomStringConvertible {
     public struct Kind: Hashable, Sendable, CustomStringConvertible {
         private enum Base: Hashable, Sendable {
             case nonLoopbackBindingRefused, adminTokenRequired, addressInUse, bindFailed
-            case certificateAuthorityUnavailable, certificateAuthorityInvalid
+            case certificateAuthorityUnavailable, certificateAuthorityInvalid, invalidLimits
         }
 
         private let base: Base
@@ -27,6 +28,9 @@ public struct MockServerError: Error, Sendable, CustomStringConvertible {
         public static let certificateAuthorityUnavailable = Kind(base: .certificateAuthorityUnavailable)
         /// The certificate authority's key file is not a usable Airlock CA (TLS).
         public static let certificateAuthorityInvalid = Kind(base: .certificateAuthorityInvalid)
+
+        /// A timeout or the connection limit is not usable (``MockServer/ConnectionLimits``).
+        public static let invalidLimits = Kind(base: .invalidLimits)
 
         /// The kind's name.
         public var description: String { "\(base)" }
@@ -63,6 +67,14 @@ public struct MockServerError: Error, Sendable, CustomStringConvertible {
             )
         }
         return MockServerError(kind: .bindFailed, description: "cannot listen on \(host):\(port): \(text)")
+    }
+
+    static func invalidLimits(_ problem: String) -> MockServerError {
+        MockServerError(
+            kind: .invalidLimits,
+            description: "cannot start: \(problem). Give timeouts above 0 and at most \(Int(ResponseLimits.maximumSeconds)) seconds and at least one connection "
+                + "(MockServer.ConnectionLimits; airlock serve --header-timeout, --idle-timeout, --max-connections)."
+        )
     }
 
     static func certificateAuthorityUnavailable(file: String, reason: String, fix: String) -> MockServerError {

@@ -110,7 +110,7 @@ struct BadInputTests {
 
     @Test(arguments: [
         (MockResponse.plaintext("x", lifetime: .multiple(0)), "lifetime .multiple(0)"),
-        (MockResponse.plaintext("x", delivery: .delayed(-1)), "delivery .delayed(-1.0)"),
+        (MockResponse.plaintext("x", delivery: .delayed(-1)), "the delay -1.0 is not a finite, non-negative number of seconds"),
         (MockResponse.plaintext("x", status: .other(42)), "status 42"),
     ])
     func invalidResponsesAreRejected(response: MockResponse, problem: String) async throws {

@@ -63,6 +63,19 @@ struct RawConnection {
         }
     }
 
+    /// A handle that writes to the connection from another task, while this one reads.
+    var sender: Sender { Sender(outbound: outbound) }
+
+    /// Writes to a raw connection; sendable, so a task can trickle bytes while another reads.
+    struct Sender: Sendable {
+        fileprivate let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+
+        /// Writes `text` in one write.
+        func send(_ text: String) async throws {
+            try await outbound.write(ByteBuffer(string: text))
+        }
+    }
+
     /// Writing failed because the connection's deadline (a hang guard) had passed and closed it.
     struct DeadlinePassed: Error, CustomStringConvertible {
         let error: any Error

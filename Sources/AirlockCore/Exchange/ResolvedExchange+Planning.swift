@@ -33,7 +33,12 @@ extension ResolvedExchange {
     }
 
     private init(_ stubbed: MockResponse, stub: StubDescription?, recorder: ExchangeRecorder, request: IncomingRequest, transport: Transport) {
-        let response = Self.computing(stubbed, stub: stub, recorder: recorder, request: request)
+        var response = Self.computing(stubbed, stub: stub, recorder: recorder, request: request)
+        if stub == nil || !response.isIdentical(to: stubbed), let (problem, fix) = ResponseLimits.problem(with: response) {
+            // Registered stubs were checked when they were registered; what a closure, a template
+            // or the unmocked policy makes is checked here, before a transport acts on it.
+            response = Self.failure("\(problem). \(fix)", like: stubbed.with(lifetime: stubbed.lifetime, delivery: .instant))
+        }
         let action: Action
         switch response.body {
         case .error(let box):
@@ -74,6 +79,6 @@ extension ResolvedExchange {
     }
 
     private static func failure(_ problem: String, like response: MockResponse) -> MockResponse {
-        MockResponse(body: .failure("Airlock: " + problem), contentType: nil, status: .internalServerError, lifetime: response.lifetime, delivery: response.delivery, headers: [:])
+        MockResponse(body: .failure(problem), contentType: nil, status: .internalServerError, lifetime: response.lifetime, delivery: response.delivery, headers: [:])
     }
 }

@@ -11,11 +11,15 @@ struct ResponseQueue: Sendable {
 
     var isEmpty: Bool { head == entries.count }
     var count: Int { entries.count - head }
-    /// Whether an eternal response is queued, so that anything behind it is never served.
-    var hasEternal: Bool { entries[head...].contains { $0.usesLeft == nil } }
+    /// Whether an eternal response is queued, so that anything behind it is never served. An
+    /// eternal response never leaves its queue, so this is kept as it is appended, not searched
+    /// for: appending stays O(1) however long the queue.
+    private(set) var hasEternal = false
 
     mutating func append(_ response: MockResponse) {
-        entries.append(Entry(response: response, usesLeft: response.lifetime.uses))
+        let uses = response.lifetime.uses
+        if uses == nil { hasEternal = true }
+        entries.append(Entry(response: response, usesLeft: uses))
     }
 
     /// The response to serve now; it leaves the queue when its uses run out.

@@ -122,19 +122,47 @@ struct SegmentTrie: Sendable {
         return created
     }
 
-    /// Appends the payload of every pattern that matches `segments` to `payloads`. A payload
-    /// can be appended more than once when several `**` paths reach it.
-    func collectMatches(_ segments: SegmentView, into payloads: inout [Int]) {
-        visit(0, segments, 0, &payloads)
+    /// What one match needs besides the trie, kept by the caller between requests so that
+    /// matching does not allocate.
+    struct MatchScratch: Sendable {
+        /// The (`**` node, position) pairs already explored in this match.
+        fileprivate var explored = Set<Int>()
+        /// How many (node, position) steps the last match took: bounded by the trie's nodes times
+        /// the request's segments plus one, whatever the patterns.
+        fileprivate(set) var steps = 0
+
+        init() {}
+
+        fileprivate mutating func reset() {
+            explored.removeAll(keepingCapacity: true)
+            steps = 0
+        }
     }
 
-    private func visit(_ index: Int32, _ segments: SegmentView, _ position: Int, _ payloads: inout [Int]) {
+    /// Appends the payload of every pattern that matches `segments` to `payloads`. A payload
+    /// can be appended more than once when several `**` paths reach it.
+    ///
+    /// The walk explores each (`**` node, position) pair once. Since the trie is a tree, every
+    /// node below a `**` is then reached at most once per position, so a match costs at most the
+    /// trie's nodes times the request's segments — several `**` in one pattern cannot make it
+    /// exponential (`/**/a/**/a/**/a/z` against a thousand `a` segments would otherwise try
+    /// every way of splitting them).
+    func collectMatches(_ segments: SegmentView, into payloads: inout [Int], scratch: inout MatchScratch) {
+        scratch.reset()
+        visit(0, segments, 0, &payloads, &scratch)
+    }
+
+    private func visit(_ index: Int32, _ segments: SegmentView, _ position: Int, _ payloads: inout [Int], _ scratch: inout MatchScratch) {
+        scratch.steps += 1
         let node = Int(index)
         let doubleStar = nodes[node].doubleStar
         if doubleStar >= 0 {
-            // `**` consumes zero or more segments.
+            // `**` consumes zero or more segments. A pair explored before was explored by a loop
+            // like this one, which went on to the end: so were all positions after it.
+            let width = segments.count + 1
             for next in position...segments.count {
-                visit(doubleStar, segments, next, &payloads)
+                guard scratch.explored.insert(Int(doubleStar) * width + next).inserted else { break }
+                visit(doubleStar, segments, next, &payloads, &scratch)
             }
         }
         guard position < segments.count else {
@@ -146,11 +174,11 @@ struct SegmentTrie: Sendable {
             Self.equal(nodes[Int(candidate)].label, segment)
         }
         if let literal {
-            visit(literal, segments, position + 1, &payloads)
+            visit(literal, segments, position + 1, &payloads, &scratch)
         }
         let star = nodes[node].star
         if star >= 0, !segment.isEmpty {
-            visit(star, segments, position + 1, &payloads)
+            visit(star, segments, position + 1, &payloads, &scratch)
         }
         let globs = nodes[node].globs
         if globs >= 0 {
@@ -158,7 +186,7 @@ struct SegmentTrie: Sendable {
             let text = Substring(String(decoding: segment, as: UTF8.self))
             globIndexes[Int(globs)].matches(of: text, into: &children)
             for child in children {
-                visit(child, segments, position + 1, &payloads)
+                visit(child, segments, position + 1, &payloads, &scratch)
             }
         }
     }

@@ -46,8 +46,21 @@ extension StubFile {
                 if let status = response.status, !(100...599).contains(status) {
                     throw StubFileError(file: source, location: "\(place).status", problem: "is \(status)", expected: "an HTTP status from 100 to 599")
                 }
-                if let delay = response.delay, !(delay >= 0 && delay.isFinite) {
-                    throw StubFileError(file: source, location: "\(place).delay", problem: "is \(delay)", expected: "a number of seconds ≥ 0")
+                if let delay = response.delay, let problem = ResponseLimits.durationProblem(delay, named: "the delay") {
+                    throw StubFileError(file: source, location: "\(place).delay", problem: problem, expected: "a number of seconds from 0 to \(Int(ResponseLimits.maximumSeconds)) (one day)")
+                }
+                if let dribble = response.dribble, let problem = ResponseLimits.dribbleProblem(chunks: dribble.chunks, seconds: dribble.seconds) {
+                    throw StubFileError(
+                        file: source,
+                        location: "\(place).dribble",
+                        problem: problem,
+                        expected: "\"chunks\" from 1 to \(ResponseLimits.maximumDribbleChunks) and \"seconds\" from 0 to \(Int(ResponseLimits.maximumSeconds))"
+                    )
+                }
+                for (name, value) in response.headers ?? [:] {
+                    if let problem = ResponseLimits.headerProblem(name: name, value: value) {
+                        throw StubFileError(file: source, location: "\(place).headers", problem: problem, expected: ResponseLimits.headerFix)
+                    }
                 }
                 if let file = response.file {
                     // Found now, not when the first request asks for it.

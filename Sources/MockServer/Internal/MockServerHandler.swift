@@ -135,7 +135,7 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         guard exchange.delay > 0 else { return carryOut(exchange, head: head, in: channelContext) }
         let loopBound = NIOLoopBound((self, channelContext), eventLoop: channelContext.eventLoop)
-        channelContext.eventLoop.scheduleTask(in: .nanoseconds(Int64(exchange.delay * 1_000_000_000))) {
+        channelContext.eventLoop.scheduleTask(in: .saturatingSeconds(exchange.delay)) {
             let (handler, channelContext) = loopBound.value
             handler.carryOut(exchange, head: head, in: channelContext)
         }
@@ -221,7 +221,7 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
         let loopBound = NIOLoopBound((self, channelContext), eventLoop: channelContext.eventLoop)
         for (index, piece) in pieces.enumerated() {
             let isLast = index == pieces.count - 1
-            channelContext.eventLoop.scheduleTask(in: .nanoseconds(Int64(interval * Double(index) * 1_000_000_000))) {
+            channelContext.eventLoop.scheduleTask(in: .saturatingSeconds(interval * Double(index))) {
                 let (handler, channelContext) = loopBound.value
                 guard channelContext.channel.isActive else { return }
                 channelContext.write(handler.wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: piece)))), promise: nil)
@@ -415,4 +415,15 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// Connection-level fields that a proxy does not pass on.
     private static let hopByHop: Set<String> = ["host", "connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade", "proxy-authorization"]
+}
+
+extension TimeAmount {
+    /// A number of seconds as a time amount, without a conversion that could trap: the core caps
+    /// delays at ``ResponseLimits/maximumSeconds``, and anything else still saturates instead of
+    /// crashing.
+    static func saturatingSeconds(_ seconds: Double) -> TimeAmount {
+        let nanoseconds = (seconds * 1_000_000_000).rounded()
+        guard nanoseconds.isFinite, nanoseconds > 0 else { return .zero }
+        return nanoseconds < 9.0e18 ? .nanoseconds(Int64(nanoseconds)) : .nanoseconds(9_000_000_000_000_000_000)
+    }
 }

@@ -1,0 +1,300 @@
+import AsyncHTTPClient
+import Foundation
+import HTTPMock
+import MockServer
+import NIOCore
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+import ProcessSupport
+#endif
+
+/// What a careless stub or a hostile local process sends the server, over a real socket: the
+/// server answers with a reason or closes, and keeps serving everyone else.
+struct HostileClientTests {
+    /// A server with `limits`, on the tests' event loops.
+    private func withLimitedServer(_ limits: MockServer.ConnectionLimits, _ body: (MockServer) async throws -> Void) async throws {
+        try await withServer(HTTPMock(), configuration: .init(limits: limits), body)
+    }
+
+    // MARK: Stubs
+
+    @Test func aHugeDelayOrAnInjectedHeaderThroughTheAdminAPIIsRefusedAndServingGoesOn() async throws {
+        try await withServer(HTTPMock()) { server in
+            server.addResponses(forPath: "/ping", host: "**") { MockResponse.plaintext("pong", lifetime: .eternal) }
+            let base = server.baseURL.absoluteString
+            try await withClient { client in
+                for (response, problem) in [
+                    (#"{ "body": "x", "delay": 1e10 }"#, "longer than the limit of 86400 seconds"),
+                    (#"{ "body": "x", "dribble": { "chunks": 2, "seconds": 1e10 } }"#, "the dribble's duration"),
+                    (#"{ "body": "x", "headers": { "X-A": "b\r\nSet-Cookie: evil=1" } }"#, "contains a carriage return"),
+                    (#"{ "body": "x", "headers": { "Bad Name": "v" } }"#, "contains a space"),
+                ] {
+                    let stub = #"{ "stubs": [ { "path": "/hostile", "responses": [ \#(response) ] } ] }"#
+                    let added = try await send(client, "\(base)/__admin/stubs", method: .POST, headers: [("Content-Type", "application/json")], body: stub)
+                    #expect(added.status == 400, "\(added.text)")
+                    #expect(added.text.contains(problem), "\(added.text)")
+                }
+                // Before the limit, the first request to a 1e10 s delay crashed the server.
+                let hostile = try await send(client, "\(base)/hostile")
+                #expect(hostile.status == 404)
+                #expect(hostile.headers["Set-Cookie"].isEmpty)
+                #expect(try await send(client, "\(base)/ping").text == "pong")
+            }
+        }
+    }
+
+    @Test func aStubHeaderWithCRLFNeverReachesTheWire() async throws {
+        try await withServer(HTTPMock()) { server in
+            server.addResponses(forPath: "/inject", host: "**") {
+                MockResponse.plaintext("x", headers: ["X-A": "b\r\nSet-Cookie: evil=1"])
+            }
+            #expect(server.registrationErrors.first?.problem.contains("header injection") == true)
+            let answer = try await rawExchange(port: server.port, "GET /inject HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n")
+            #expect(answer.hasPrefix("HTTP/1.1 404"), "\(answer)")
+            #expect(!answer.contains("Set-Cookie"), "\(answer)")
+        }
+    }
+
+    @Test func doubleStarsAgainstALongPathAreAnsweredThroughTheSocket() async throws {
+        try await withServer(HTTPMock()) { server in
+            server.addResponses(forPath: "/**/a/**/a/**/a/z", host: "**") { MockResponse.plaintext("deep", lifetime: .eternal) }
+            let long = String(repeating: "/a", count: 2_000)
+            try await withClient { client in
+                let base = server.baseURL.absoluteString
+                let miss = try await send(client, base + long)
+                let hit = try await send(client, base + long + "/z")
+                #expect(miss.status == 404)
+                #expect(hit.text == "deep")
+            }
+        }
+    }
+
+    // MARK: Malformed requests
+
+    @Test(arguments: [
+        ("GARBAGE\u{1} \r\n\r\n", "the method is not a valid token"),
+        ("GET /x HTTP/1.1\r\nHost: a\r\nBad Header: y\r\n\r\n", "a header name or value contains a character HTTP does not allow"),
+        ("GET /x HTTP/1.1\r\nHost: a\r\nContent-Length: abc\r\n\r\n", "Content-Length is not a single non-negative number"),
+        ("POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", "a chunk size of the chunked body is not a hexadecimal number"),
+        ("GET /x HTTP/1.1\r\nHost: a\r\nX: " + String(repeating: "a", count: 100_000) + "\r\n\r\n", "the request head is too large"),
+    ])
+    func aRequestTheParserRejectsGetsA400SayingWhy(request: String, reason: String) async throws {
+        try await withServer(HTTPMock()) { server in
+            let answer = try await rawExchange(port: server.port, request)
+            #expect(answer.hasPrefix("HTTP/1.1 400 Bad Request\r\n"), "\(answer.prefix(200))")
+            #expect(answer.contains("Connection: close"))
+            #expect(answer.contains("Airlock MockServer: bad request: \(reason)"), "\(answer.prefix(400))")
+        }
+    }
+
+    // MARK: Slow and silent clients
+
+    @Test func aClientTricklingItsHeadGets408OnceTheHeaderTimeoutPasses() async throws {
+        try await withLimitedServer(.init(headerTimeout: 1, idleTimeout: 600)) { server in
+            server.addResponses(forPath: "/x", host: "**") { MockResponse.plaintext("never") }
+            try await withRawConnection(to: server) { connection in
+                // A byte every 50 ms, for far longer than the timeout: trickling must not reset it.
+                let sender = connection.sender
+                let trickle = Task {
+                    for byte in "GET /x HTTP/1.1\r\nHost: a.test\r\nX-Slow: ".utf8 + Array(repeating: UInt8(ascii: "a"), count: 20_000) {
+                        guard (try? await sender.send(String(decoding: [byte], as: UTF8.self))) != nil else { return }
+                        try? await Task.sleep(for: .milliseconds(50))
+                    }
+                }
+                defer { trickle.cancel() }
+                let responses = await connection.readResponses(1)
+                let response = try #require(responses.first, "no response: \(connection.text) (\(connection.ending?.description ?? "open"))")
+                #expect(response.status == 408)
+                #expect(response.body.contains("the request head did not arrive within 1 s of its first byte"), "\(response.body)")
+                #expect(response.body.contains("--header-timeout"))
+                await connection.readToEnd()
+                #expect(connection.ending == .closedByServer || connection.ending?.description.contains("reset") == true, "\(connection.ending?.description ?? "open")")
+            }
+            #expect(server.requests.isEmpty)
+        }
+    }
+
+    @Test func aSilentConnectionIsClosedAfterTheIdleTimeout() async throws {
+        try await withLimitedServer(.init(headerTimeout: 600, idleTimeout: 1)) { server in
+            try await withRawConnection(to: server) { connection in
+                await connection.readToEnd()
+                #expect(connection.ending == .closedByServer)
+                #expect(connection.received.isEmpty)
+            }
+        }
+    }
+
+    @Test func aResponseTheStubDelaysOutlivesTheIdleTimeout() async throws {
+        try await withLimitedServer(.init(headerTimeout: 1, idleTimeout: 1)) { server in
+            server.addResponses(forPath: "/late", host: "**") { MockResponse.plaintext("worth the wait", lifetime: .eternal, delivery: .delayed(3)) }
+            // On a loaded machine the idle timeout may close a connection before its request is
+            // sent; only a connection whose request the server received says anything, so try
+            // until one is received.
+            var answered: [RawResponse]?
+            for _ in 0..<50 where answered == nil {
+                let before = server.requests.count
+                let responses = try await withRawConnection(to: server) { connection -> [RawResponse] in
+                    guard (try? await connection.send("GET /late HTTP/1.1\r\nHost: a.test\r\n\r\n")) != nil else { return [] }
+                    return await connection.readResponses(1)
+                }
+                if server.requests.count > before { answered = responses }
+            }
+            let responses = try #require(answered, "no request reached the server")
+            #expect(responses.first?.status == 200)
+            #expect(responses.first?.body == "worth the wait")
+        }
+    }
+
+    @Test func atTheConnectionLimitTheLongestIdleConnectionMakesRoom() async throws {
+        try await withLimitedServer(.init(headerTimeout: 600, idleTimeout: 600, maxConnections: 2)) { server in
+            server.addResponses(forPath: "/x", host: "**") { MockResponse.plaintext("ok", lifetime: .eternal) }
+            try await withRawConnection(to: server) { oldest in
+                // One exchange each, in order: the server has seen both become idle, oldest first.
+                try await oldest.send("GET /x HTTP/1.1\r\nHost: a.test\r\n\r\n")
+                #expect(await oldest.readResponses(1).first?.status == 200)
+                try await withRawConnection(to: server) { newer in
+                    try await newer.send("GET /x HTTP/1.1\r\nHost: a.test\r\n\r\n")
+                    #expect(await newer.readResponses(1).first?.status == 200)
+
+                    // A third client at the limit of two: the oldest idle connection is closed for it.
+                    let third = try await rawExchange(port: server.port, "GET /x HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n")
+                    #expect(third.hasPrefix("HTTP/1.1 200 OK"), "\(third)")
+                    await oldest.readToEnd()
+                    #expect(oldest.ending == .closedByServer)
+                    // The newer one still works.
+                    try await newer.send("GET /x HTTP/1.1\r\nHost: a.test\r\n\r\n")
+                    #expect(await newer.readResponses(2).count == 2, "\(newer.text)")
+                }
+            }
+        }
+    }
+
+    @Test func whenEveryConnectionIsBusyANewClientGets503SayingHowToRaiseTheLimit() async throws {
+        try await withLimitedServer(.init(headerTimeout: 600, idleTimeout: 600, maxConnections: 2)) { server in
+            try await withRawConnection(to: server) { first in
+                try await first.send("GET /x HTTP/1.1\r\n")
+                try await withRawConnection(to: server) { second in
+                    try await second.send("GET /y HTTP/1.1\r\n")
+                    // Both are now reading a head, so neither is idle (a request's first byte ends idleness).
+                    try await waitForBusyConnections(server, count: 2)
+                    let refused = try await rawExchange(port: server.port, "GET /z HTTP/1.1\r\nHost: a.test\r\n\r\n")
+                    #expect(refused.hasPrefix("HTTP/1.1 503 Service Unavailable"), "\(refused)")
+                    #expect(refused.contains("2 connections are open and none is idle"), "\(refused)")
+                    #expect(refused.contains("--max-connections"))
+                    // The busy connections were not touched: both finish their requests.
+                    try await first.send("Host: a.test\r\n\r\n")
+                    try await second.send("Host: a.test\r\n\r\n")
+                    #expect(await first.readResponses(1).first?.status == 404)
+                    #expect(await second.readResponses(1).first?.status == 404)
+                }
+            }
+        }
+    }
+
+    /// Waits until the server has read the first bytes of requests on `count` connections (a
+    /// client's write returns before the server has read it).
+    private func waitForBusyConnections(_ server: MockServer, count: Int) async throws {
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(60)
+        while server.busyConnectionCount < count {
+            try #require(clock.now < deadline, "the server did not see \(count) requests begin (a hang guard)")
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    @Test func unusableLimitsStopTheServerFromStartingSayingWhy() async throws {
+        for (limits, problem) in [
+            (MockServer.ConnectionLimits(headerTimeout: -1), "the header timeout -1.0 is not a finite, non-negative number"),
+            (MockServer.ConnectionLimits(idleTimeout: .infinity), "the idle timeout inf is not a finite"),
+            (MockServer.ConnectionLimits(maxConnections: 0), "the connection limit 0 is not at least 1"),
+        ] {
+            let server = MockServer(configuration: .init(limits: limits))
+            let error = await #expect(throws: MockServerError.self) { try await server.start() }
+            #expect(error?.kind == .invalidLimits)
+            #expect(error?.description.contains(problem) == true, "\(error.map { "\($0)" } ?? "-")")
+        }
+    }
+
+    // MARK: The CLI
+
+    @Test func airlockServeKeepsServingWhenItsOutputPipeCloses() async throws {
+        let path = try #require(CLITests.executable, "build the airlock executable first (swift build)")
+        // `airlock serve … | head -2`, as a shell would start it.
+        let serve = TestProcess()
+        serve.executableURL = URL(fileURLWithPath: path)
+        serve.arguments = ["serve", CLITests.packageRoot.appendingPathComponent("Examples/stubs.json").path, "--port", "0"]
+        let pipe = Pipe()
+        let errors = Pipe()
+        serve.standardOutput = pipe
+        serve.standardError = errors
+        let head = TestProcess()
+        head.executableURL = URL(fileURLWithPath: "/usr/bin/head")
+        head.arguments = ["-n", "2"]
+        head.standardInput = pipe
+        let shown = Pipe()
+        head.standardOutput = shown
+        let served = try ChildProcess(running: serve)
+        defer { if serve.isRunning { serve.terminate() } }
+        let headExit = try ChildProcess(running: head)
+
+        let lines = LineReader(shown.fileHandleForReading)
+        let banner = try #require(await lines.next(), "airlock printed nothing")
+        let base = try #require(banner.range(of: "http://").map { String(banner[$0.lowerBound...]) })
+        #expect(await headExit.status() == 0)
+
+        // Each request prints a line into the closed pipe; before, the first one killed airlock.
+        try await withClient { client in
+            for _ in 0..<3 {
+                let users = try await send(client, base + "/users")
+                #expect(users.status == 200)
+            }
+        }
+        #expect(serve.isRunning)
+        serve.interrupt()
+        #expect(await served.status() == 0)
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(message.contains("airlock: standard output cannot be written (Broken pipe); going on without it."), "\(message)")
+    }
+
+    @Test(arguments: [
+        (["--max-connections", "0"], "the connection limit 0 is not at least 1"),
+        (["--header-timeout", "0"], "the header timeout is 0 seconds"),
+        (["--idle-timeout", "1e10"], "the idle timeout 10000000000.0 is longer than the limit"),
+        (["--idle-timeout", "nan"], "the idle timeout nan is not a finite"),
+    ])
+    func airlockServeRejectsUnusableLimitsAsAUsageError(arguments: [String], problem: String) async throws {
+        let path = try #require(CLITests.executable, "build the airlock executable first (swift build)")
+        let process = TestProcess()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = ["serve", CLITests.packageRoot.appendingPathComponent("Examples/stubs.json").path, "--port", "0"] + arguments
+        let errors = Pipe()
+        process.standardError = errors
+        let exit = try ChildProcess(running: process)
+        defer { if process.isRunning { process.terminate() } }
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(await exit.status() == 64)
+        #expect(message.contains(problem), "\(message)")
+    }
+
+    @Test func airlockServeAppliesTheHeaderTimeoutFromTheCommandLine() async throws {
+        let path = try #require(CLITests.executable, "build the airlock executable first (swift build)")
+        let process = TestProcess()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = ["serve", CLITests.packageRoot.appendingPathComponent("Examples/stubs.json").path, "--port", "0", "--header-timeout", "1"]
+        let output = Pipe()
+        process.standardOutput = output
+        let exit = try ChildProcess(running: process)
+        defer { if process.isRunning { process.terminate() } }
+        let lines = LineReader(output.fileHandleForReading)
+        let banner = try #require(await lines.next(), "airlock printed nothing")
+        let port = try #require(banner.split(separator: ":").last.flatMap { Int($0) }, "\(banner)")
+        // Half a head, then nothing: after a second the server answers 408 and closes.
+        let answer = try await rawExchange(port: port, "GET /users HTTP/1.1\r\nHost: a.test\r\n")
+        #expect(answer.hasPrefix("HTTP/1.1 408 Request Timeout"), "\(answer)")
+        #expect(answer.contains("within 1 s"))
+        process.interrupt()
+        #expect(await exit.status() == 0)
+    }
+}
