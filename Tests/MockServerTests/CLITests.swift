@@ -20,18 +20,10 @@ struct CLITests {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     @Test func servesAStubFileLogsRequestsAndStopsOnInterrupt() async throws {
-        let path = try #require(Self.executable, "build the airlock executable first (swift build)")
-        let process = TestProcess()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = ["serve", Self.packageRoot.appendingPathComponent("Examples/stubs.json").path, "--port", "0"]
-        let output = Pipe()
-        process.standardOutput = output
-        let exit = try ChildProcess(running: process)
-        defer { if process.isRunning { process.terminate() } }
-
-        let lines = LineReader(output.fileHandleForReading)
-        let banner = try #require(await lines.next(), "airlock printed nothing")
-        let base = try #require(banner.range(of: "http://").map { String(banner[$0.lowerBound...]) })
+        let airlock = try LaunchedAirlock(["serve", Self.packageRoot.appendingPathComponent("Examples/stubs.json").path, "--port", "0"])
+        defer { airlock.stopIfRunning() }
+        let (process, exit, lines) = (airlock.process, airlock.exit, airlock.lines)
+        let (banner, base) = try await airlock.banner()
         #expect(banner.hasPrefix("Airlock serving 7 stub(s) from "))
         _ = await lines.next()
 
@@ -124,6 +116,37 @@ struct CLITests {
         #expect(status != nil && status != 0)
         #expect(message.hasPrefix("airlock: \(file.path), "), "\(message)")
         #expect(message.contains(expected), "\(message)")
+    }
+}
+
+/// `airlock serve` (or another subcommand that prints a base URL) running as a child, its output
+/// read line by line; the caller stops it (and `deinit`-free cleanup is the caller's `defer`).
+struct LaunchedAirlock {
+    let process: TestProcess
+    let exit: ChildProcess
+    let lines: LineReader
+
+    /// Starts `airlock` with `arguments`, standard output to a pipe read by ``lines``.
+    init(_ arguments: [String]) throws {
+        let path = try #require(CLITests.executable, "build the airlock executable first (swift build)")
+        process = TestProcess()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        exit = try ChildProcess(running: process)
+        lines = LineReader(output.fileHandleForReading)
+    }
+
+    /// The first line, and the base URL it ends with (`http://…`, or `https://…` for that scheme).
+    func banner(scheme: String = "http") async throws -> (line: String, base: String) {
+        let banner = try #require(await lines.next(), "airlock printed nothing")
+        return (banner, try #require(banner.range(of: "\(scheme)://").map { String(banner[$0.lowerBound...]) }, "\(banner)"))
+    }
+
+    /// Stops the child if a test left it running.
+    func stopIfRunning() {
+        if process.isRunning { process.terminate() }
     }
 }
 

@@ -279,22 +279,15 @@ struct HostileClientTests {
     }
 
     @Test func airlockServeAppliesTheHeaderTimeoutFromTheCommandLine() async throws {
-        let path = try #require(CLITests.executable, "build the airlock executable first (swift build)")
-        let process = TestProcess()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = ["serve", CLITests.packageRoot.appendingPathComponent("Examples/stubs.json").path, "--port", "0", "--header-timeout", "1"]
-        let output = Pipe()
-        process.standardOutput = output
-        let exit = try ChildProcess(running: process)
-        defer { if process.isRunning { process.terminate() } }
-        let lines = LineReader(output.fileHandleForReading)
-        let banner = try #require(await lines.next(), "airlock printed nothing")
-        let port = try #require(banner.split(separator: ":").last.flatMap { Int($0) }, "\(banner)")
+        let airlock = try LaunchedAirlock(["serve", CLITests.packageRoot.appendingPathComponent("Examples/stubs.json").path, "--port", "0", "--header-timeout", "1"])
+        defer { airlock.stopIfRunning() }
+        let base = try await airlock.banner().base
+        let port = try #require(base.split(separator: ":").last.flatMap { Int($0) }, "\(base)")
         // Half a head, then nothing: after a second the server answers 408 and closes.
         let answer = try await rawExchange(port: port, "GET /users HTTP/1.1\r\nHost: a.test\r\n")
         #expect(answer.hasPrefix("HTTP/1.1 408 Request Timeout"), "\(answer)")
         #expect(answer.contains("within 1 s"))
-        process.interrupt()
-        #expect(await exit.status() == 0)
+        airlock.process.interrupt()
+        #expect(await airlock.exit.status() == 0)
     }
 }

@@ -33,19 +33,11 @@ struct TLSCLITests {
     }
 
     @Test func serveWithTLSSaysHowToTrustTheCAAndServesHTTPS() async throws {
-        let path = try #require(CLITests.executable, "build the airlock executable first (swift build)")
         try await TLSTests.withCAFolder { folder in
-            let process = TestProcess()
-            process.executableURL = URL(fileURLWithPath: path)
-            process.arguments = ["serve", CLITests.packageRoot.appendingPathComponent("Examples/stubs.json").path, "--port", "0", "--tls", "--ca-dir", folder.path]
-            let output = Pipe()
-            process.standardOutput = output
-            let exit = try ChildProcess(running: process)
-            defer { if process.isRunning { process.terminate() } }
-
-            let lines = LineReader(output.fileHandleForReading)
-            let banner = try #require(await lines.next(), "airlock printed nothing")
-            let base = try #require(banner.range(of: "https://").map { String(banner[$0.lowerBound...]) }, "\(banner)")
+            let airlock = try LaunchedAirlock(["serve", CLITests.packageRoot.appendingPathComponent("Examples/stubs.json").path, "--port", "0", "--tls", "--ca-dir", folder.path])
+            defer { airlock.stopIfRunning() }
+            let (process, exit, lines) = (airlock.process, airlock.exit, airlock.lines)
+            let base = try await airlock.banner(scheme: "https").base
             _ = await lines.next()  // the admin API
             let trust = try #require(await lines.next())
             let curl = try #require(await lines.next())
