@@ -3,6 +3,7 @@ import Foundation
 import HTTPMock
 import MockServer
 import NIOCore
+import NIOPosix
 import Testing
 
 #if canImport(Glibc)
@@ -256,6 +257,31 @@ struct HostileClientTests {
         #expect(await served.status() == 0)
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(message.contains("airlock: standard output cannot be written (Broken pipe); going on without it."), "\(message)")
+    }
+
+    @Test func withAnOpenFileLimitOf256ThreeHundredSilentConnectionsDoNotLockANewClientOut() async throws {
+        let path = try #require(CLITests.executable, "build the airlock executable first (swift build)")
+        // As a shell would start it after `ulimit -n 256`: the default connection cap is 192.
+        let process = TestProcess()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", #"ulimit -n 256 && exec "$0" "$@""#, path, "serve", CLITests.packageRoot.appendingPathComponent("Examples/stubs.json").path, "--port", "0"]
+        let output = Pipe()
+        process.standardOutput = output
+        let exit = try ChildProcess(running: process)
+        defer { if process.isRunning { process.terminate() } }
+        let lines = LineReader(output.fileHandleForReading)
+        let banner = try #require(await lines.next(), "airlock printed nothing")
+        let port = try #require(banner.split(separator: ":").last.flatMap { Int($0) }, "\(banner)")
+
+        let silent = await HeldConnection.open(300, to: try SocketAddress(ipAddress: "127.0.0.1", port: port), on: testEventLoops, deadline: .seconds(180))
+        let opened = silent.compactMap { try? $0.get() }
+        // Before the cap, the server ran out of descriptors and new clients waited forever.
+        let answer = try await rawExchange(port: port, "GET /users HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n")
+        await opened.closeAll()
+        #expect(answer.hasPrefix("HTTP/1.1 200 OK"), "\(answer.prefix(300))")
+        #expect(answer.contains("Alice"))
+        process.interrupt()
+        #expect(await exit.status() == 0)
     }
 
     @Test(arguments: [

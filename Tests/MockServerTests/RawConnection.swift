@@ -216,7 +216,16 @@ struct HeldConnection: Sendable {
         on eventLoopGroup: any EventLoopGroup,
         deadline: TimeAmount
     ) async throws -> [Result<HeldConnection, any Error>] {
-        let address = try server.loopbackAddress
+        await open(count, to: try server.loopbackAddress, on: eventLoopGroup, deadline: deadline)
+    }
+
+    /// Opens `count` connections to `address` at once (a server in another process, say).
+    static func open(
+        _ count: Int,
+        to address: SocketAddress,
+        on eventLoopGroup: any EventLoopGroup,
+        deadline: TimeAmount
+    ) async -> [Result<HeldConnection, any Error>] {
         let connections = (0..<count).map { _ in
             ClientBootstrap(group: eventLoopGroup)
                 .connectTimeout(deadline)
