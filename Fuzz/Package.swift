@@ -1,0 +1,25 @@
+// swift-tools-version: 6.1
+// libFuzzer harnesses for Airlock, kept out of the main package so that its build, tests and
+// products never see them. Build and run them with `Fuzz/run` (see Fuzz/README.md).
+import PackageDescription
+
+let package = Package(
+    name: "AirlockFuzz",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        // The repository root. AirlockCore has no product of its own; HTTPMock re-exports it
+        // (`@_exported import AirlockCore`), so the harnesses see its public API through HTTPMock.
+        .package(name: "Airlock", path: ".."),
+    ],
+    targets: [
+        // libFuzzer's LLVMFuzzerRunDriver, declared for Swift (the library itself comes with
+        // `-sanitize=fuzzer`).
+        .systemLibrary(name: "CLibFuzzer"),
+        // Each harness: `@_cdecl("LLVMFuzzerTestOneInput")` in <Name>.swift, and a main.swift that
+        // runs libFuzzer on it. Build with `-sanitize=fuzzer` (Fuzz/run does).
+        // Both resolve requests through `@_spi(Fuzzing) MockRegistry.respond(…)`, without a
+        // transport or any waiting.
+        .executableTarget(name: "FuzzStubFile", dependencies: ["CLibFuzzer", .product(name: "HTTPMock", package: "Airlock")]),
+        .executableTarget(name: "FuzzMatching", dependencies: ["CLibFuzzer", .product(name: "HTTPMock", package: "Airlock")]),
+    ]
+)
