@@ -310,8 +310,10 @@ struct WireTests {
     }
 
     /// Starts a server of its own on `eventLoops`, runs `body`, and always shuts the server down.
+    /// Its timeouts are far off: these tests hold connections half-written or idle on purpose, for
+    /// as long as a loaded machine takes (``HostileClientTests`` checks the timeouts).
     private func withServerOfItsOwn(on eventLoops: MultiThreadedEventLoopGroup, _ body: (MockServer) async throws -> Void) async throws {
-        let server = MockServer(configuration: .init(eventLoopGroup: eventLoops))
+        let server = MockServer(configuration: .init(eventLoopGroup: eventLoops, limits: .init(headerTimeout: 3_600, idleTimeout: 3_600)))
         do {
             try await server.start()
             try await body(server)
