@@ -347,6 +347,59 @@ int airgap_add_name(const char *text) {
     return 0;
 }
 
+int airgap_replace_rules(const char *rules, const char *names) {
+    // Everything is parsed and copied before the lock is taken, and the lists are swapped under
+    // one write lock: a connection made on another thread meanwhile sees the old rules or the
+    // new ones, never an empty list between the two (which would block, say, a loopback
+    // connection that both allow).
+    rule_list parsed = {0};
+    name_list copies = {0};
+    int result = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        const char *cursor = pass == 0 ? rules : names;
+        while (cursor != NULL && *cursor != '\0') {
+            const char *end = strchr(cursor, '\n');
+            size_t length = end == NULL ? strlen(cursor) : (size_t)(end - cursor);
+            if (length > 0) {
+                char *line = strndup(cursor, length);
+                if (line == NULL) { result = -1; break; }
+                if (pass == 0) {
+                    address_rule rule;
+                    if (parse_rule(line, &rule) != 0 || rule_list_append(&parsed, &rule) != 0) { result = -1; }
+                    free(line);
+                } else {
+                    if (copies.count == copies.capacity) {
+                        size_t capacity = copies.capacity == 0 ? 8 : copies.capacity * 2;
+                        char **items = realloc(copies.items, capacity * sizeof *items);
+                        if (items == NULL) { free(line); result = -1; break; }
+                        copies.items = items;
+                        copies.capacity = capacity;
+                    }
+                    copies.items[copies.count++] = line;
+                    if (strcasecmp(line, "localhost") == 0 || strcasecmp(line, "localhost.") == 0) {
+                        add_localhost_rules(&parsed);
+                    }
+                }
+            }
+            cursor = end == NULL ? NULL : end + 1;
+        }
+    }
+
+    pthread_rwlock_wrlock(&rules_lock);
+    rule_list old_rules = configured_rules;
+    name_list old_names = configured_names;
+    configured_rules = parsed;
+    configured_names = copies;
+    // A changed allow list closes every address an allowed name opened.
+    resolved_addresses.count = 0;
+    pthread_rwlock_unlock(&rules_lock);
+
+    free(old_rules.items);
+    for (size_t i = 0; i < old_names.count; i++) { free(old_names.items[i]); }
+    free(old_names.items);
+    return result;
+}
+
 int airgap_is_address_rule(const char *text) {
     address_rule rule;
     return parse_rule(text, &rule) == 0;

@@ -1,5 +1,8 @@
 @testable import Airgap
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 
 /// Settings, patterns and scopes. The suite holds Airgap's process-wide lock through the trait,
@@ -37,6 +40,45 @@ struct ConfigurationTests {
         Airgap.deactivate()
         Airgap.activate()
         #expect(Airgap.allowedHosts.contains("*.example.com"))
+    }
+
+    @Test func changingAllowedHostsNeverBlocksAConnectionBothListsAllow() throws {
+        // A thread connects to a loopback listener over and over while the allow list is swapped
+        // between two lists that both allow loopback. The swap used to empty the list before
+        // filling it again, and a connection made in between was blocked (seen as a rare failure
+        // of unrelated loopback tests running beside an Airgap suite).
+        let listeners = try LoopbackListeners()
+        let counts = ConnectCounts()
+        let finished = DispatchSemaphore(value: 0)
+        let connector = Thread {
+            while !counts.isStopped {
+                counts.record(succeeded: Self.connectOnce(to: listeners.tcpPort))
+                _ = listeners.received()  // accept and close, so that the backlog never fills
+            }
+            finished.signal()
+        }
+        connector.start()
+        for swap in 0..<4_000 {
+            Airgap.allowedHosts = swap % 2 == 0 ? Loopback.hosts.union(["*.example.com"]) : Loopback.hosts
+        }
+        counts.stop()
+        finished.wait()
+        #expect(counts.attempts > 0)
+        #expect(counts.failures == 0, "\(counts.failures) of \(counts.attempts) loopback connections were blocked while the allow list changed")
+    }
+
+    /// Connects a TCP socket to 127.0.0.1:`port` and closes it; whether the connection was made.
+    private static func connectOnce(to port: Int) -> Bool {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
     }
 
     @Test func deactivateAndActivateToggleIsActive() {
@@ -96,5 +138,26 @@ struct ConfigurationTests {
         }
         Airgap.clearViolations()
         #expect(Airgap.violations.isEmpty)
+    }
+}
+
+/// What the connecting thread of `changingAllowedHostsNeverBlocksAConnectionBothListsAllow` saw.
+private final class ConnectCounts: @unchecked Sendable {
+    // @unchecked Sendable: every field is read and written under `lock`.
+    private let lock = NSLock()
+    private var stopped = false
+    private var made = 0
+    private var blocked = 0
+
+    var isStopped: Bool { lock.withLock { stopped } }
+    var attempts: Int { lock.withLock { made + blocked } }
+    var failures: Int { lock.withLock { blocked } }
+
+    func stop() { lock.withLock { stopped = true } }
+
+    func record(succeeded: Bool) {
+        lock.withLock {
+            if succeeded { made += 1 } else { blocked += 1 }
+        }
     }
 }

@@ -49,13 +49,10 @@ struct HostRules: Sendable {
 
     /// Replaces the C layer's rules with these, closing the addresses that names of the
     /// previous rules resolved to. `localhost` adds 127.0.0.1 and ::1 (RFC 6761).
+    ///
+    /// The swap is one step in the C layer: a connection another thread makes meanwhile is
+    /// checked against the old rules or the new ones, never against an empty list.
     func installAddressRules() {
-        airgap_clear_rules()
-        for rule in addressRules {
-            _ = airgap_add_rule(rule)
-        }
-        for name in names {
-            _ = airgap_add_name(name)
-        }
+        _ = airgap_replace_rules(addressRules.joined(separator: "\n"), names.joined(separator: "\n"))
     }
 }

@@ -97,6 +97,11 @@ int airgap_add_rule(const char *text);
 /// Returns 0 on success, -1 on failure.
 int airgap_add_name(const char *text);
 
+/// Replaces the allow list in one step: `rules` are IP addresses and CIDR ranges, `names` host
+/// name patterns, each newline-separated. Other threads see the old list or the new one, never
+/// neither. Returns -1 if an entry could not be parsed or stored (the others are installed).
+int airgap_replace_rules(const char *rules, const char *names);
+
 /// Whether `text` parses as an address rule, without adding it. Returns 1 or 0.
 int airgap_is_address_rule(const char *text);
 

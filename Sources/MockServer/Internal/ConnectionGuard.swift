@@ -41,7 +41,8 @@ final class ConnectionGuard {
     private var timer: Scheduled<Void>?
     /// Where a `408` is written from: in front of the HTTP encoder, behind TLS.
     private var byteContext: ChannelHandlerContext?
-    private var isClosing = false
+    /// Whether a `408` was sent: what the client still sends is dropped unread.
+    fileprivate private(set) var isClosing = false
 
     init(limits: MockServer.ConnectionLimits, activity: ConnectionActivity) {
         self.limits = limits
@@ -176,6 +177,8 @@ final class ByteArrivalObserver: ChannelInboundHandler, RemovableChannelHandler 
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        // After a 408 the request is over: a head that completes now must not reach the mock.
+        guard !guardian.isClosing else { return }
         guardian.bytesArrived()
         context.fireChannelRead(data)
     }
