@@ -93,6 +93,25 @@ struct HostileInputTests {
         #expect(try await mock.fetch("https://a.test/dsl").status == 404)
     }
 
+    @Test func aHARFileWhoseResponseHeaderWouldInjectAnotherIsRejected() async throws {
+        // A HAR file is a stub source like any other: a hand-edited or hostile one is checked too.
+        let har = #"{"log": {"version": "1.2", "creator": {"name": "hand", "version": "1"}, "entries": [{"#
+            + #""startedDateTime": "2026-11-22T12:00:00.000Z", "time": 1, "cache": {}, "timings": {"send": 0, "wait": 1, "receive": 0}, "#
+            + #""request": {"method": "GET", "url": "https://a.test/har", "httpVersion": "HTTP/1.1", "cookies": [], "headers": [], "#
+            + #""queryString": [], "headersSize": -1, "bodySize": 0}, "#
+            + #""response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1", "cookies": [], "#
+            + #""headers": [{"name": "X-A", "value": "b\r\nSet-Cookie: evil=1"}], "#
+            + #""content": {"size": 2, "mimeType": "text/plain", "text": "hi"}, "redirectURL": "", "headersSize": -1, "bodySize": 2}}]}}"#
+        let archive = try HTTPArchive(data: Data(har.utf8), source: "hostile.har")
+        let mock = HTTPMock()
+        let rejected = mock.registerStubs(archive)
+        #expect(rejected.count == 1)
+        #expect(rejected.first?.problem.contains(#"the value of header "X-A" contains a carriage return"#) == true, "\(rejected)")
+        let fetched = try await mock.fetch("https://a.test/har")
+        #expect(fetched.status == 404)
+        #expect(fetched.header("Set-Cookie") == nil)
+    }
+
     @Test func aComputedResponseWithAnInjectedHeaderFailsNamingTheStub() async throws {
         let mock = HTTPMock()
         mock.addResponses(forPath: "/echo", host: "a.test") {
