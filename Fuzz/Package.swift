@@ -19,7 +19,8 @@ let package = Package(
         // runs libFuzzer on it. Build with `-sanitize=fuzzer` (Fuzz/run does).
         // Both resolve requests through `@_spi(Fuzzing) MockRegistry.respond(…)`, without a
         // transport or any waiting.
-        .executableTarget(name: "FuzzStubFile", dependencies: ["CLibFuzzer", .product(name: "HTTPMock", package: "Airlock")]),
-        .executableTarget(name: "FuzzMatching", dependencies: ["CLibFuzzer", .product(name: "HTTPMock", package: "Airlock")]),
+        .target(name: "FuzzSupport", dependencies: ["CLibFuzzer"]),
+        .executableTarget(name: "FuzzStubFile", dependencies: ["FuzzSupport", .product(name: "HTTPMock", package: "Airlock")]),
+        .executableTarget(name: "FuzzMatching", dependencies: ["FuzzSupport", .product(name: "HTTPMock", package: "Airlock")]),
     ]
 )

@@ -12,35 +12,15 @@
 //
 // The request is resolved through `@_spi(Fuzzing) MockRegistry.respond(method:target:host:…)`:
 // the target as a server receives it, matched or diagnosed, its response planned, no transport.
+import FuzzSupport
 import HTTPMock
 
 @_spi(Fuzzing) import AirlockCore
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// One mock for the whole run, its queues and journal cleared before each input; replaced now
 /// and then because its list of rejected stubs only grows.
 nonisolated(unsafe) private var mock = HTTPMock()
 nonisolated(unsafe) private var inputs = 0
-
-/// Rejected patterns are reported on standard error; `AIRLOCK_FUZZ_VERBOSE=1` shows them.
-private let quiet = ProcessInfo.processInfo.environment["AIRLOCK_FUZZ_VERBOSE"] == nil
-private let devNull = open("/dev/null", O_WRONLY)
-
-private func silencingStandardError<T>(_ body: () -> T) -> T {
-    guard quiet, devNull >= 0 else { return body() }
-    let saved = dup(STDERR_FILENO)
-    dup2(devNull, STDERR_FILENO)
-    defer {
-        dup2(saved, STDERR_FILENO)
-        close(saved)
-    }
-    return body()
-}
 
 /// `host rest` → (host, rest); a line without a space is all `rest`.
 private func split(_ line: Substring, defaultHost: String) -> (host: String, rest: String) {

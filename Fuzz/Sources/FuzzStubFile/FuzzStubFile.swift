@@ -4,15 +4,10 @@
 // registered and described, and each stub is sent a request made to match it through
 // `@_spi(Fuzzing) MockRegistry.respond(method:target:host:headers:body:)`, which plans the
 // response (rendering templates) without waiting out delays.
+import FuzzSupport
 import HTTPMock
 
 @_spi(Fuzzing) import AirlockCore
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// `Examples/` at the repository root, so that the seeds' relative `file` paths
 /// (`fixtures/user.json`) resolve as they do for `airlock serve Examples/stubs.json`.
@@ -27,23 +22,6 @@ private let baseDirectory = URL(fileURLWithPath: #filePath)
 /// before each input. Replaced now and then because its list of rejected stubs only grows.
 nonisolated(unsafe) private var mock = HTTPMock()
 nonisolated(unsafe) private var inputs = 0
-
-/// The registry reports rejected stubs and warnings on standard error; thousands of inputs a
-/// second would bury libFuzzer's own output. `AIRLOCK_FUZZ_VERBOSE=1` shows them (`Fuzz/run`
-/// sets it when it replays a crash).
-private let quiet = ProcessInfo.processInfo.environment["AIRLOCK_FUZZ_VERBOSE"] == nil
-private let devNull = open("/dev/null", O_WRONLY)
-
-private func silencingStandardError<T>(_ body: () -> T) -> T {
-    guard quiet, devNull >= 0 else { return body() }
-    let saved = dup(STDERR_FILENO)
-    dup2(devNull, STDERR_FILENO)
-    defer {
-        dup2(saved, STDERR_FILENO)
-        close(saved)
-    }
-    return body()
-}
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzStubFile(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
