@@ -126,22 +126,29 @@ struct LaunchedAirlock {
     let exit: ChildProcess
     let lines: LineReader
 
-    /// Starts `airlock` with `arguments`, standard output to a pipe read by ``lines``.
-    init(_ arguments: [String]) throws {
+    /// Starts `airlock` with `arguments`, standard output to a pipe read by ``lines``; with
+    /// `shellPrefix`, through `/bin/sh -c "<prefix> && exec airlock …"` (`ulimit -n 256`, say).
+    init(_ arguments: [String], shellPrefix: String? = nil) throws {
         let path = try #require(CLITests.executable, "build the airlock executable first (swift build)")
         process = TestProcess()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
+        if let shellPrefix {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", shellPrefix + #" && exec "$0" "$@""#, path] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: path)
+            process.arguments = arguments
+        }
         let output = Pipe()
         process.standardOutput = output
         exit = try ChildProcess(running: process)
         lines = LineReader(output.fileHandleForReading)
     }
 
-    /// The first line, and the base URL it ends with (`http://…`, or `https://…` for that scheme).
+    /// The first line, and the base URL in it (`http://…`, or `https://…` for that scheme).
     func banner(scheme: String = "http") async throws -> (line: String, base: String) {
         let banner = try #require(await lines.next(), "airlock printed nothing")
-        return (banner, try #require(banner.range(of: "\(scheme)://").map { String(banner[$0.lowerBound...]) }, "\(banner)"))
+        let start = try #require(banner.range(of: "\(scheme)://"), "\(banner)")
+        return (banner, String(banner[start.lowerBound...].prefix { !$0.isWhitespace }))
     }
 
     /// Stops the child if a test left it running.

@@ -260,18 +260,11 @@ struct HostileClientTests {
     }
 
     @Test func withAnOpenFileLimitOf256ThreeHundredSilentConnectionsDoNotLockANewClientOut() async throws {
-        let path = try #require(CLITests.executable, "build the airlock executable first (swift build)")
         // As a shell would start it after `ulimit -n 256`: the default connection cap is 192.
-        let process = TestProcess()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", #"ulimit -n 256 && exec "$0" "$@""#, path, "serve", CLITests.packageRoot.appendingPathComponent("Examples/stubs.json").path, "--port", "0"]
-        let output = Pipe()
-        process.standardOutput = output
-        let exit = try ChildProcess(running: process)
-        defer { if process.isRunning { process.terminate() } }
-        let lines = LineReader(output.fileHandleForReading)
-        let banner = try #require(await lines.next(), "airlock printed nothing")
-        let port = try #require(banner.split(separator: ":").last.flatMap { Int($0) }, "\(banner)")
+        let airlock = try LaunchedAirlock(["serve", CLITests.packageRoot.appendingPathComponent("Examples/stubs.json").path, "--port", "0"], shellPrefix: "ulimit -n 256")
+        defer { airlock.stopIfRunning() }
+        let base = try await airlock.banner().base
+        let port = try #require(base.split(separator: ":").last.flatMap { Int($0) }, "\(base)")
 
         let silent = await HeldConnection.open(300, to: try SocketAddress(ipAddress: "127.0.0.1", port: port), on: testEventLoops, deadline: .seconds(180))
         let opened = silent.compactMap { try? $0.get() }
@@ -280,8 +273,8 @@ struct HostileClientTests {
         await opened.closeAll()
         #expect(answer.hasPrefix("HTTP/1.1 200 OK"), "\(answer.prefix(300))")
         #expect(answer.contains("Alice"))
-        process.interrupt()
-        #expect(await exit.status() == 0)
+        airlock.process.interrupt()
+        #expect(await airlock.exit.status() == 0)
     }
 
     @Test(arguments: [

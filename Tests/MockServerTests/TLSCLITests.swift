@@ -62,7 +62,6 @@ struct TLSCLITests {
     }
 
     @Test func recordWithTLSTakesHTTPSClientsAndRecordsUnderTheTarget() async throws {
-        let path = try #require(CLITests.executable, "build the airlock executable first (swift build)")
         let api = HTTPMock()
         api.addResponses(forPath: "/items", host: "**") { MockResponse.plaintext("one") }
         try await TLSTests.withCAFolder { folder in
@@ -70,17 +69,10 @@ struct TLSCLITests {
             var target = ""
             try await withServer(api) { real in
                 target = real.baseURL.absoluteString
-                let process = TestProcess()
-                process.executableURL = URL(fileURLWithPath: path)
-                process.arguments = ["record", "--target", real.baseURL.absoluteString, "--cassette", cassette.path, "--port", "0", "--tls", "--ca-dir", folder.path]
-                let output = Pipe()
-                process.standardOutput = output
-                let exit = try ChildProcess(running: process)
-                defer { if process.isRunning { process.terminate() } }
-                let lines = LineReader(output.fileHandleForReading)
-                let banner = try #require(await lines.next(), "airlock printed nothing")
-                let start = try #require(banner.range(of: "https://127.0.0.1:"), "\(banner)")
-                let base = String(banner[start.lowerBound...].prefix { !$0.isWhitespace })
+                let airlock = try LaunchedAirlock(["record", "--target", real.baseURL.absoluteString, "--cassette", cassette.path, "--port", "0", "--tls", "--ca-dir", folder.path])
+                defer { airlock.stopIfRunning() }
+                let base = try await airlock.banner(scheme: "https").base
+                #expect(base.hasPrefix("https://127.0.0.1:"))
 
                 var configuration = HTTPClient.Configuration()
                 var tls = TLSConfiguration.makeClientConfiguration()
@@ -90,8 +82,8 @@ struct TLSCLITests {
                     let response = try await send(client, "\(base)/items")
                     #expect(response.text == "one")
                 }
-                process.interrupt()
-                #expect(await exit.status() == 0)
+                airlock.process.interrupt()
+                #expect(await airlock.exit.status() == 0)
             }
             #expect(api.requests.count == 1)
             let archive = try HTTPArchive(contentsOf: cassette)
