@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""`airlock serve` beside nginx and WireMock, in one run, rounds interleaved; and a soak.
+
+    python3 Benchmarks/servers.py compare [--seconds 5] [--connections 32] [--rounds 3]
+    python3 Benchmarks/servers.py soak [--requests 1000000] [--every 100000]
+
+Run through Benchmarks/http-load.sh, which installs wrk, nginx and Java 17 from Debian's packages
+and WireMock's standalone jar from PyPI's `wiremock` wheel when they are missing, and builds
+airlock in release mode. Everything listens on 127.0.0.1.
+
+compare: each server is started cold and timed to its first 200; then every round runs wrk
+(`-t1 -c<connections> -d<seconds>s --latency`) against nginx, airlock and WireMock in turn, after
+one warm-up round each (WireMock's JIT needs it). Printed: the median over rounds of requests per
+second, p50 and p99 latency; start-up to first 200; resident memory after the load; and airlock's
+ratios to both.
+
+soak: airlock serve with its default journal cap answers `--requests` requests (wrk in chunks);
+its resident memory is printed every `--every` requests.
+"""
+import argparse
+import http.client
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+AIRLOCK = os.path.join(ROOT, ".build", "release", "airlock")
+BODY = '{"id":1,"name":"Alice","email":"alice@example.com","roles":["admin","editor"],"active":true}'
+PORTS = {"nginx": 18081, "airlock": 18080, "wiremock": 18082}
+
+
+def wiremock_jar():
+    return os.environ.get("WIREMOCK_JAR") or os.path.join(ROOT, ".build", "benchmarks", "wiremock-standalone.jar")
+
+
+def prepare(work):
+    """Writes each server's configuration for the same body under /bench.json."""
+    with open(os.path.join(work, "bench.json"), "w") as f:
+        f.write(BODY)
+    with open(os.path.join(work, "stubs.json"), "w") as f:
+        # The body inline, as WireMock's mapping has it (a `file` response is read per request).
+        json.dump({"stubs": [{"path": "/bench.json", "responses": [
+            {"body": BODY, "headers": {"Content-Type": "application/json"}, "lifetime": "eternal"}]}]}, f)
+    www = os.path.join(work, "www")
+    os.makedirs(www)
+    shutil.copy(os.path.join(work, "bench.json"), www)
+    logs = os.path.join(work, "nginx", "logs")
+    os.makedirs(logs)
+    os.chmod(work, 0o755)  # nginx's workers run as an unprivileged user
+    for path in (www, os.path.join(www, "bench.json")):
+        os.chmod(path, 0o755 if os.path.isdir(path) else 0o644)
+    with open(os.path.join(work, "nginx", "nginx.conf"), "w") as f:
+        f.write(f"""worker_processes 1;
+daemon off;
+error_log {logs}/error.log;
+pid {work}/nginx/nginx.pid;
+events {{ worker_connections 1024; }}
+http {{
+    access_log off;
+    default_type application/json;
+    keepalive_requests 1000000;
+    server {{ listen 127.0.0.1:{PORTS['nginx']}; root {www}; }}
+}}
+""")
+    mappings = os.path.join(work, "wiremock", "mappings")
+    os.makedirs(mappings)
+    with open(os.path.join(mappings, "bench.json"), "w") as f:
+        json.dump({"request": {"method": "GET", "url": "/bench.json"},
+                   "response": {"status": 200, "body": BODY, "headers": {"Content-Type": "application/json"}}}, f)
+
+
+def command(name, work):
+    if name == "nginx":
+        return ["nginx", "-c", os.path.join(work, "nginx", "nginx.conf"), "-p", os.path.join(work, "nginx")]
+    if name == "airlock":
+        return [AIRLOCK, "serve", os.path.join(work, "stubs.json"), "--port", str(PORTS["airlock"]), "--quiet"]
+    return ["java", "-jar", wiremock_jar(), "--port", str(PORTS["wiremock"]), "--root-dir",
+            os.path.join(work, "wiremock"), "--disable-banner"]
+
+
+def start(name, work):
+    """Starts a server and returns it with the milliseconds from spawn to its first 200."""
+    url_port = PORTS[name]
+    began = time.perf_counter()
+    process = subprocess.Popen(command(name, work), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = began + 60
+    while time.perf_counter() < deadline:
+        try:
+            connection = http.client.HTTPConnection("127.0.0.1", url_port, timeout=1)
+            connection.request("GET", "/bench.json")
+            response = connection.getresponse()
+            body = response.read()
+            connection.close()
+            if response.status == 200 and body.decode() == BODY:
+                return process, (time.perf_counter() - began) * 1000
+        except OSError:
+            pass
+        time.sleep(0.001)
+    process.kill()
+    raise SystemExit(f"{name} did not answer 200 within 60 s: {' '.join(command(name, work))}")
+
+
+def resident_megabytes(process):
+    """VmRSS of the process and its children (nginx's worker), in MB."""
+    pids = [process.pid]
+    children = f"/proc/{process.pid}/task/{process.pid}/children"
+    if os.path.exists(children):
+        pids += [int(p) for p in open(children).read().split()]
+    total = 0
+    for pid in pids:
+        for line in open(f"/proc/{pid}/status"):
+            if line.startswith("VmRSS:"):
+                total += int(line.split()[1])
+    return total / 1024
+
+
+def wrk(port, seconds, connections):
+    """Requests per second, p50 and p99 in ms, and the request count of one wrk run."""
+    out = subprocess.run(["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "--latency",
+                          f"http://127.0.0.1:{port}/bench.json"], capture_output=True, text=True, check=True).stdout
+    if re.search(r"Non-2xx or 3xx responses|Socket errors", out):
+        raise SystemExit("wrk saw errors:\n" + out)
+
+    def ms(label):
+        value, unit = re.search(rf"^\s+{label}%\s+([\d.]+)(us|ms|s)\s*$", out, re.M).groups()
+        return float(value) * {"us": 0.001, "ms": 1, "s": 1000}[unit]
+
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+    count = int(re.search(r"(\d+) requests in", out).group(1))
+    return rps, ms("50"), ms("99"), count
+
+
+def compare(args):
+    work = tempfile.mkdtemp(prefix="airlock-bench-")
+    prepare(work)
+    servers, startup = {}, {}
+    try:
+        for name in PORTS:
+            servers[name], startup[name] = start(name, work)
+        results = {name: [] for name in PORTS}
+        for round_index in range(args.rounds + 1):
+            for name in PORTS:
+                measured = wrk(PORTS[name], args.seconds, args.connections)
+                if round_index > 0:  # round 0 warms every server up
+                    results[name].append(measured)
+        rss = {name: resident_megabytes(servers[name]) for name in PORTS}
+    finally:
+        for process in servers.values():
+            process.terminate()
+        for process in servers.values():
+            process.wait(timeout=30)
+        shutil.rmtree(work, ignore_errors=True)
+
+    def median(name, index):
+        return statistics.median(r[index] for r in results[name])
+
+    print(f"wrk -t1 -c{args.connections} -d{args.seconds}s, {args.rounds} rounds interleaved after a warm-up round, "
+          f"a {len(BODY)}-byte JSON body, keep-alive, 127.0.0.1, {os.cpu_count()} cores; medians over rounds")
+    print()
+    print("| server | requests/s | p50 | p99 | start-up to first 200 | RSS after load |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for name in PORTS:
+        print(f"| {name} | {median(name, 0):,.0f} | {median(name, 1):.2f} ms | {median(name, 2):.2f} ms "
+              f"| {startup[name]:.0f} ms | {rss[name]:.0f} MB |")
+    print()
+    for other in ("nginx", "wiremock"):
+        print(f"airlock / {other}: throughput {median('airlock', 0) / median(other, 0):.2f}×, "
+              f"p99 {median('airlock', 2) / median(other, 2):.2f}×, start-up {startup['airlock'] / startup[other]:.2f}×")
+
+
+def soak(args):
+    work = tempfile.mkdtemp(prefix="airlock-soak-")
+    prepare(work)
+    process, _ = start("airlock", work)
+    try:
+        print(f"airlock serve (default journal cap), wrk -t1 -c32 in 2 s chunks, RSS every {args.every:,} requests")
+        print()
+        print("| requests | RSS |")
+        print("|---:|---:|")
+        served, next_report = 0, args.every
+        first = None
+        while served < args.requests:
+            served += wrk(PORTS["airlock"], 2, 32)[3]
+            while served >= next_report and next_report <= args.requests:
+                rss = resident_megabytes(process)
+                first = first or rss
+                print(f"| {next_report:,} | {rss:.0f} MB |")
+                next_report += args.every
+        last = resident_megabytes(process)
+        print()
+        print(f"{served:,} requests; RSS at the end {last:.0f} MB, {last / first:.2f}× the first reading")
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="mode", required=True)
+    c = sub.add_parser("compare")
+    c.add_argument("--seconds", type=int, default=5)
+    c.add_argument("--connections", type=int, default=32)
+    c.add_argument("--rounds", type=int, default=3)
+    s = sub.add_parser("soak")
+    s.add_argument("--requests", type=int, default=1_000_000)
+    s.add_argument("--every", type=int, default=100_000)
+    args = parser.parse_args()
+    (compare if args.mode == "compare" else soak)(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
