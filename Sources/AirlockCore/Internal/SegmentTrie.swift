@@ -134,7 +134,12 @@ struct SegmentTrie: Sendable {
         init() {}
 
         fileprivate mutating func reset() {
-            explored.removeAll(keepingCapacity: true)
+            // Most matches explore nothing (no `**` on their way): then there is nothing to clear.
+            // Clearing costs the set's capacity, so one hostile request that grew it does not
+            // make every later request pay for it.
+            if !explored.isEmpty {
+                explored.removeAll(keepingCapacity: explored.capacity <= 256)
+            }
             steps = 0
         }
     }
