@@ -60,7 +60,12 @@ let package = Package(
         // The `airlock` command: `airlock serve stubs.json`.
         .executableTarget(
             name: "AirlockCLI",
-            dependencies: ["MockServer", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                "MockServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // `--threads`: an event loop group of the size asked for.
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
         ),
         // Airgap: a guard URLProtocol plus a C layer interposing every libc route to the network.
         .target(name: "CAirgap"),

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Loopback load test: `airlock serve` beside nginx and WireMock standalone, in one run.
 #
-#     bash Benchmarks/http-load.sh [seconds-per-round] [connections] [rounds]   # default 5 32 3
+#     bash Benchmarks/http-load.sh [seconds-per-round] [connections] [rounds] [servers.py options]   # default 5 32 3
+#     bash Benchmarks/http-load.sh 5 32 3 --single-thread --baseline /tmp/airlock-before
 #     bash Benchmarks/http-load.sh soak [requests]                              # default 1000000
 #
 # Installs what is missing — wrk, nginx and Java 17 from Debian's packages (needs root), WireMock's
@@ -36,4 +37,4 @@ swift build -c release --product airlock > /dev/null 2>&1
 if [ "${1:-}" = soak ]; then
     exec python3 Benchmarks/servers.py soak --requests "${2:-1000000}"
 fi
-exec python3 Benchmarks/servers.py compare --seconds "${1:-5}" --connections "${2:-32}" --rounds "${3:-3}"
+exec python3 Benchmarks/servers.py compare --seconds "${1:-5}" --connections "${2:-32}" --rounds "${3:-3}" "${@:4}"

@@ -8,6 +8,9 @@ Run through Benchmarks/http-load.sh, which installs wrk, nginx and Java 17 from 
 and WireMock's standalone jar from PyPI's `wiremock` wheel when they are missing, and builds
 airlock in release mode. Everything listens on 127.0.0.1.
 
+    python3 Benchmarks/servers.py compare --baseline /path/to/older/airlock   # a change, before and after
+    python3 Benchmarks/servers.py compare --single-thread   # airlock on one thread too, like nginx's one worker
+
 compare: each server is started cold and timed to its first 200; then every round runs wrk
 (`-t1 -c<connections> -d<seconds>s --latency`) against nginx, airlock and WireMock in turn, after
 one warm-up round each (WireMock's JIT needs it). Printed: the median over rounds of requests per
@@ -23,6 +26,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
@@ -32,7 +36,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 AIRLOCK = os.path.join(ROOT, ".build", "release", "airlock")
 BODY = '{"id":1,"name":"Alice","email":"alice@example.com","roles":["admin","editor"],"active":true}'
-PORTS = {"nginx": 18081, "airlock": 18080, "wiremock": 18082}
+PORTS = {"nginx": 18081, "airlock": 18080, "wiremock": 18082, "airlock --threads 1": 18084, "airlock (baseline)": 18083}
 
 
 def wiremock_jar():
@@ -75,7 +79,11 @@ http {{
                    "response": {"status": 200, "body": BODY, "headers": {"Content-Type": "application/json"}}}, f)
 
 
-def command(name, work):
+def command(name, work, baseline=None):
+    if name == "airlock --threads 1":
+        return [AIRLOCK, "serve", os.path.join(work, "stubs.json"), "--port", str(PORTS[name]), "--quiet", "--threads", "1"]
+    if name == "airlock (baseline)":
+        return [baseline, "serve", os.path.join(work, "stubs.json"), "--port", str(PORTS[name]), "--quiet"]
     if name == "nginx":
         return ["nginx", "-c", os.path.join(work, "nginx", "nginx.conf"), "-p", os.path.join(work, "nginx")]
     if name == "airlock":
@@ -84,13 +92,20 @@ def command(name, work):
             os.path.join(work, "wiremock"), "--disable-banner"]
 
 
-def start(name, work):
+def start(name, work, baseline=None):
     """Starts a server and returns it with the milliseconds from spawn to its first 200."""
     url_port = PORTS[name]
+    with socket.socket() as probe:
+        if probe.connect_ex(("127.0.0.1", url_port)) == 0:
+            raise SystemExit(f"port {url_port} is taken (an earlier {name} still running?): the figures would be another process's")
     began = time.perf_counter()
-    process = subprocess.Popen(command(name, work), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # Errors go to a file (a pipe nobody reads could fill and stall the server under load).
+    errors = open(os.path.join(work, f"{name}.stderr"), "w+")
+    process = subprocess.Popen(command(name, work, baseline), stdout=subprocess.DEVNULL, stderr=errors)
     deadline = began + 60
     while time.perf_counter() < deadline:
+        if process.poll() is not None:
+            raise SystemExit(f"{name} exited with {process.returncode} before answering: {open(errors.name).read()}")
         try:
             connection = http.client.HTTPConnection("127.0.0.1", url_port, timeout=1)
             connection.request("GET", "/bench.json")
@@ -103,7 +118,7 @@ def start(name, work):
             pass
         time.sleep(0.001)
     process.kill()
-    raise SystemExit(f"{name} did not answer 200 within 60 s: {' '.join(command(name, work))}")
+    raise SystemExit(f"{name} did not answer 200 within 60 s: {' '.join(command(name, work, baseline))}")
 
 
 def resident_megabytes(process):
@@ -140,16 +155,18 @@ def compare(args):
     work = tempfile.mkdtemp(prefix="airlock-bench-")
     prepare(work)
     servers, startup = {}, {}
+    names = [name for name in PORTS if (args.baseline or name != "airlock (baseline)")
+             and (args.single_thread or name != "airlock --threads 1")]
     try:
-        for name in PORTS:
-            servers[name], startup[name] = start(name, work)
-        results = {name: [] for name in PORTS}
+        for name in names:
+            servers[name], startup[name] = start(name, work, args.baseline)
+        results = {name: [] for name in names}
         for round_index in range(args.rounds + 1):
-            for name in PORTS:
+            for name in names:
                 measured = wrk(PORTS[name], args.seconds, args.connections)
                 if round_index > 0:  # round 0 warms every server up
                     results[name].append(measured)
-        rss = {name: resident_megabytes(servers[name]) for name in PORTS}
+        rss = {name: resident_megabytes(servers[name]) for name in names}
     finally:
         for process in servers.values():
             process.terminate()
@@ -165,11 +182,11 @@ def compare(args):
     print()
     print("| server | requests/s | p50 | p99 | start-up to first 200 | RSS after load |")
     print("|---|---:|---:|---:|---:|---:|")
-    for name in PORTS:
+    for name in names:
         print(f"| {name} | {median(name, 0):,.0f} | {median(name, 1):.2f} ms | {median(name, 2):.2f} ms "
               f"| {startup[name]:.0f} ms | {rss[name]:.0f} MB |")
     print()
-    for other in ("nginx", "wiremock"):
+    for other in [name for name in names if name != "airlock"]:
         print(f"airlock / {other}: throughput {median('airlock', 0) / median(other, 0):.2f}×, "
               f"p99 {median('airlock', 2) / median(other, 2):.2f}×, start-up {startup['airlock'] / startup[other]:.2f}×")
 
@@ -208,6 +225,9 @@ def main():
     c.add_argument("--seconds", type=int, default=5)
     c.add_argument("--connections", type=int, default=32)
     c.add_argument("--rounds", type=int, default=3)
+    c.add_argument("--single-thread", action="store_true",
+                   help="also run airlock on one event loop thread, as nginx runs one worker")
+    c.add_argument("--baseline", help="another airlock binary (an earlier commit's release build) to run beside the others")
     s = sub.add_parser("soak")
     s.add_argument("--requests", type=int, default=1_000_000)
     s.add_argument("--every", type=int, default=100_000)

@@ -108,35 +108,42 @@ func fetch(_ session: URLSession, _ path: String) async throws -> Duration {
     return elapsed
 }
 
+/// `--journal on|off` measures the URLSession rows with the request journal on (as HTTPMock comes)
+/// or off (`journalCapacity = .off`); both by default.
+let journalSettings = arguments.firstIndex(of: "--journal").map { [arguments[$0 + 1] == "on"] } ?? [true, false]
+
 for kind in Kind.allCases where runs("session") {
     for size in sizes {
-        let mock = HTTPMock()
-        mock.registry.register((0..<size).map(kind.registration))
-        MinimalProtocol.bodies.withLock { bodies in
-            bodies = [:]
-            for i in 0..<size { bodies[kind.requestPath(i)] = Data("item \(i)".utf8) }
-        }
-        let minimal = MinimalProtocol.makeSession()
-        let picks = indexes(count: requestCount, stubs: size)
-        for i in picks.prefix(300) {
-            _ = try await fetch(mock.urlSession, kind.requestPath(i))
-            _ = try await fetch(minimal, kind.requestPath(i))
-        }
-        var mocked = Samples()
-        var bare = Samples()
-        // Interleaved, each going first in turn, so that drift in the machine's speed and the
-        // cost of going first hit both alike.
-        for (n, i) in picks.enumerated() {
-            if n.isMultiple(of: 2) {
-                mocked.append(try await fetch(mock.urlSession, kind.requestPath(i)))
-                bare.append(try await fetch(minimal, kind.requestPath(i)))
-            } else {
-                bare.append(try await fetch(minimal, kind.requestPath(i)))
-                mocked.append(try await fetch(mock.urlSession, kind.requestPath(i)))
+        for journal in journalSettings {
+            let mock = HTTPMock()
+            if !journal { mock.journalCapacity = .off }
+            mock.registry.register((0..<size).map(kind.registration))
+            MinimalProtocol.bodies.withLock { bodies in
+                bodies = [:]
+                for i in 0..<size { bodies[kind.requestPath(i)] = Data("item \(i)".utf8) }
             }
+            let minimal = MinimalProtocol.makeSession()
+            let picks = indexes(count: requestCount, stubs: size)
+            for i in picks.prefix(300) {
+                _ = try await fetch(mock.urlSession, kind.requestPath(i))
+                _ = try await fetch(minimal, kind.requestPath(i))
+            }
+            var mocked = Samples()
+            var bare = Samples()
+            // Interleaved, each going first in turn, so that drift in the machine's speed and the
+            // cost of going first hit both alike.
+            for (n, i) in picks.enumerated() {
+                if n.isMultiple(of: 2) {
+                    mocked.append(try await fetch(mock.urlSession, kind.requestPath(i)))
+                    bare.append(try await fetch(minimal, kind.requestPath(i)))
+                } else {
+                    bare.append(try await fetch(minimal, kind.requestPath(i)))
+                    mocked.append(try await fetch(mock.urlSession, kind.requestPath(i)))
+                }
+            }
+            minimal.invalidateAndCancel()
+            rows.append(comparisonRow("URLSession GET, \(kind.rawValue)\(journal ? "" : ", journal off")", size: size, ours: mocked, minimal: bare))
         }
-        minimal.invalidateAndCancel()
-        rows.append(comparisonRow("URLSession GET, \(kind.rawValue)", size: size, ours: mocked, minimal: bare))
     }
 }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MockServer
+import NIOPosix
 
 /// `airlock`: serve mocked HTTP to any client or process.
 @main
@@ -66,6 +67,7 @@ struct Serve: AsyncParsableCommand {
         if !quiet {
             printExchange = { exchange in say(exchange.description) }
         }
+        let group = connectionOptions.makeEventLoopGroup()
         let server = MockServer(
             configuration: .init(
                 host: host,
@@ -73,6 +75,7 @@ struct Serve: AsyncParsableCommand {
                 allowsNonLoopbackBinding: allowRemote,
                 adminToken: adminToken,
                 exchangeHandler: printExchange,
+                eventLoopGroup: group,
                 maxRequestBodySize: maxBodySize,
                 adminFileRoot: files.map { URL(fileURLWithPath: $0) } ?? url.deletingLastPathComponent(),
                 tls: tlsOptions.configuration,
@@ -118,6 +121,7 @@ struct Serve: AsyncParsableCommand {
         tlsOptions.announce(server)
         await waitForInterrupt()
         try await server.shutdown()
+        try await connectionOptions.shutDown(group)
         say("Airlock stopped.")
     }
 }
@@ -223,6 +227,9 @@ enum SignalSources {
 
 /// The connection limits of `airlock serve` and `airlock record`.
 struct ConnectionOptions: ParsableArguments {
+    /// More threads than this only cost memory: each serves many connections.
+    static let maximumThreads = 256
+
     @Option(help: "Seconds from a request's first byte to the end of its head; slower clients get 408.")
     var headerTimeout: Double = MockServer.ConnectionLimits().headerTimeout
 
@@ -231,6 +238,19 @@ struct ConnectionOptions: ParsableArguments {
 
     @Option(help: "The most connections open at once; at the limit the longest-idle one is closed, or a new client gets 503. Defaults to the open-file limit less 64.")
     var maxConnections: Int?
+
+    @Option(help: "How many threads serve connections (SwiftNIO event loops). Defaults to one per core.")
+    var threads: Int?
+
+    /// The threads that serve connections: SwiftNIO's shared group, or one of the size asked for.
+    func makeEventLoopGroup() -> MultiThreadedEventLoopGroup {
+        threads.map { MultiThreadedEventLoopGroup(numberOfThreads: $0) } ?? .singleton
+    }
+
+    /// Stops the threads of a group made for `--threads` (the shared one is never stopped).
+    func shutDown(_ group: MultiThreadedEventLoopGroup) async throws {
+        if threads != nil { try await group.shutdownGracefully() }
+    }
 
     /// The server's limits.
     var limits: MockServer.ConnectionLimits {
@@ -242,6 +262,9 @@ struct ConnectionOptions: ParsableArguments {
     func validate() throws {
         if let problem = limits.problem {
             throw ValidationError("\(problem). Give timeouts above 0 and at most \(Int(ResponseLimits.maximumSeconds)) seconds and --max-connections of at least 1.")
+        }
+        if let threads, !(1...Self.maximumThreads).contains(threads) {
+            throw ValidationError("--threads \(threads) is out of range: give 1 to \(Self.maximumThreads) (the default is one per core).")
         }
     }
 }

@@ -64,9 +64,18 @@ struct Record: AsyncParsableCommand {
         if !quiet {
             printExchange = { exchange in say(exchange.description) }
         }
+        let group = connectionOptions.makeEventLoopGroup()
         let server = MockServer(
             cassette: cassette,
-            configuration: .init(host: host, port: port, exchangeHandler: printExchange, upstream: upstream, tls: tlsOptions.configuration, limits: connectionOptions.limits)
+            configuration: .init(
+                host: host,
+                port: port,
+                exchangeHandler: printExchange,
+                eventLoopGroup: group,
+                upstream: upstream,
+                tls: tlsOptions.configuration,
+                limits: connectionOptions.limits
+            )
         )
         // The cassette gets every exchange; the journal need not keep them all.
         server.journalCapacity = .server
@@ -79,6 +88,7 @@ struct Record: AsyncParsableCommand {
         tlsOptions.announce(server)
         await waitForInterrupt()
         try await server.shutdown()
+        try await connectionOptions.shutDown(group)
         do {
             try cassette.save()
         } catch {

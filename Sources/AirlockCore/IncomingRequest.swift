@@ -38,9 +38,10 @@ package struct IncomingRequest: Sendable {
 
     /// A request whose query is still the percent-encoded text after `?`, if any.
     package init(method: String, url: String, host: String, path: String, query: String?) {
-        self.method = method.uppercased()
+        // Most methods and hosts arrive in their canonical case: check before copying.
+        self.method = method.utf8.contains(where: { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) }) ? method.uppercased() : method
         self.url = url
-        self.host = host.lowercased()
+        self.host = host.utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || $0 >= 0x80 }) ? host.lowercased() : host
         self.path = path.isEmpty ? "/" : path
         self.rawQuery = query
     }
@@ -98,17 +99,19 @@ extension IncomingRequest {
     /// for each part (each of which parses the string again). `nil` when there is no host.
     package init?(method: String, absoluteURL url: String) {
         var text = url
-        guard let parts = text.withUTF8({ Self.split($0) }) else { return nil }
-        let utf8 = Array(url.utf8[...])
-        func string(_ range: Range<Int>) -> String { String(decoding: utf8[range], as: UTF8.self) }
-        let rawHost = string(parts.host)
-        let rawPath = string(parts.path)
+        guard
+            let (rawHost, rawPath, query) = text.withUTF8({ bytes -> (String, String, String?)? in
+                guard let parts = Self.split(bytes) else { return nil }
+                func string(_ range: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) }
+                return (string(parts.host), string(parts.path), parts.query.map(string))
+            })
+        else { return nil }
         self.init(
             method: method,
             url: url,
             host: rawHost.utf8.contains(UInt8(ascii: "%")) ? PercentDecoding.decode(Substring(rawHost)) : rawHost,
             path: rawPath.utf8.contains(UInt8(ascii: "%")) ? PercentDecoding.decode(Substring(rawPath)) : rawPath,
-            query: parts.query.map(string)
+            query: query
         )
     }
 
@@ -125,9 +128,9 @@ extension IncomingRequest {
             self.init(method: method, absoluteURL: target)
             return
         }
-        let host = hostHeader?.trimmingCharacters(in: .whitespaces) ?? ""
+        let host = hostHeader.map(Self.trimmingOptionalWhitespace) ?? ""
         let authority = host.isEmpty ? "localhost" : host
-        guard !authority.utf8.contains(where: { Self.forbiddenInHostHeader.contains($0) }) else { return nil }
+        guard !authority.utf8.contains(where: Self.isForbiddenInHostHeader) else { return nil }
         if target == "*" {
             self.init(method: method, absoluteURL: "\(scheme)://\(authority)")
             path = "*"
@@ -136,8 +139,24 @@ extension IncomingRequest {
         }
     }
 
-    /// Bytes that cannot appear in a `Host` header's value: they would move the authority's end.
-    private static let forbiddenInHostHeader: Set<UInt8> = Set("/?#@ \t\\".utf8)
+    /// Whether a byte cannot appear in a `Host` header's value: it would move the authority's end.
+    private static func isForbiddenInHostHeader(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: "@"), UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\\"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// A field value without the spaces and tabs around it (HTTP's optional whitespace), without
+    /// copying when there are none — which is nearly always: servers hand values over trimmed.
+    private static func trimmingOptionalWhitespace(_ value: String) -> String {
+        func isWhitespace(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        guard let first = value.utf8.first, let last = value.utf8.last, isWhitespace(first) || isWhitespace(last) else { return value }
+        let trimmed = value.utf8.drop(while: isWhitespace).reversed().drop(while: isWhitespace).reversed()
+        return String(decoding: trimmed, as: UTF8.self)
+    }
 
     /// Byte ranges of host, path and query in `scheme://[userinfo@]host[:port]/path?query#fragment`.
     private static func split(_ bytes: UnsafeBufferPointer<UInt8>) -> (host: Range<Int>, path: Range<Int>, query: Range<Int>?)? {

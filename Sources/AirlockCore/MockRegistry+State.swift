@@ -118,29 +118,43 @@ extension MockRegistry {
         /// Takes the next response of the most specific matching stub, or says what the unmocked
         /// policy wants (with the diagnosis its message needs); records the request either way.
         mutating func decide(_ request: IncomingRequest, at date: Date, journal: RequestJournal) -> Decision {
-            var recorded = RecordedRequest(sequence: 0, request: request, date: date)
-            if let id = bestRoute(for: request, recorded: recorded), let response = routes[id].queue.next() {
+            // The journal entry is made when something needs it: a stub's request condition, the
+            // journal (unless it keeps nothing), a cassette, or the unmatched-request diagnosis.
+            var recorded: RecordedRequest?
+            func entry() -> RecordedRequest {
+                if let recorded { return recorded }
+                let made = RecordedRequest(sequence: 0, request: request, date: date)
+                recorded = made
+                return made
+            }
+            if let id = bestRoute(for: request, recorded: entry), let response = routes[id].queue.next() {
                 routes[id].served += 1
                 if let step = routes[id].scenario, let newState = step.newState {
                     scenarios[step.name] = newState
                 }
                 let stub = routes[id].stub
-                recorded.answeredBy = stub
-                return .matched(response, stub: stub, recorder: journal.append(recorded, started: date))
+                let recorder = journal.append({
+                    // Made here when no condition needed it: one entry, no copy.
+                    var answered = recorded ?? RecordedRequest(sequence: 0, request: request, date: date)
+                    answered.answeredBy = stub
+                    return answered
+                }, started: date)
+                return .matched(response, stub: stub, recorder: recorder)
             }
             if let cassette, cassette.isRecording {
-                return .record(recorder: journal.append(recorded, started: date, cassette: cassette))
+                return .record(recorder: journal.append(entry, started: date, cassette: cassette))
             }
             var diagnosis: UnmatchedDiagnosis?
             switch unmockedPolicy {
-            case .notFound, .fatalError: diagnosis = self.diagnosis(for: recorded, redaction: journal.redaction)
+            case .notFound, .fatalError: diagnosis = self.diagnosis(for: entry(), redaction: journal.redaction)
             case .mock, .passthrough: break
             }
-            return .unmatched(unmockedPolicy, diagnosis: diagnosis, recorder: journal.append(recorded, started: date))
+            return .unmatched(unmockedPolicy, diagnosis: diagnosis, recorder: journal.append(entry, started: date))
         }
 
-        /// The most specific route that matches and still has a response queued.
-        private mutating func bestRoute(for request: IncomingRequest, recorded: RecordedRequest) -> Int? {
+        /// The most specific route that matches and still has a response queued. `recorded` makes
+        /// the journal entry a stub's request condition looks at.
+        private mutating func bestRoute(for request: IncomingRequest, recorded: () -> RecordedRequest) -> Int? {
             matchedHosts.removeAll(keepingCapacity: true)
             SegmentView.with(request.host, separator: UInt8(ascii: "."), ranges: &labelRanges) { labels in
                 hostTrie.collectMatches(labels, into: &matchedHosts, scratch: &matchScratch)
@@ -167,7 +181,7 @@ extension MockRegistry {
                         guard query.matches(requestQuery!) else { continue }
                     }
                     if let step = routes[id].scenario, let required = step.requiredState, state(of: step.name) != required { continue }
-                    if let requirement = routes[id].requirement, !requirement.matches(recorded) { continue }
+                    if let requirement = routes[id].requirement, !requirement.matches(recorded()) { continue }
                     best = id
                 }
             }

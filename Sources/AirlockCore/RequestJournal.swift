@@ -28,17 +28,22 @@ public final class RequestJournal: Sendable {
 
     package init() {}
 
-    /// Records a request and returns where its outcome goes.
-    package func append(_ request: RecordedRequest, started: Date, cassette: Cassette? = nil) -> ExchangeRecorder {
+    /// Records a request and returns where its outcome goes. The entry is made only when it is
+    /// kept (or a cassette records it): a journal that keeps nothing only counts.
+    package func append(_ request: () -> RecordedRequest, started: Date, cassette: Cassette? = nil) -> ExchangeRecorder {
         state.withLock { state in
             state.seen += 1
             let sequence = state.seen
             let generation = state.generation
+            let capacity = state.capacity
+            guard capacity.entries > 0 || cassette != nil else {
+                state.firstSequence = sequence + 1
+                return ExchangeRecorder(journal: self, generation: generation, sequence: sequence, started: started, cassette: nil, request: nil)
+            }
             // A cassette needs the request whatever the journal keeps.
-            var numbered = request
+            var numbered = request()
             numbered.sequence = sequence
             let keptForCassette = cassette == nil ? nil : numbered
-            let capacity = state.capacity
             guard capacity.entries > 0 else {
                 state.firstSequence = sequence + 1
                 return ExchangeRecorder(journal: self, generation: generation, sequence: sequence, started: started, cassette: cassette, request: keptForCassette)
@@ -65,18 +70,15 @@ public final class RequestJournal: Sendable {
 
     /// Records a request as it arrived.
     package func append(_ request: IncomingRequest, at date: Date) -> ExchangeRecorder {
-        append(RecordedRequest(sequence: 0, request: request, date: date), started: date)
+        append({ RecordedRequest(sequence: 0, request: request, date: date) }, started: date)
     }
 
-    /// Stores what was delivered for entry `sequence` of `generation`; returns the completed
-    /// entry, or `nil` when it is no longer kept.
-    @discardableResult
-    fileprivate func record(_ response: RecordedResponse, generation: Int, sequence: Int) -> RecordedRequest? {
+    /// Stores what was delivered for entry `sequence` of `generation`, if it is still kept.
+    fileprivate func record(_ response: RecordedResponse, generation: Int, sequence: Int) {
         state.withLock { state in
             let index = state.head + sequence - state.firstSequence
-            guard state.generation == generation, sequence >= state.firstSequence, state.entries.indices.contains(index) else { return nil }
+            guard state.generation == generation, sequence >= state.firstSequence, state.entries.indices.contains(index) else { return }
             state.entries[index].response = response
-            return state.entries[index]
         }
     }
 

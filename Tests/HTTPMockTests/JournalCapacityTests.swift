@@ -6,12 +6,7 @@ import Testing
 /// The journal keeps what its capacity allows, drops the oldest first, and keeps exact counts.
 struct JournalCapacityTests {
     private func get(_ mock: HTTPMock, _ path: String, body: String? = nil) async throws {
-        var request = URLRequest(url: URL(string: "https://api.example.com\(path)")!)
-        if let body {
-            request.httpMethod = "POST"
-            request.httpBody = Data(body.utf8)
-        }
-        _ = try await mock.urlSession.boundedData(for: request)
+        _ = try await status(mock, path, body: body)
     }
 
     @Test func theOldestEntriesGoFirstAndCountsStayExact() async throws {
@@ -64,6 +59,31 @@ struct JournalCapacityTests {
         #expect(mock.requests.isEmpty)
         #expect(mock.requestCount == 4)
         #expect(mock.unusedStubs.isEmpty)
+    }
+
+    @Test func aJournalThatIsOffStillLetsAStubCheckTheRequest() async throws {
+        // The entry a stub's condition looks at is made for it even when the journal keeps none.
+        let json = #"{ "stubs": [ { "host": "api.example.com", "path": "/orders", "method": "POST", "responses": [ { "body": "created", "lifetime": "eternal" } ] } ] }"#
+        let mock = HTTPMock()
+        mock.journalCapacity = .off
+        #expect(mock.registerStubs(try StubFile(data: Data(json.utf8), source: "orders.json", baseDirectory: URL(fileURLWithPath: "/tmp"))).isEmpty)
+        let post = try await status(mock, "/orders", body: "{}")
+        let get = try await status(mock, "/orders")
+        #expect(post == 200)
+        #expect(get == 404)
+        #expect(mock.requests.isEmpty)
+        #expect(mock.requestCount == 2)
+    }
+
+    /// Sends a GET (a POST with `body`) to `api.example.com` and returns the status.
+    @discardableResult
+    private func status(_ mock: HTTPMock, _ path: String, body: String? = nil) async throws -> Int? {
+        var request = URLRequest(url: URL(string: "https://api.example.com\(path)")!)
+        if let body {
+            request.httpMethod = "POST"
+            request.httpBody = Data(body.utf8)
+        }
+        return (try await mock.urlSession.boundedData(for: request).1 as? HTTPURLResponse)?.statusCode
     }
 
     @Test func aCassetteRecordsEvenWhenTheJournalKeepsNothing() async throws {

@@ -117,6 +117,50 @@ struct HostileClientTests {
         }
     }
 
+    @Test func aKeepAliveConnectionThatServedRequestsStillGets408WhenItsNextHeadTrickles() async throws {
+        // The connection's timer waits for the 600 s idle deadline after a response; the next
+        // head's 1 s deadline is sooner and must move it.
+        try await withLimitedServer(.init(headerTimeout: 1, idleTimeout: 600)) { server in
+            server.addResponses(forPath: "/x", host: "**") { MockResponse.plaintext("served", lifetime: .eternal) }
+            try await withRawConnection(to: server) { connection in
+                try await connection.send("GET /x HTTP/1.1\r\nHost: a.test\r\n\r\nGET /x HTTP/1.1\r\nHost: a.test\r\n\r\n")
+                let sender = connection.sender
+                let trickle = Task {
+                    for byte in "GET /x HTTP/1.1\r\nHost: a.test\r\nX-Slow: ".utf8 + Array(repeating: UInt8(ascii: "a"), count: 20_000) {
+                        guard (try? await sender.send(String(decoding: [byte], as: UTF8.self))) != nil else { return }
+                        try? await Task.sleep(for: .milliseconds(50))
+                    }
+                }
+                defer { trickle.cancel() }
+                let responses = await connection.readResponses(3)
+                #expect(responses.map(\.status) == [200, 200, 408], "\(connection.text.prefix(600))")
+                #expect(responses.last?.body.contains("the request head did not arrive within 1 s of its first byte") == true)
+            }
+            #expect(server.requests.count == 2)
+        }
+    }
+
+    @Test func aConnectionThatServedRequestsIsClosedAfterTheIdleTimeout() async throws {
+        try await withLimitedServer(.init(headerTimeout: 600, idleTimeout: 1)) { server in
+            server.addResponses(forPath: "/x", host: "**") { MockResponse.plaintext("served", lifetime: .eternal) }
+            // Three requests in one write, answered at once; then the connection idles. On a
+            // loaded machine the idle timeout may close a connection before its requests arrive:
+            // only a connection whose requests were all answered says anything, so try again.
+            var ending: RawConnection.Ending?
+            for _ in 0..<50 where ending == nil {
+                ending = try await withRawConnection(to: server) { connection -> RawConnection.Ending? in
+                    let request = "GET /x HTTP/1.1\r\nHost: a.test\r\n\r\n"
+                    guard (try? await connection.send(request + request + request)) != nil,
+                        await connection.readResponses(3).count == 3
+                    else { return nil }
+                    await connection.readToEnd()
+                    return connection.ending
+                }
+            }
+            #expect(ending == .closedByServer, "\(ending?.description ?? "no connection had its requests answered")")
+        }
+    }
+
     @Test func aSilentConnectionIsClosedAfterTheIdleTimeout() async throws {
         try await withLimitedServer(.init(headerTimeout: 600, idleTimeout: 1)) { server in
             try await withRawConnection(to: server) { connection in
@@ -282,6 +326,8 @@ struct HostileClientTests {
         (["--header-timeout", "0"], "the header timeout is 0 seconds"),
         (["--idle-timeout", "1e10"], "the idle timeout 10000000000.0 is longer than the limit"),
         (["--idle-timeout", "nan"], "the idle timeout nan is not a finite"),
+        (["--threads", "0"], "--threads 0 is out of range: give 1 to 256"),
+        (["--threads", "100000"], "--threads 100000 is out of range"),
     ])
     func airlockServeRejectsUnusableLimitsAsAUsageError(arguments: [String], problem: String) async throws {
         let path = try #require(CLITests.executable, "build the airlock executable first (swift build)")
@@ -296,6 +342,31 @@ struct HostileClientTests {
         #expect(await exit.status() == 64)
         #expect(message.contains(problem), "\(message)")
     }
+
+    #if os(Linux)
+    @Test func airlockServeOnOneThreadServesFromThatThreadAndStopsCleanly() async throws {
+        let airlock = try LaunchedAirlock(["serve", CLITests.packageRoot.appendingPathComponent("Examples/stubs.json").path, "--port", "0", "--threads", "1", "--quiet"])
+        defer { airlock.stopIfRunning() }
+        let base = try await airlock.banner().base
+        let port = try #require(base.split(separator: ":").last.flatMap { Int($0) }, "\(base)")
+        for _ in 0..<3 {
+            let answer = try await rawExchange(port: port, "GET /users HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n")
+            #expect(answer.hasPrefix("HTTP/1.1 200 OK") && answer.contains("Alice"), "\(answer.prefix(300))")
+        }
+        // SwiftNIO names a group's threads NIO-ELT-<group>-#<n>: exactly one serves.
+        let tasks = "/proc/\(airlock.process.processIdentifier)/task"
+        let names = try FileManager.default.contentsOfDirectory(atPath: tasks).compactMap { task in
+            try? String(contentsOfFile: "\(tasks)/\(task)/comm", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        #expect(names.filter { $0.hasPrefix("NIO-ELT-") }.count == 1, "\(names)")
+        airlock.process.interrupt()
+        #expect(await airlock.exit.status() == 0)
+        // The group made for --threads is shut down after the server: the last line is printed.
+        var last: String?
+        while let line = await airlock.lines.next() { last = line }
+        #expect(last == "Airlock stopped.")
+    }
+    #endif
 
     @Test func airlockServeAppliesTheHeaderTimeoutFromTheCommandLine() async throws {
         let airlock = try LaunchedAirlock(["serve", CLITests.packageRoot.appendingPathComponent("Examples/stubs.json").path, "--port", "0", "--header-timeout", "1"])

@@ -36,9 +36,13 @@ final class ConnectionGuard {
     let limits: MockServer.ConnectionLimits
     let activity: ConnectionActivity
     private var phase = Phase.waitingForRequest
-    /// When the current phase's time runs out.
+    /// When the current phase's time runs out; `nil` while a request is answered.
     private var deadline: NIODeadline?
+    /// The one timer, and when it fires. It is moved only when a deadline comes sooner than it:
+    /// when it fires early it looks at the deadline again, so the many later deadlines of a busy
+    /// keep-alive connection cost no timer operations at all.
     private var timer: Scheduled<Void>?
+    private var timerDeadline: NIODeadline?
     /// Where a `408` is written from: in front of the HTTP encoder, behind TLS.
     private var byteContext: ChannelHandlerContext?
     /// Whether a `408` was sent: what the client still sends is dropped unread.
@@ -57,6 +61,7 @@ final class ConnectionGuard {
     fileprivate func detached() {
         timer?.cancel()
         timer = nil
+        timerDeadline = nil
         byteContext = nil
     }
 
@@ -65,26 +70,30 @@ final class ConnectionGuard {
         case .waitingForRequest:
             phase = .readingHead
             activity.idleSince.withLock { $0 = nil }
-            arm(limits.headerTimeout)
+            deadline = .now() + .saturatingSeconds(limits.headerTimeout)
         case .readingBody:
-            // Pushed back lazily: the timer, when it fires, looks at the new deadline.
             deadline = .now() + .saturatingSeconds(limits.idleTimeout)
         case .readingHead, .answering:
             break
         }
     }
 
+    /// The bytes of one read have gone through the pipeline — often a whole request, answered
+    /// already: makes sure the timer fires by the deadline of the phase the connection is in now.
+    fileprivate func readProcessed() {
+        armIfSooner()
+    }
+
     fileprivate func headReceived() {
         activity.idleSince.withLock { $0 = nil }
         phase = .readingBody
-        arm(limits.idleTimeout)
+        deadline = .now() + .saturatingSeconds(limits.idleTimeout)
     }
 
     fileprivate func requestEnded() {
+        // Nothing is timed while the request is answered; a pending timer finds no deadline.
         phase = .answering
         deadline = nil
-        timer?.cancel()
-        timer = nil
     }
 
     fileprivate func responseEnded() {
@@ -93,26 +102,33 @@ final class ConnectionGuard {
 
     private func becameIdle() {
         phase = .waitingForRequest
-        activity.idleSince.withLock { $0 = .now() }
-        arm(limits.idleTimeout)
+        let now = NIODeadline.now()
+        activity.idleSince.withLock { $0 = now }
+        deadline = now + .saturatingSeconds(limits.idleTimeout)
+        armIfSooner()
     }
 
-    private func arm(_ seconds: Double) {
+    /// Schedules the timer for the deadline unless it fires by then anyway.
+    private func armIfSooner() {
+        guard let deadline, let context = byteContext else { return }
+        if timer != nil, let timerDeadline, timerDeadline <= deadline { return }
         timer?.cancel()
-        guard let context = byteContext else { return }
-        let deadline = NIODeadline.now() + .saturatingSeconds(seconds)
-        self.deadline = deadline
-        let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
-        timer = context.eventLoop.scheduleTask(deadline: deadline) { loopBound.value.fire() }
+        schedule(at: deadline, on: context.eventLoop)
+    }
+
+    private func schedule(at deadline: NIODeadline, on eventLoop: any EventLoop) {
+        let loopBound = NIOLoopBound(self, eventLoop: eventLoop)
+        timerDeadline = deadline
+        timer = eventLoop.scheduleTask(deadline: deadline) { loopBound.value.fire() }
     }
 
     private func fire() {
+        timer = nil
+        timerDeadline = nil
         guard let context = byteContext, let deadline else { return }
         if deadline > .now() {
-            // The body moved on since the timer was set: wait for the new deadline.
-            let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
-            timer = context.eventLoop.scheduleTask(deadline: deadline) { loopBound.value.fire() }
-            return
+            // The connection moved on since the timer was set: wait for the new deadline.
+            return schedule(at: deadline, on: context.eventLoop)
         }
         switch phase {
         case .waitingForRequest:
@@ -181,6 +197,7 @@ final class ByteArrivalObserver: ChannelInboundHandler, RemovableChannelHandler 
         guard !guardian.isClosing else { return }
         guardian.bytesArrived()
         context.fireChannelRead(data)
+        guardian.readProcessed()
     }
 }
 

@@ -144,9 +144,14 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func carryOut(_ exchange: ResolvedExchange, head: HTTPRequestHead, in channelContext: ChannelHandlerContext) {
         switch exchange.action {
         case .respond(let planned):
+            if case .bytes(let body) = planned.body {
+                // Bytes in memory are answered while the request is read: no task for the event
+                // loop, and the pipelining handler never has to hold the connection's reads back.
+                return send(planned, body: .success(body), head: head, recorder: exchange.recorder, in: channelContext)
+            }
             let loopBound = NIOLoopBound((self, channelContext), eventLoop: channelContext.eventLoop)
             let eventLoop = channelContext.eventLoop
-            // Bytes in memory answer at once; files are read off the event loop.
+            // Files are read off the event loop.
             planned.body.load(for: exchange.stub) { result in
                 eventLoop.execute {
                     let (handler, channelContext) = loopBound.value
