@@ -37,71 +37,136 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
     }
 
     /// The request's position in its mock's journal, from 1.
-    public internal(set) var sequence: Int
+    public internal(set) var sequence: Int {
+        get { storage.sequence }
+        set { writable.sequence = newValue }
+    }
     /// The HTTP method, uppercased.
-    public let method: String
+    public var method: String { storage.method }
     /// The absolute URL.
-    public internal(set) var url: String
+    public internal(set) var url: String {
+        get { storage.url }
+        set { writable.url = newValue }
+    }
     /// The host, lowercased.
-    public let host: String
+    public var host: String { storage.host }
     /// The percent-decoded path.
-    public let path: String
+    public var path: String { storage.path }
     /// The query parameters in order.
     public internal(set) var queryItems: [QueryItem] {
         get {
-            if let queryOverride { return queryOverride }
-            return IncomingRequest(method: method, url: url, host: host, path: path, query: rawQuery).queryItems
+            if let queryOverride = storage.queryOverride { return queryOverride }
+            return IncomingRequest(method: method, url: url, host: host, path: path, query: storage.rawQuery).queryItems
                 .map { QueryItem(name: $0.name, value: $0.value) }
         }
-        set { queryOverride = newValue }
+        set { writable.queryOverride = newValue }
     }
     /// The header fields: in the order the client set them where the transport keeps an order,
     /// sorted by name where it keeps a dictionary (`URLRequest`).
     public internal(set) var headers: [Header] {
-        get { headerFields.fields.map { Header(name: $0.name, value: $0.value) } }
-        set { headerFields = .list(newValue.map { (name: $0.name, value: $0.value) }) }
+        get { storage.headerFields.fields.map { Header(name: $0.name, value: $0.value) } }
+        set { writable.headerFields = .list(newValue.map { (name: $0.name, value: $0.value) }) }
     }
     /// The complete body, however it was sent (`httpBody`, a body stream, or an upload task);
     /// `nil` when there was none. When the journal's capacity limits body sizes, a longer body
     /// keeps its first bytes only (see ``bodySize`` and ``bodyDigest``).
-    public internal(set) var body: Data?
+    public internal(set) var body: Data? {
+        get { storage.body }
+        set { writable.body = newValue }
+    }
     /// The body's full length in bytes, also when only a prefix is kept.
-    public var bodySize: Int { truncatedBody?.size ?? body?.count ?? 0 }
+    public var bodySize: Int { storage.truncatedBody?.size ?? body?.count ?? 0 }
     /// For a body kept as a prefix: a digest of the whole body (64-bit FNV-1a, hexadecimal), to
     /// tell two long bodies apart. `nil` when the body is kept whole.
-    public var bodyDigest: String? { truncatedBody?.digest }
-    /// The length and digest of a body kept as a prefix.
-    private var truncatedBody: (size: Int, digest: String)?
+    public var bodyDigest: String? { storage.truncatedBody?.digest }
     /// When the request reached the mock.
-    public let date: Date
+    public var date: Date { storage.date }
     /// The stub that answered, such as `host "api.example.com", path "/users"`; `nil` when no
     /// stub matched and the unmocked policy answered.
     public var stub: String? { answeredBy?.shown(by: .standard) }
     /// The stub that answered, described only when someone asks.
-    var answeredBy: StubDescription?
+    var answeredBy: StubDescription? {
+        get { storage.answeredBy }
+        set { writable.answeredBy = newValue }
+    }
     /// What the client got back, once it has been delivered.
-    public internal(set) var response: RecordedResponse?
+    public internal(set) var response: RecordedResponse? {
+        get { storage.response }
+        set { writable.response = newValue }
+    }
 
-    // Recording happens for every request, so it only copies references; the query is parsed
-    // and the header dictionary ordered when someone reads them.
-    private var rawQuery: String?
-    private var queryOverride: [QueryItem]?
-    private var headerFields: HeaderFieldStorage
+    /// The fields, behind one reference: every request is recorded, and an entry travels through
+    /// the journal, the transports and the tests' queries by copies — each one a single retain.
+    /// Changes copy the storage first unless this value is its only owner (copy on write).
+    private var storage: Storage
+
+    /// The storage, made this value's own before it is changed.
+    private var writable: Storage {
+        mutating get {
+            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+            return storage
+        }
+    }
+
+    // @unchecked Sendable: a storage is changed only through `writable`, by the one value that
+    // owns it; shared storages are never changed.
+    private final class Storage: @unchecked Sendable {
+        var sequence: Int
+        let method: String
+        var url: String
+        let host: String
+        let path: String
+        // Recording happens for every request, so it only copies references; the query is
+        // parsed and the header dictionary ordered when someone reads them.
+        let rawQuery: String?
+        var queryOverride: [QueryItem]?
+        var headerFields: HeaderFieldStorage
+        var body: Data?
+        /// The length and digest of a body kept as a prefix.
+        var truncatedBody: (size: Int, digest: String)?
+        let date: Date
+        var answeredBy: StubDescription?
+        var response: RecordedResponse?
+
+        init(sequence: Int, method: String, url: String, host: String, path: String, rawQuery: String?, queryOverride: [QueryItem]?, headerFields: HeaderFieldStorage, body: Data?, date: Date) {
+            self.sequence = sequence
+            self.method = method
+            self.url = url
+            self.host = host
+            self.path = path
+            self.rawQuery = rawQuery
+            self.queryOverride = queryOverride
+            self.headerFields = headerFields
+            self.body = body
+            self.date = date
+        }
+
+        func copy() -> Storage {
+            let copy = Storage(
+                sequence: sequence, method: method, url: url, host: host, path: path, rawQuery: rawQuery,
+                queryOverride: queryOverride, headerFields: headerFields, body: body, date: date
+            )
+            copy.truncatedBody = truncatedBody
+            copy.answeredBy = answeredBy
+            copy.response = response
+            return copy
+        }
+    }
 
     package init(sequence: Int, request: IncomingRequest, date: Date) {
-        self.sequence = sequence
-        self.method = request.method
-        self.url = request.url
-        self.host = request.host
-        self.path = request.path
-        if let text = request.queryText {
-            self.rawQuery = text
-        } else {
-            self.queryOverride = request.queryItems.map { QueryItem(name: $0.name, value: $0.value) }
-        }
-        self.headerFields = request.headerFields
-        self.body = request.body
-        self.date = date
+        let text = request.queryText
+        storage = Storage(
+            sequence: sequence,
+            method: request.method,
+            url: request.url,
+            host: request.host,
+            path: request.path,
+            rawQuery: text,
+            queryOverride: text == nil ? request.queryItems.map { QueryItem(name: $0.name, value: $0.value) } : nil,
+            headerFields: request.headerFields,
+            body: request.body,
+            date: date
+        )
     }
 
     /// The value of the first header with this name, compared case-insensitively.
@@ -127,7 +192,7 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
             hash ^= UInt64(byte)
             hash = hash &* 0x0000_0100_0000_01B3
         }
-        truncatedBody = (body.count, String(hash, radix: 16))
+        writable.truncatedBody = (body.count, String(hash, radix: 16))
         self.body = body.prefix(limit)
     }
 

@@ -165,8 +165,9 @@ package struct ExchangeRecorder: Sendable {
     package let started: Date
     /// Where a forwarded exchange is recorded, when a cassette records it.
     private let cassette: Cassette?
-    /// The request as it arrived, kept for the cassette whatever the journal keeps.
-    private let request: RecordedRequest?
+    /// The request as it arrived, kept for the cassette whatever the journal keeps; boxed, so
+    /// that the recorder (which travels inside every resolved exchange) stays a few words long.
+    private let request: RecordedRequestBox?
 
     fileprivate init(journal: RequestJournal, generation: Int, sequence: Int, started: Date, cassette: Cassette?, request: RecordedRequest?) {
         self.journal = journal
@@ -174,16 +175,25 @@ package struct ExchangeRecorder: Sendable {
         self.sequence = sequence
         self.started = started
         self.cassette = cassette
-        self.request = request
+        self.request = request.map(RecordedRequestBox.init)
     }
 
     /// Records the outcome.
     package func record(_ outcome: RecordedResponse.Outcome, headers: [String: String] = [:], body: Data = Data()) {
         let response = RecordedResponse(outcome: outcome, headers: headers, body: body, duration: Date().timeIntervalSince(started))
         journal.record(response, generation: generation, sequence: sequence)
-        if let cassette, var request {
+        if let cassette, var request = request?.request {
             request.response = response
             cassette.record(request)
         }
+    }
+}
+
+/// A recorded request behind one reference.
+private final class RecordedRequestBox: Sendable {
+    let request: RecordedRequest
+
+    init(_ request: RecordedRequest) {
+        self.request = request
     }
 }
