@@ -90,7 +90,7 @@ extension MockRegistry {
             // Stubs of the same scenario step share one. Found by key, so that registering many
             // stubs on one path costs the same for each.
             let shared = SharedQueueKey(query: query, scenario: scenario)
-            if requirement == nil, let existing = routeGroups[group.value].shared[shared] {
+            if requirement == nil, let existing = routeGroups[group.value].sharedRoute(for: shared) {
                 return existing
             }
             let id = routes.count
@@ -103,7 +103,7 @@ extension MockRegistry {
                 )
             )
             routeGroups[group.value].ids.append(id)
-            if requirement == nil { routeGroups[group.value].shared[shared] = id }
+            if requirement == nil { routeGroups[group.value].share(id, for: shared) }
             return id
         }
 
@@ -245,8 +245,25 @@ extension MockRegistry {
     /// The routes registered for one host and path pattern.
     struct RouteGroup: Sendable {
         var ids: [Int] = []
-        /// The route of each query and scenario step, among those without a requirement.
-        var shared: [SharedQueueKey: Int] = [:]
+        /// The route of each query and scenario step, among those without a requirement: the
+        /// first inline (most paths have only one, and a dictionary per path would cost memory
+        /// at 100,000 paths), any others in a dictionary made when the second arrives.
+        private var firstShared: (key: SharedQueueKey, id: Int)?
+        private var moreShared: [SharedQueueKey: Int] = [:]
+
+        /// The route that registrations with `key` share, if one was registered.
+        func sharedRoute(for key: SharedQueueKey) -> Int? {
+            if let firstShared, firstShared.key == key { return firstShared.id }
+            return moreShared.isEmpty ? nil : moreShared[key]
+        }
+
+        mutating func share(_ id: Int, for key: SharedQueueKey) {
+            if firstShared == nil || firstShared?.key == key {
+                firstShared = (key, id)
+            } else {
+                moreShared[key] = id
+            }
+        }
     }
 
     /// What makes two registrations for one host and path, both without a requirement, share a queue.
