@@ -92,18 +92,23 @@ struct HostileClientTests {
 
     // MARK: Slow and silent clients
 
+    /// Sends a request head that never ends, a byte every 50 ms (for far longer than any header
+    /// timeout of these tests), until cancelled or the connection closes.
+    private func trickleAHead(through sender: RawConnection.Sender) -> Task<Void, Never> {
+        Task {
+            for byte in "GET /x HTTP/1.1\r\nHost: a.test\r\nX-Slow: ".utf8 + Array(repeating: UInt8(ascii: "a"), count: 20_000) {
+                guard (try? await sender.send(String(decoding: [byte], as: UTF8.self))) != nil else { return }
+                try? await Task.sleep(for: .milliseconds(50))
+            }
+        }
+    }
+
     @Test func aClientTricklingItsHeadGets408OnceTheHeaderTimeoutPasses() async throws {
         try await withLimitedServer(.init(headerTimeout: 1, idleTimeout: 600)) { server in
             server.addResponses(forPath: "/x", host: "**") { MockResponse.plaintext("never") }
             try await withRawConnection(to: server) { connection in
                 // A byte every 50 ms, for far longer than the timeout: trickling must not reset it.
-                let sender = connection.sender
-                let trickle = Task {
-                    for byte in "GET /x HTTP/1.1\r\nHost: a.test\r\nX-Slow: ".utf8 + Array(repeating: UInt8(ascii: "a"), count: 20_000) {
-                        guard (try? await sender.send(String(decoding: [byte], as: UTF8.self))) != nil else { return }
-                        try? await Task.sleep(for: .milliseconds(50))
-                    }
-                }
+                let trickle = trickleAHead(through: connection.sender)
                 defer { trickle.cancel() }
                 let responses = await connection.readResponses(1)
                 let response = try #require(responses.first, "no response: \(connection.text) (\(connection.ending?.description ?? "open"))")
@@ -124,13 +129,7 @@ struct HostileClientTests {
             server.addResponses(forPath: "/x", host: "**") { MockResponse.plaintext("served", lifetime: .eternal) }
             try await withRawConnection(to: server) { connection in
                 try await connection.send("GET /x HTTP/1.1\r\nHost: a.test\r\n\r\nGET /x HTTP/1.1\r\nHost: a.test\r\n\r\n")
-                let sender = connection.sender
-                let trickle = Task {
-                    for byte in "GET /x HTTP/1.1\r\nHost: a.test\r\nX-Slow: ".utf8 + Array(repeating: UInt8(ascii: "a"), count: 20_000) {
-                        guard (try? await sender.send(String(decoding: [byte], as: UTF8.self))) != nil else { return }
-                        try? await Task.sleep(for: .milliseconds(50))
-                    }
-                }
+                let trickle = trickleAHead(through: connection.sender)
                 defer { trickle.cancel() }
                 let responses = await connection.readResponses(3)
                 #expect(responses.map(\.status) == [200, 200, 408], "\(connection.text.prefix(600))")
