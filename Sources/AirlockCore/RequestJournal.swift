@@ -165,9 +165,9 @@ package struct ExchangeRecorder: Sendable {
     package let started: Date
     /// Where a forwarded exchange is recorded, when a cassette records it.
     private let cassette: Cassette?
-    /// The request as it arrived, kept for the cassette whatever the journal keeps; boxed, so
-    /// that the recorder (which travels inside every resolved exchange) stays a few words long.
-    private let request: RecordedRequestBox?
+    /// The request as it arrived, kept for the cassette whatever the journal keeps (one
+    /// reference: a recorded request keeps its fields behind one).
+    private let request: RecordedRequest?
 
     fileprivate init(journal: RequestJournal, generation: Int, sequence: Int, started: Date, cassette: Cassette?, request: RecordedRequest?) {
         self.journal = journal
@@ -175,25 +175,16 @@ package struct ExchangeRecorder: Sendable {
         self.sequence = sequence
         self.started = started
         self.cassette = cassette
-        self.request = request.map(RecordedRequestBox.init)
+        self.request = request
     }
 
     /// Records the outcome.
     package func record(_ outcome: RecordedResponse.Outcome, headers: [String: String] = [:], body: Data = Data()) {
         let response = RecordedResponse(outcome: outcome, headers: headers, body: body, duration: Date().timeIntervalSince(started))
         journal.record(response, generation: generation, sequence: sequence)
-        if let cassette, var request = request?.request {
+        if let cassette, var request {
             request.response = response
             cassette.record(request)
         }
-    }
-}
-
-/// A recorded request behind one reference.
-private final class RecordedRequestBox: Sendable {
-    let request: RecordedRequest
-
-    init(_ request: RecordedRequest) {
-        self.request = request
     }
 }
