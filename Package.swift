@@ -18,6 +18,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        // HTTPFields: header fields in order with repeated names, the type swift-openapi-runtime,
+        // Hummingbird 2 and AsyncHTTPClient's new API share. One small module, no dependencies.
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         // HTTPS on the mock server: TLS (NIOSSL) with a generated CA (swift-certificates, swift-crypto).
@@ -31,9 +34,12 @@ let package = Package(
     targets: [
         // Transport-agnostic core: request/response values, patterns, the registry and its
         // queues. No URLRequest in here, so a loopback server can serve the same registry.
-        .target(name: "AirlockCore"),
+        .target(name: "AirlockCore", dependencies: ["CZlib", .product(name: "HTTPTypes", package: "swift-http-types")]),
+        // zlib from the system (Debian: zlib1g-dev; Apple SDKs): gzip and deflate bodies are read
+        // to redact them, and decoded for URLSession clients as a real server's would be.
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         // The URLSession adapter: a URLProtocol over the core, plus the documented HTTPMock API.
-        .target(name: "HTTPMock", dependencies: ["AirlockCore"]),
+        .target(name: "HTTPMock", dependencies: ["AirlockCore", .product(name: "HTTPTypes", package: "swift-http-types")]),
         // Verification for tests: count assertions and unused-stub checks for Swift Testing and
         // XCTest, for any mock (HTTPMock, MockServer) or logger.
         .target(name: "HTTPMockTesting", dependencies: ["AirlockCore"]),
@@ -45,6 +51,7 @@ let package = Package(
             name: "MockServer",
             dependencies: [
                 "AirlockCore",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -191,12 +191,22 @@ enum HARFormat {
         var mimeType: String
         var text: String?
         var encoding: String?
+        /// Airlock's own field (HAR lets tools add `_`-prefixed ones): `true` when `text` holds
+        /// the body as the server sent it, still in the coding the `Content-Encoding` header
+        /// names. Without it, `text` is the decoded body, as HAR 1.2 says.
+        var contentEncoded: Bool?
 
-        init(size: Int, mimeType: String, text: String?, encoding: String?) {
+        enum CodingKeys: String, CodingKey {
+            case size, mimeType, text, encoding
+            case contentEncoded = "_contentEncoded"
+        }
+
+        init(size: Int, mimeType: String, text: String?, encoding: String?, contentEncoded: Bool? = nil) {
             self.size = size
             self.mimeType = mimeType
             self.text = text
             self.encoding = encoding
+            self.contentEncoded = contentEncoded
         }
 
         init(from decoder: any Decoder) throws {
@@ -205,12 +215,14 @@ enum HARFormat {
             mimeType = try container.decodeIfPresent(String.self, forKey: .mimeType) ?? ""
             text = try container.decodeIfPresent(String.self, forKey: .text)
             encoding = try container.decodeIfPresent(String.self, forKey: .encoding)
+            contentEncoded = try container.decodeIfPresent(Bool.self, forKey: .contentEncoded)
         }
     }
 
-    /// UTF-8 text as is, anything else in base64.
+    /// UTF-8 text as is (a byte-order mark included), anything else in base64: either way the
+    /// bytes read back are the bytes written.
     static func text(_ data: Data) -> (text: String, encoding: String?) {
-        if let text = String(data: data, encoding: .utf8) { return (text, nil) }
+        if let text = String(validating: data, as: UTF8.self) { return (text, nil) }
         return (data.base64EncodedString(), "base64")
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 /// A response that a mock serves instead of the network.
 ///
@@ -39,10 +40,15 @@ public struct MockResponse: Hashable, Sendable {
     /// When the response is delivered to the client.
     public var delivery: Delivery { storage.delivery }
     /// The headers the response is served with: the factory's `Content-Type`, if any, overridden
-    /// by explicit and inherited headers.
+    /// by explicit and inherited headers. Repeated fields (a response made with
+    /// ``init(data:contentType:status:lifetime:delivery:headerFields:)`` or replayed from a HAR
+    /// file) appear once, their values joined with `, `: ``headerFields`` has each of them.
     public var headers: [String: String] { storage.headers }
+    /// The header fields the response is served with, in order, repeated fields (such as two
+    /// `Set-Cookie`) kept apart.
+    public var headerFields: HTTPFields { storage.fields }
     /// Headers set explicitly on this response (or inherited through the DSL).
-    package var explicitHeaders: [String: String] { storage.explicitHeaders }
+    package var explicitHeaders: ExplicitHeaders { storage.explicitHeaders }
     /// The `Content-Type` the factory chose; any explicit `Content-Type` wins over it.
     package var defaultContentType: String? { storage.defaultContentType }
     /// Where the body comes from.
@@ -60,7 +66,8 @@ public struct MockResponse: Hashable, Sendable {
         let lifetime: Lifetime
         let delivery: Delivery
         let headers: [String: String]
-        let explicitHeaders: [String: String]
+        let fields: HTTPFields
+        let explicitHeaders: ExplicitHeaders
         let defaultContentType: String?
         let body: Body
         let dribble: (chunks: Int, seconds: TimeInterval)?
@@ -69,7 +76,7 @@ public struct MockResponse: Hashable, Sendable {
             status: Status,
             lifetime: Lifetime,
             delivery: Delivery,
-            explicitHeaders: [String: String],
+            explicitHeaders: ExplicitHeaders,
             defaultContentType: String?,
             body: Body,
             dribble: (chunks: Int, seconds: TimeInterval)?
@@ -77,7 +84,18 @@ public struct MockResponse: Hashable, Sendable {
             self.status = status
             self.lifetime = lifetime
             self.delivery = delivery
-            self.headers = MockResponse.served(contentType: defaultContentType, explicit: explicitHeaders)
+            switch explicitHeaders {
+            case .dictionary(let explicit):
+                headers = MockResponse.served(contentType: defaultContentType, explicit: explicit)
+                fields = HTTPFields(sortedDictionary: headers)
+            case .fields(let explicit):
+                var served = explicit
+                if let defaultContentType, !explicit.contains(.contentType) {
+                    served.insert(HTTPField(name: .contentType, value: defaultContentType), at: 0)
+                }
+                fields = served
+                headers = served.joinedDictionary
+            }
             self.explicitHeaders = explicitHeaders
             self.defaultContentType = defaultContentType
             self.body = body
@@ -116,6 +134,44 @@ public struct MockResponse: Hashable, Sendable {
         )
     }
 
+    /// Creates a response from raw bytes and header fields kept as given: in order, repeated
+    /// names (two `Set-Cookie`) sent as separate fields.
+    ///
+    /// ```swift
+    /// var fields = HTTPFields()
+    /// fields.append(HTTPField(name: .setCookie, value: "a=1; Path=/"))
+    /// fields.append(HTTPField(name: .setCookie, value: "b=2; Path=/"))
+    /// MockResponse(data: Data("ok".utf8), contentType: "text/plain", headerFields: fields)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - data: The body, sent as it is. With a `Content-Encoding` field the bytes must be in
+    ///     that coding, as a server sends them; a `URLSession` client gets them decoded (gzip and
+    ///     deflate), as from a real server.
+    ///   - contentType: The `Content-Type` header, if `headerFields` has none.
+    ///   - status: The HTTP status. Defaults to `.ok`.
+    ///   - lifetime: How many times the response is served. Defaults to `.single`.
+    ///   - delivery: When the response is delivered. Defaults to `.instant`.
+    ///   - headerFields: The response's header fields.
+    public init(
+        data: Data,
+        contentType: String? = nil,
+        status: Status = .ok,
+        lifetime: Lifetime = .single,
+        delivery: Delivery = .instant,
+        headerFields: HTTPFields
+    ) {
+        storage = Storage(
+            status: status,
+            lifetime: lifetime,
+            delivery: delivery,
+            explicitHeaders: .fields(headerFields),
+            defaultContentType: contentType,
+            body: .data(data),
+            dribble: nil
+        )
+    }
+
     package init(
         body: Body,
         contentType: String?,
@@ -128,7 +184,7 @@ public struct MockResponse: Hashable, Sendable {
             status: status,
             lifetime: lifetime,
             delivery: delivery,
-            explicitHeaders: headers,
+            explicitHeaders: .dictionary(headers),
             defaultContentType: contentType,
             body: body,
             dribble: nil
@@ -142,7 +198,7 @@ public struct MockResponse: Hashable, Sendable {
 
     private init(
         copying other: MockResponse,
-        explicitHeaders: [String: String],
+        explicitHeaders: ExplicitHeaders,
         lifetime: Lifetime,
         delivery: Delivery? = nil,
         dribble: (chunks: Int, seconds: TimeInterval)?
@@ -205,12 +261,31 @@ extension MockResponse {
     /// A copy whose explicit headers sit on top of `inherited` ones.
     package func inheriting(_ inherited: [String: String]) -> MockResponse {
         guard !inherited.isEmpty else { return self }
-        return MockResponse(
-            copying: self,
-            explicitHeaders: HeaderFields.merging(inherited, with: explicitHeaders),
-            lifetime: lifetime,
-            dribble: dribble
-        )
+        let merged: ExplicitHeaders
+        switch explicitHeaders {
+        case .dictionary(let own): merged = .dictionary(HeaderFields.merging(inherited, with: own))
+        case .fields(let own): merged = .fields(own.laid(over: HTTPFields(sortedDictionary: inherited)))
+        }
+        return MockResponse(copying: self, explicitHeaders: merged, lifetime: lifetime, dribble: dribble)
+    }
+
+    /// A copy whose explicit header fields sit on top of `inherited` ones (a computed response's
+    /// own headers over its stub's).
+    package func inheriting(fields inherited: HTTPFields) -> MockResponse {
+        guard !inherited.isEmpty else { return self }
+        let merged: ExplicitHeaders
+        switch explicitHeaders {
+        case .dictionary(let own): merged = .fields(HTTPFields(sortedDictionary: own).laid(over: inherited))
+        case .fields(let own): merged = .fields(own.laid(over: inherited))
+        }
+        return MockResponse(copying: self, explicitHeaders: merged, lifetime: lifetime, dribble: dribble)
+    }
+
+    /// Header fields as a response was given them: a dictionary (the seed's factories and the
+    /// DSL, merged by name), or fields kept in order with repeated names.
+    package enum ExplicitHeaders: Hashable, Sendable {
+        case dictionary([String: String])
+        case fields(HTTPFields)
     }
 
     /// The same response with its body sent in `chunks` pieces spread evenly over `seconds`, as

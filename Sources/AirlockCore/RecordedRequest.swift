@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 /// A request a mock received, as the journal keeps it: what the app sent, when, and which stub
 /// (if any) answered.
@@ -169,6 +170,12 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
         )
     }
 
+    /// The header fields as swift-http-types' `HTTPFields`, in the order sent, repeated names
+    /// kept (the fields whose names are not RFC 9110 tokens are left out).
+    public var headerFields: HTTPFields {
+        HTTPFields(pairs: storage.headerFields.fields)
+    }
+
     /// The value of the first header with this name, compared case-insensitively.
     public func header(_ name: String) -> String? {
         headers.first { $0.name.lowercased() == name.lowercased() }?.value
@@ -233,12 +240,21 @@ public struct RecordedResponse: Sendable {
 
     /// How the exchange ended.
     public let outcome: Outcome
-    /// The response headers.
-    public let headers: [String: String]
+    /// The response header fields, in the order they were sent, repeated fields (two
+    /// `Set-Cookie`) kept apart.
+    public let headerFields: HTTPFields
+    /// The response headers as a dictionary: repeated fields appear once, their values joined
+    /// with `, ` (as `HTTPURLResponse` shows them). ``headerFields`` keeps each field.
+    public var headers: [String: String] { headerFields.joinedDictionary }
     /// The size of the body in bytes.
     public let bodySize: Int
-    /// The body, kept for HAR export.
+    /// The body as it was received: decoded when the client that recorded it decoded it (a
+    /// `URLSession` decodes gzip, deflate and br), or still in its `Content-Encoding` when
+    /// ``bodyIsEncoded`` says so (what `airlock record` receives from the server).
     public let body: Data
+    /// Whether ``body`` holds the bytes as the server sent them in the content coding the
+    /// `Content-Encoding` header names; `false` when they are decoded (or there was no coding).
+    public let bodyIsEncoded: Bool
     /// From the request reaching the mock to the response being delivered.
     public let duration: TimeInterval
 
@@ -247,7 +263,7 @@ public struct RecordedResponse: Sendable {
     /// What went wrong, when no response was delivered: the error, or `fault <name>`.
     public let error: String?
 
-    package init(outcome: Outcome, headers: [String: String], body: Data, duration: TimeInterval) {
+    package init(outcome: Outcome, headers: HTTPFields, body: Data, bodyIsEncoded: Bool = false, duration: TimeInterval) {
         self.outcome = outcome
         switch outcome {
         case .response(let status):
@@ -260,9 +276,10 @@ public struct RecordedResponse: Sendable {
             self.status = nil
             self.error = "fault \(fault)"
         }
-        self.headers = headers
+        self.headerFields = headers
         self.bodySize = body.count
         self.body = body
+        self.bodyIsEncoded = bodyIsEncoded && headers.contentCoding != nil
         self.duration = duration
     }
 }

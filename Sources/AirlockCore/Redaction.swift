@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 /// Which credentials to hide in recorded traffic, logs, messages and exports, and how.
 ///
@@ -210,26 +211,32 @@ public struct Redaction: Sendable, Hashable {
         let redactor = BodyRedactor(redaction: self, names: names)
         copy.body = request.body.map { scrub(redactor.redact($0, contentType: request.header("Content-Type")), secrets: secrets) }
         if let response = request.response {
-            var headers: [String: String] = [:]
-            for (name, value) in response.headers {
+            var headers = HTTPFields()
+            for field in response.headerFields {
+                let name = field.name.rawName
+                var redacted = field
                 if names.header(name) {
-                    headers[name] = replacement
+                    redacted.value = replacement
                 } else if Self.urlHeaders.contains(name.lowercased()) {
-                    headers[name] = scrub(url(value, names: names), secrets: secrets)
+                    redacted.value = scrub(url(field.value, names: names), secrets: secrets)
                 } else {
-                    headers[name] = scrub(value, secrets: secrets)
+                    redacted.value = scrub(field.value, secrets: secrets)
                 }
+                headers.append(redacted)
             }
-            let contentType = HeaderFields.value(named: "Content-Type", in: response.headers)
+            let contentType = response.headerFields[.contentType]
             let outcome: RecordedResponse.Outcome
             switch response.outcome {
             case .failure(let message): outcome = .failure(text(message, secrets: secrets))
             default: outcome = response.outcome
             }
+            // A body still in its content coding is binary to redaction: left as it is.
+            let body = response.bodyIsEncoded ? response.body : scrub(redactor.redact(response.body, contentType: contentType), secrets: secrets)
             copy.response = RecordedResponse(
                 outcome: outcome,
                 headers: headers,
-                body: scrub(redactor.redact(response.body, contentType: contentType), secrets: secrets),
+                body: body,
+                bodyIsEncoded: response.bodyIsEncoded,
                 duration: response.duration
             )
         }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 /// The list of requests a mock or a logger received, in order, with what each got back — one
 /// type for every transport, behind one lock. Its owner's ``Journaling`` API reads it.
@@ -179,8 +180,14 @@ package struct ExchangeRecorder: Sendable {
     }
 
     /// Records the outcome.
-    package func record(_ outcome: RecordedResponse.Outcome, headers: [String: String] = [:], body: Data = Data()) {
-        let response = RecordedResponse(outcome: outcome, headers: headers, body: body, duration: Date().timeIntervalSince(started))
+    /// - Parameters:
+    ///   - outcome: How the exchange ended.
+    ///   - headers: The response's fields as delivered.
+    ///   - body: The body as delivered.
+    ///   - bodyIsEncoded: Whether `body` is still in the content coding the fields name (a
+    ///     server relaying what it received); `false` when it was decoded or has no coding.
+    package func record(_ outcome: RecordedResponse.Outcome, headers: HTTPFields = HTTPFields(), body: Data = Data(), bodyIsEncoded: Bool = false) {
+        let response = RecordedResponse(outcome: outcome, headers: headers, body: body, bodyIsEncoded: bodyIsEncoded, duration: Date().timeIntervalSince(started))
         journal.record(response, generation: generation, sequence: sequence)
         if let cassette, var request {
             request.response = response

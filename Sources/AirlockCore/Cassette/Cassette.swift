@@ -180,9 +180,15 @@ public final class Cassette: Sendable {
         // response, in a body that is not JSON, in a redirect's Location.
         var clean = redaction.apply(to: exchange)
         if let response = clean.response {
-            // The body is stored decoded (HAR keeps decoded text), so its coding fields go.
-            let headers = response.headers.filter { !Self.transportFields.contains($0.key.lowercased()) }
-            clean.response = RecordedResponse(outcome: response.outcome, headers: headers, body: response.body, duration: response.duration)
+            // The body is kept as received, and every field with it but those that described
+            // one connection's transfer.
+            clean.response = RecordedResponse(
+                outcome: response.outcome,
+                headers: response.headerFields.removing(names: Self.connectionFields),
+                body: response.body,
+                bodyIsEncoded: response.bodyIsEncoded,
+                duration: response.duration
+            )
         }
         state.withLock { $0.recorded.append(clean) }
         writer.async { [self] in
@@ -190,9 +196,12 @@ public final class Cassette: Sendable {
         }
     }
 
-    /// Response fields that describe the transfer, not the content: the file stores the decoded
-    /// body, so they would lie on replay.
-    package static let transportFields: Set<String> = ["content-encoding", "content-length", "transfer-encoding", "connection", "keep-alive"]
+    /// Response fields that describe one connection's transfer, not the response: a cassette
+    /// does not keep them.
+    package static let connectionFields: Set<String> = ["transfer-encoding", "connection", "keep-alive"]
+
+    /// Fields a replay does not send as recorded: the transport frames the body itself.
+    package static let framingFields: Set<String> = ["content-length", "transfer-encoding", "connection", "keep-alive"]
 
     private func write(_ data: Data) {
         do {

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 /// A HAR 1.2 file (HTTP Archive) as exchanges: each request with the response it got.
 ///
@@ -115,22 +116,26 @@ public struct HTTPArchive: Sendable {
             }
             body = bytes
         }
-        var headers: [String: String] = [:]
-        for field in entry.response.headers where !field.name.hasPrefix(":") {
-            // Repeated fields fold into one, as HTTP allows (RFC 9110 §5.3).
-            if let existing = headers.first(where: { $0.key.lowercased() == field.name.lowercased() }) {
-                headers[existing.key] = existing.value + ", " + field.value
-            } else {
-                headers[field.name] = field.value
+        var headers = HTTPFields()
+        for (position, field) in entry.response.headers.enumerated() where !field.name.hasPrefix(":") {
+            // Each field as recorded, in order: two Set-Cookie stay two.
+            let place = "\(place).response.headers[\(position)]"
+            if let problem = ResponseLimits.headerProblem(name: field.name, value: field.value) {
+                throw StubFileError(file: source, location: place, problem: problem, expected: ResponseLimits.headerFix)
             }
+            guard let name = HTTPField.Name(field.name) else {
+                throw StubFileError(file: source, location: "\(place).name", problem: "is \"\(field.name)\"", expected: "a header name (an RFC 9110 token)")
+            }
+            headers.append(HTTPField(name: name, value: field.value))
         }
-        if headers.keys.first(where: { $0.lowercased() == "content-type" }) == nil, !content.mimeType.isEmpty, !body.isEmpty {
-            headers["Content-Type"] = content.mimeType
+        if !headers.contains(.contentType), !content.mimeType.isEmpty, !body.isEmpty {
+            headers[.contentType] = content.mimeType
         }
         recorded.response = RecordedResponse(
             outcome: .response(status: entry.response.status),
             headers: headers,
             body: body,
+            bodyIsEncoded: content.contentEncoded == true,
             duration: max(0, entry.time) / 1000
         )
         return recorded
@@ -153,19 +158,27 @@ public struct HTTPArchive: Sendable {
             bodySize: recorded.body?.count ?? 0
         )
         let response = recorded.response
-        let headers = (response?.headers ?? [:]).sorted { $0.key.lowercased() < $1.key.lowercased() }
-        let responseType = headers.first { $0.key.lowercased() == "content-type" }?.value ?? "application/octet-stream"
+        let headers = response?.headerFields ?? HTTPFields()
+        let responseType = headers[.contentType] ?? "application/octet-stream"
         let body = response?.body ?? Data()
-        let text = HARFormat.text(body)
-        let location = headers.first { $0.key.lowercased() == "location" }?.value
+        let encoded = response?.bodyIsEncoded == true
+        // Bytes still in their content coding are binary: base64, marked so readers know.
+        let text = encoded ? (text: body.base64EncodedString(), encoding: "base64") : HARFormat.text(body)
+        let location = headers[.location]
         return HARFormat.Entry(
             startedDateTime: HARFormat.string(from: recorded.date),
             time: milliseconds,
             request: request,
             response: HARFormat.Response(
                 status: response?.status ?? 0,
-                headers: headers.map { .init(name: $0.key, value: $0.value) },
-                content: .init(size: body.count, mimeType: responseType, text: body.isEmpty ? nil : text.text, encoding: text.encoding),
+                headers: headers.map { .init(name: $0.name.rawName, value: $0.value) },
+                content: .init(
+                    size: body.count,
+                    mimeType: responseType,
+                    text: body.isEmpty ? nil : text.text,
+                    encoding: text.encoding,
+                    contentEncoded: encoded ? true : nil
+                ),
                 redirectURL: location.map(redaction.url) ?? "",
                 error: response?.error
             ),

@@ -52,7 +52,7 @@ extension ResolvedExchange {
         case .data, .file, .failure:
             let status = response.status.code
             let redirect = (300..<400).contains(status)
-                ? RedirectRule(status: status, headers: response.headers, requestURL: request.url, requestMethod: request.method) : nil
+                ? RedirectRule(status: status, headers: response.headerFields, requestURL: request.url, requestMethod: request.method) : nil
             action = .respond(PlannedResponse(response, redirect: redirect))
         }
         self.init(action: action, delay: response.delivery.seconds, recorder: recorder, stub: stub, transport: transport)

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 /// Everything the core decided about one request, for a transport to carry out: what to do
 /// (respond, fail, misbehave, forward, stop), after which delay, and where to record the outcome.
@@ -56,8 +57,10 @@ package struct PlannedResponse: Sendable {
 
     /// The status code.
     package var status: Int { response.status.code }
-    /// The header fields.
-    package var headers: [String: String] { response.headers }
+    /// The header fields, in order, repeated names kept.
+    package var headers: HTTPFields { response.headerFields }
+    /// The header fields as one dictionary (repeated fields joined), for `HTTPURLResponse`.
+    package var headerDictionary: [String: String] { response.headers }
     /// How to pace the body, when it is dribbled.
     package var dribble: DribblePlan? { response.dribble.map { DribblePlan(chunks: $0.chunks, seconds: $0.seconds) } }
 
@@ -109,12 +112,12 @@ package struct RedirectRule: Sendable, Equatable {
     /// The redirect a response asks for, if its status is 301, 302, 303, 307 or 308 and it has
     /// a `Location`: 303 always becomes GET (HEAD stays HEAD); 301 and 302 turn POST into GET, as
     /// clients do; 307 and 308 keep method and body.
-    package init?(status: Int, headers: [String: String], requestURL: String, requestMethod: String) {
+    package init?(status: Int, headers: HTTPFields, requestURL: String, requestMethod: String) {
         switch status {
         case 301, 302, 303, 307, 308: break
         default: return nil
         }
-        guard let location = HeaderFields.value(named: "Location", in: headers),
+        guard let location = headers[.location],
             let base = URL(string: requestURL),
             let target = URL(string: location, relativeTo: base)?.absoluteURL
         else { return nil }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -71,7 +72,7 @@ class ForwardingURLProtocol: LoadingURLProtocol {
             if let error {
                 recorder.record(.failure("\(error)"))
             } else {
-                recorder.record(.response(status: http?.statusCode ?? 0), headers: http?.headerDictionary ?? [:], body: data ?? Data())
+                recorder.record(.response(status: http?.statusCode ?? 0), headers: http?.recordedFields ?? HTTPFields(), body: data ?? Data())
             }
             observer.didForward(incoming, response: http, body: data, error: error, duration: Date().timeIntervalSince(started))
         }

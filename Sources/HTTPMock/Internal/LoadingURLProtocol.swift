@@ -1,4 +1,6 @@
+import AirlockCore
 import Foundation
+import HTTPTypes
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -166,12 +168,13 @@ extension LoadingURLProtocol {
 }
 
 extension HTTPURLResponse {
-    /// The header fields as strings.
-    package var headerDictionary: [String: String] {
+    /// The header fields as `HTTPURLResponse` keeps them: one dictionary, so repeated fields
+    /// arrive joined and in no order of their own (sorted by name here, for stable files).
+    package var recordedFields: HTTPFields {
         var headers: [String: String] = [:]
         for (name, value) in allHeaderFields {
             headers["\(name)"] = "\(value)"
         }
-        return headers
+        return HTTPFields(sortedDictionary: headers)
     }
 }

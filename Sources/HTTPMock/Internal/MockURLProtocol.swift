@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -74,13 +75,15 @@ class MockURLProtocol: LoadingURLProtocol {
 
     // MARK: Delivering a response
 
-    private func deliver(_ planned: PlannedResponse, body: Data, load: Load, exchange: ResolvedExchange) {
+    private func deliver(_ planned: PlannedResponse, body wireBody: Data, load: Load, exchange: ResolvedExchange) {
         guard let url = load.request.url,
-            let http = HTTPURLResponse(url: url, statusCode: planned.status, httpVersion: "HTTP/1.1", headerFields: planned.headers)
+            let http = HTTPURLResponse(url: url, statusCode: planned.status, httpVersion: "HTTP/1.1", headerFields: planned.headerDictionary)
         else {
             return fail(URLError(.badServerResponse, message: "HTTPMock: cannot build a response for \(load.request)"), recording: nil)
         }
-        exchange.recorder.record(.response(status: planned.status), headers: planned.headers, body: body)
+        exchange.recorder.record(.response(status: planned.status), headers: planned.headers, body: wireBody, bodyIsEncoded: true)
+        // A URLSession decodes gzip and deflate bodies for its callers; so does the mock.
+        let body = planned.headers.contentCoding.flatMap { ContentCoding.decode(wireBody, coding: $0) } ?? wireBody
         if let redirect = planned.redirect {
             return follow(redirect, after: http, load: load)
         }
@@ -170,7 +173,7 @@ class MockURLProtocol: LoadingURLProtocol {
             if let error {
                 recorder.record(.failure("\(error)"))
             } else if let http = response as? HTTPURLResponse {
-                recorder.record(.response(status: http.statusCode), headers: http.headerDictionary, body: data ?? Data())
+                recorder.record(.response(status: http.statusCode), headers: http.recordedFields, body: data ?? Data())
             }
         }
     }

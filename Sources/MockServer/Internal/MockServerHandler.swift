@@ -1,6 +1,7 @@
 import AirlockCore
 import AsyncHTTPClient
 import Foundation
+import HTTPTypes
 import NIOCore
 import NIOHTTP1
 import NIOSSL
@@ -112,7 +113,7 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         if head.uri.hasPrefix(AdminAPI.prefix) {
             let answer = AdminAPI(context: context, localPort: channelContext.channel.localAddress?.port ?? 0).handle(head, body: body)
-            return respond(status: answer.status, headers: ["Content-Type": "application/json"], body: answer.body, to: head, in: channelContext)
+            return respond(status: answer.status, headers: [.contentType: "application/json"], body: answer.body, to: head, in: channelContext)
         }
         // A reverse proxy (`airlock record --target`) takes origin-form requests as addressed to
         // its upstream; absolute-form targets and tunnels keep the host they name.
@@ -123,7 +124,7 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
         guard var incoming = IncomingRequest(method: head.method.rawValue, target: target, hostHeader: hostHeader, scheme: scheme) else {
             let message = "Airlock: cannot parse the request target \(head.uri) with Host \(head.headers.first(name: "Host") ?? "(none)")."
                 + " Send an origin-form target (/path?query) with a Host header, or an absolute URL (proxy mode).\n"
-            return respond(status: 400, headers: ["Content-Type": "text/plain"], body: Data(message.utf8), to: head, in: channelContext, closing: true)
+            return respond(status: 400, headers: [.contentType: "text/plain"], body: Data(message.utf8), to: head, in: channelContext, closing: true)
         }
         incoming.headers = head.headers.map { field in
             (name: field.name, value: upstream != nil && field.name.lowercased() == "host" ? hostHeader ?? field.value : field.value)
@@ -164,7 +165,7 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
             // The core turns errors into faults for sockets; should one arrive, a reset is the closest.
             actOut(.connectionReset, head: head, recorder: exchange.recorder, in: channelContext)
         case .stop(let message):
-            respond(status: 500, headers: ["Content-Type": "text/plain"], body: Data((message + "\n").utf8), to: head, in: channelContext)
+            respond(status: 500, headers: [.contentType: "text/plain"], body: Data((message + "\n").utf8), to: head, in: channelContext)
         case .forward:
             preconditionFailure("dispatch(_:body:in:) forwards itself")
         }
@@ -177,9 +178,9 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .failure(let failure):
             recorder.record(.failure(failure.description))
             report(head, status: 500, fault: nil, recorder: recorder)
-            respond(status: 500, headers: ["Content-Type": "text/plain"], body: Data((failure.description + "\n").utf8), to: head, in: channelContext)
+            respond(status: 500, headers: [.contentType: "text/plain"], body: Data((failure.description + "\n").utf8), to: head, in: channelContext)
         case .success(let body):
-            recorder.record(.response(status: planned.status), headers: planned.headers, body: body)
+            recorder.record(.response(status: planned.status), headers: planned.headers, body: body, bodyIsEncoded: true)
             if let dribble = planned.dribble, body.count > 1 {
                 return dribbleOut(body, planned: planned, plan: dribble, head: head, recorder: recorder, in: channelContext)
             }
@@ -191,7 +192,7 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// Writes a complete response and keeps or closes the connection.
     private func respond(
         status: Int,
-        headers: [String: String],
+        headers: HTTPFields,
         body: Data,
         to head: HTTPRequestHead,
         in channelContext: ChannelHandlerContext,
@@ -211,8 +212,9 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    private func responseHead(status: Int, headers: [String: String], bodySize: Int, for head: HTTPRequestHead, keepAlive: Bool) -> HTTPResponseHead {
-        var fields = HTTPHeaders(headers.map { ($0.key, $0.value) })
+    private func responseHead(status: Int, headers: HTTPFields, bodySize: Int, for head: HTTPRequestHead, keepAlive: Bool) -> HTTPResponseHead {
+        // Every field as given, in order, repeated names kept (two Set-Cookie stay two).
+        var fields = HTTPHeaders(headers.map { ($0.name.rawName, $0.value) })
         fields.replaceOrAdd(name: "Content-Length", value: "\(bodySize)")
         if !keepAlive { fields.replaceOrAdd(name: "Connection", value: "close") }
         return HTTPResponseHead(version: head.version, status: HTTPResponseStatus(statusCode: status), headers: fields)
@@ -246,7 +248,7 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
         let limit = context.configuration.maxRequestBodySize
         let message = "Airlock: the request body is larger than this server accepts (\(limit) bytes). Raise the limit with "
             + "MockServer.Configuration(maxRequestBodySize:) or `airlock serve --max-body-size <bytes>`.\n"
-        respond(status: 413, headers: ["Content-Type": "text/plain"], body: Data(message.utf8), to: head, in: channelContext, closing: true)
+        respond(status: 413, headers: [.contentType: "text/plain"], body: Data(message.utf8), to: head, in: channelContext, closing: true)
     }
 
     // MARK: Faults
@@ -368,8 +370,12 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
         var request = HTTPClientRequest(url: incoming.url)
         request.method = head.method
         for field in head.headers where !Self.hopByHop.contains(field.name.lowercased()) {
-            // A recording asks for the body unencoded: a cassette stores decoded bodies, as HAR does.
-            if recording, field.name.lowercased() == "accept-encoding" { continue }
+            if recording, field.name.lowercased() == "accept-encoding" {
+                // A recording keeps bodies as the server sends them, and must read them to redact
+                // secrets: it offers the server only the codings Airlock reads (gzip, deflate).
+                request.headers.add(name: field.name, value: ContentCoding.readable(acceptEncoding: field.value))
+                continue
+            }
             request.headers.add(name: field.name, value: field.value)
         }
         if let body = incoming.body {
@@ -387,19 +393,18 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
             let (handler, channelContext) = loopBound.value
             switch result {
             case .success(let (status, fields, buffer)):
-                var headers: [String: String] = [:]
-                for field in fields where !Self.hopByHop.contains(field.name.lowercased()) && field.name.lowercased() != "content-length" {
-                    headers[field.name] = headers[field.name].map { "\($0), \(field.value)" } ?? field.value
-                }
+                // Every field in order, repeated ones apart; the body as received (still in any
+                // content coding the server applied), so the client gets what the server sent.
+                let headers = HTTPFields(pairs: fields.lazy.filter { !Self.hopByHop.contains($0.name.lowercased()) && $0.name.lowercased() != "content-length" }.map { (name: $0.name, value: $0.value) })
                 let body = Data(buffer.readableBytesView)
-                recorder.record(.response(status: Int(status.code)), headers: headers, body: body)
+                recorder.record(.response(status: Int(status.code)), headers: headers, body: body, bodyIsEncoded: true)
                 handler.report(head, status: Int(status.code), fault: nil, recorder: recorder)
                 handler.respond(status: Int(status.code), headers: headers, body: body, to: head, in: channelContext)
             case .failure(let error):
                 let message = "Airlock: passthrough to \(incoming.url) failed: \(error)\n"
                 recorder.record(.failure(message))
                 handler.report(head, status: 502, fault: nil, recorder: recorder)
-                handler.respond(status: 502, headers: ["Content-Type": "text/plain"], body: Data(message.utf8), to: head, in: channelContext)
+                handler.respond(status: 502, headers: [.contentType: "text/plain"], body: Data(message.utf8), to: head, in: channelContext)
             }
         }
     }
