@@ -56,6 +56,11 @@ public struct MockResponse: Hashable, Sendable {
     /// Send the body in this many chunks spread over this many seconds, if set.
     package var dribble: (chunks: Int, seconds: TimeInterval)? { storage.dribble }
 
+    /// Whether the body is already decoded although ``headerFields`` name a `Content-Encoding`:
+    /// a replayed HAR text or what a `URLSession` decoded while recording. A server then sends
+    /// it without the coding; a `URLSession` client gets it with the fields as recorded.
+    package var bodyIsDecoded: Bool { storage.bodyIsDecoded }
+
     /// Whether two values are the very same response (one storage), not just equal ones.
     package func isIdentical(to other: MockResponse) -> Bool { storage === other.storage }
 
@@ -71,6 +76,7 @@ public struct MockResponse: Hashable, Sendable {
         let defaultContentType: String?
         let body: Body
         let dribble: (chunks: Int, seconds: TimeInterval)?
+        let bodyIsDecoded: Bool
 
         init(
             status: Status,
@@ -79,8 +85,10 @@ public struct MockResponse: Hashable, Sendable {
             explicitHeaders: ExplicitHeaders,
             defaultContentType: String?,
             body: Body,
-            dribble: (chunks: Int, seconds: TimeInterval)?
+            dribble: (chunks: Int, seconds: TimeInterval)?,
+            bodyIsDecoded: Bool = false
         ) {
+            self.bodyIsDecoded = bodyIsDecoded
             self.status = status
             self.lifetime = lifetime
             self.delivery = delivery
@@ -172,6 +180,20 @@ public struct MockResponse: Hashable, Sendable {
         )
     }
 
+    /// A recorded response to replay: its fields as recorded, its body as kept.
+    package init(replaying body: Data, status: Status, lifetime: Lifetime, headerFields: HTTPFields, bodyIsDecoded: Bool) {
+        storage = Storage(
+            status: status,
+            lifetime: lifetime,
+            delivery: .instant,
+            explicitHeaders: .fields(headerFields),
+            defaultContentType: nil,
+            body: .data(body),
+            dribble: nil,
+            bodyIsDecoded: bodyIsDecoded && headerFields.contentCoding != nil
+        )
+    }
+
     package init(
         body: Body,
         contentType: String?,
@@ -210,7 +232,8 @@ public struct MockResponse: Hashable, Sendable {
             explicitHeaders: explicitHeaders,
             defaultContentType: other.defaultContentType,
             body: other.body,
-            dribble: dribble
+            dribble: dribble,
+            bodyIsDecoded: other.bodyIsDecoded
         )
     }
 }

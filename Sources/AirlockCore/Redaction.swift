@@ -134,7 +134,7 @@ public struct Redaction: Sendable, Hashable {
 
     /// The value to show for a header.
     public func header(_ name: String, _ value: String) -> String {
-        hidesHeader(name) ? replacement : value
+        hidesHeader(name) ? hiddenValue(ofHeader: name, value) : value
     }
 
     /// The URL with hidden query and fragment items and the user-info password replaced.
@@ -206,7 +206,7 @@ public struct Redaction: Sendable, Hashable {
             names.queryItem(item.name) && item.value != nil ? RecordedRequest.QueryItem(name: item.name, value: replacement) : item
         }
         copy.headers = request.headers.map { field in
-            RecordedRequest.Header(name: field.name, value: names.header(field.name) ? replacement : scrub(field.value, secrets: secrets))
+            RecordedRequest.Header(name: field.name, value: names.header(field.name) ? hiddenValue(ofHeader: field.name, field.value) : scrub(field.value, secrets: secrets))
         }
         let redactor = BodyRedactor(redaction: self, names: names)
         copy.body = request.body.map { scrub(redactor.redact($0, contentType: request.header("Content-Type")), secrets: secrets) }
@@ -216,7 +216,7 @@ public struct Redaction: Sendable, Hashable {
                 let name = field.name.rawName
                 var redacted = field
                 if names.header(name) {
-                    redacted.value = replacement
+                    redacted.value = hiddenValue(ofHeader: name, field.value)
                 } else if Self.urlHeaders.contains(name.lowercased()) {
                     redacted.value = scrub(url(field.value, names: names), secrets: secrets)
                 } else {
@@ -230,13 +230,12 @@ public struct Redaction: Sendable, Hashable {
             case .failure(let message): outcome = .failure(text(message, secrets: secrets))
             default: outcome = response.outcome
             }
-            // A body still in its content coding is binary to redaction: left as it is.
-            let body = response.bodyIsEncoded ? response.body : scrub(redactor.redact(response.body, contentType: contentType), secrets: secrets)
+            let (body, isEncoded) = redactedBody(of: response, contentType: contentType) { scrub(redactor.redact($0, contentType: contentType), secrets: secrets) }
             copy.response = RecordedResponse(
                 outcome: outcome,
                 headers: headers,
                 body: body,
-                bodyIsEncoded: response.bodyIsEncoded,
+                bodyIsEncoded: isEncoded,
                 duration: response.duration
             )
         }

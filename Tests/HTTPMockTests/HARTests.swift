@@ -48,7 +48,7 @@ struct HARTests {
         let content = try #require(harResponse["content"] as? [String: Any])
         #expect(content["mimeType"] as? String == "application/json")
         #expect(content["text"] as? String == #"{"id":1}"#)
-        #expect((harResponse["headers"] as? [[String: String]])?.contains(["name": "Set-Cookie", "value": "[REDACTED]"]) == true)
+        #expect((harResponse["headers"] as? [[String: String]])?.contains(["name": "Set-Cookie", "value": "session=[REDACTED]"]) == true)
 
         let second = try #require(entries[1]["response"] as? [String: Any])
         #expect(second["status"] as? Int == 404)

@@ -113,6 +113,11 @@ func connectToLoopback<Value: Sendable>(
 /// Sends `request` as raw bytes to 127.0.0.1:`port` and returns everything the server sends back
 /// until it closes the connection (or the read time-out of ``hangGuard`` passes).
 func rawExchange(port: Int, _ request: String) async throws -> String {
+    String(decoding: try await rawBytesExchange(port: port, Array(request.utf8)), as: UTF8.self)
+}
+
+/// ``rawExchange(port:_:)`` with bytes both ways, for bodies that are not text.
+func rawBytesExchange(port: Int, _ request: [UInt8]) async throws -> [UInt8] {
     let received = testEventLoops.next().makePromise(of: ByteBuffer.self)
     let channel = try await connectToLoopback(port: port, completing: received) { pipeline in
         try pipeline.addHandler(ReadUntilClose(received))
@@ -121,8 +126,8 @@ func rawExchange(port: Int, _ request: String) async throws -> String {
     defer { deadline.cancel() }
     // A server that refuses a request may answer and close before it has read all of it; the
     // write then fails, and what the test wants is the answer, which the close hands over.
-    try? await channel.writeAndFlush(ByteBuffer(string: request))
-    return String(buffer: try await received.futureResult.get())
+    try? await channel.writeAndFlush(ByteBuffer(bytes: request))
+    return Array(try await received.futureResult.get().readableBytesView)
 }
 
 /// Collects what a connection reads and hands it over when the connection closes.

@@ -88,24 +88,15 @@ extension HTTPArchive {
             registrations[index].responses = responses.enumerated().map { position, recorded in
                 let repeats = matching.repeatsLastResponse && position == responses.count - 1
                 return MockResponse(
-                    data: recorded.body,
+                    replaying: recorded.body,
                     status: MockResponse.Status(code: recorded.status ?? 200),
                     lifetime: repeats ? .eternal : .single,
-                    headerFields: recorded.replayedFields
+                    headerFields: recorded.headerFields.removing(names: Cassette.framingFields),
+                    bodyIsDecoded: !recorded.bodyIsEncoded
                 )
             }
         }
         return registrations
-    }
-}
-
-extension RecordedResponse {
-    /// The fields a replay serves: as recorded, less the framing the transport does itself, and
-    /// less `Content-Encoding` when the body was kept decoded (a HAR file's text, or what a
-    /// `URLSession` decoded): the replay then sends the decoded bytes as they are.
-    var replayedFields: HTTPFields {
-        let fields = headerFields.removing(names: Cassette.framingFields)
-        return bodyIsEncoded ? fields : fields.removing(names: ["content-encoding"])
     }
 }
 

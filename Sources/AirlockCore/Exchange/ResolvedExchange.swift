@@ -59,6 +59,14 @@ package struct PlannedResponse: Sendable {
     package var status: Int { response.status.code }
     /// The header fields, in order, repeated names kept.
     package var headers: HTTPFields { response.headerFields }
+    /// The fields a server sends with ``body``: the same, less a `Content-Encoding` the body
+    /// no longer has (a decoded replay goes out as it is kept).
+    package var wireHeaders: HTTPFields {
+        bodyIsDecoded ? response.headerFields.removing(names: ["content-encoding"]) : response.headerFields
+    }
+    /// Whether the body is decoded although the fields name a content coding (a `URLSession`
+    /// client gets it as it is; otherwise it decodes gzip and deflate as a real session does).
+    package var bodyIsDecoded: Bool { response.bodyIsDecoded }
     /// The header fields as one dictionary (repeated fields joined), for `HTTPURLResponse`.
     package var headerDictionary: [String: String] { response.headers }
     /// How to pace the body, when it is dribbled.

@@ -81,9 +81,9 @@ class MockURLProtocol: LoadingURLProtocol {
         else {
             return fail(URLError(.badServerResponse, message: "HTTPMock: cannot build a response for \(load.request)"), recording: nil)
         }
-        exchange.recorder.record(.response(status: planned.status), headers: planned.headers, body: wireBody, bodyIsEncoded: true)
+        exchange.recorder.record(.response(status: planned.status), headers: planned.headers, body: wireBody, bodyIsEncoded: !planned.bodyIsDecoded)
         // A URLSession decodes gzip and deflate bodies for its callers; so does the mock.
-        let body = planned.headers.contentCoding.flatMap { ContentCoding.decode(wireBody, coding: $0) } ?? wireBody
+        let body = planned.bodyIsDecoded ? wireBody : planned.headers.contentCoding.flatMap { ContentCoding.decode(wireBody, coding: $0) } ?? wireBody
         if let redirect = planned.redirect {
             return follow(redirect, after: http, load: load)
         }

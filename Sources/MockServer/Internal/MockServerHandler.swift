@@ -180,12 +180,12 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
             report(head, status: 500, fault: nil, recorder: recorder)
             respond(status: 500, headers: [.contentType: "text/plain"], body: Data((failure.description + "\n").utf8), to: head, in: channelContext)
         case .success(let body):
-            recorder.record(.response(status: planned.status), headers: planned.headers, body: body, bodyIsEncoded: true)
+            recorder.record(.response(status: planned.status), headers: planned.headers, body: body, bodyIsEncoded: !planned.bodyIsDecoded)
             if let dribble = planned.dribble, body.count > 1 {
                 return dribbleOut(body, planned: planned, plan: dribble, head: head, recorder: recorder, in: channelContext)
             }
             report(head, status: planned.status, fault: nil, recorder: recorder)
-            respond(status: planned.status, headers: planned.headers, body: body, to: head, in: channelContext)
+            respond(status: planned.status, headers: planned.wireHeaders, body: body, to: head, in: channelContext)
         }
     }
 
@@ -215,7 +215,12 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func responseHead(status: Int, headers: HTTPFields, bodySize: Int, for head: HTTPRequestHead, keepAlive: Bool) -> HTTPResponseHead {
         // Every field as given, in order, repeated names kept (two Set-Cookie stay two).
         var fields = HTTPHeaders(headers.map { ($0.name.rawName, $0.value) })
-        fields.replaceOrAdd(name: "Content-Length", value: "\(bodySize)")
+        if status == 204 || status == 304 || (100..<200).contains(status) {
+            // No body follows, and a length would describe one that does not (RFC 9110 §8.6).
+            fields.remove(name: "Content-Length")
+        } else {
+            fields.replaceOrAdd(name: "Content-Length", value: "\(bodySize)")
+        }
         if !keepAlive { fields.replaceOrAdd(name: "Connection", value: "close") }
         return HTTPResponseHead(version: head.version, status: HTTPResponseStatus(statusCode: status), headers: fields)
     }
@@ -223,7 +228,7 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// Sends the head, then the body in the plan's pieces.
     private func dribbleOut(_ body: Data, planned: PlannedResponse, plan: DribblePlan, head: HTTPRequestHead, recorder: ExchangeRecorder, in channelContext: ChannelHandlerContext) {
         let keepAlive = head.isKeepAlive
-        channelContext.writeAndFlush(wrapOutboundOut(.head(responseHead(status: planned.status, headers: planned.headers, bodySize: body.count, for: head, keepAlive: keepAlive))), promise: nil)
+        channelContext.writeAndFlush(wrapOutboundOut(.head(responseHead(status: planned.status, headers: planned.wireHeaders, bodySize: body.count, for: head, keepAlive: keepAlive))), promise: nil)
         let (pieces, interval) = plan.pieces(of: body)
         let loopBound = NIOLoopBound((self, channelContext), eventLoop: channelContext.eventLoop)
         for (index, piece) in pieces.enumerated() {
