@@ -64,7 +64,7 @@ class MockURLProtocol: LoadingURLProtocol {
             case .failure(let failure): fail(URLError(failure.urlErrorCode, message: failure.description), recording: (exchange.recorder, .failure(failure.description)))
             }
         case .fail(let box):
-            fail(box.error, recording: (exchange.recorder, .failure("\(box.error)")))
+            fail(box.error, recording: (exchange.recorder, .failure(box.summary)))
         case .fault(let fault):
             fail(fault.urlError, recording: (exchange.recorder, .fault(fault)))
         case .forward, .stop:
