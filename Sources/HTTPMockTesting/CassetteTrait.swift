@@ -17,7 +17,7 @@ import Testing
 /// Tests with cassettes run in parallel: each has its own cassette and mock, and nothing is
 /// global. On a suite, every test in it gets its own cassette.
 ///
-/// When the test ends, each replay miss (``Cassette/misses``: a request the cassette could not
+/// When the test ends, each replay miss (`Cassette.misses`: a request the cassette could not
 /// answer while it did not record) is recorded as an `Issue` of the test, naming the request, the
 /// nearest recorded entries and how to record it — also when the code under test swallowed the
 /// error.
@@ -101,7 +101,7 @@ import XCTest
 extension XCTestCase {
     /// Opens this test's cassette — `__Cassettes__/<TestFile>/<testName>.har` beside the test
     /// file — and saves it when the test ends (a failed save fails the test). Each replay miss
-    /// (``Cassette/misses``) fails the test then too, with `XCTFail` at the line that called
+    /// (`Cassette.misses`) fails the test then too, with `XCTFail` at the line that called
     /// `cassette()`.
     ///
     /// ```swift
