@@ -23,7 +23,10 @@ struct Serve: AsyncParsableCommand {
             Stops cleanly on Ctrl-C. The admin API is under /__admin/ (see Sources/MockServer/Documentation.docc/ServingMocksOverASocket.md). \
             A HAR file (a cassette from `airlock record`, or one saved from a browser) is replayed: \
             identical requests get their recorded responses in order, whatever host the client calls \
-            (--match-hosts keeps the recorded hosts, for clients that use the server as a proxy).
+            (--match-hosts keeps the recorded hosts, for clients that use the server as a proxy). \
+            A request the file has no recorded response for gets 502 with Airlock-Error: replay-miss \
+            and a text body naming it; --repeat-last keeps answering with a request's last recorded \
+            response once the others are used up.
             """
     )
 
@@ -32,6 +35,9 @@ struct Serve: AsyncParsableCommand {
 
     @Flag(help: "For a HAR file: match each entry's recorded host too (proxy mode).")
     var matchHosts = false
+
+    @Flag(help: "For a HAR file: once a request's recorded responses are used up, keep answering it with the last one (VCR's allow_playback_repeats). Without it each recorded response answers once, in order, and one more identical request gets 502 (a replay miss).")
+    var repeatLast = false
 
     @Option(help: "The folder that file responses added through the admin API must stay in. Defaults to the stub file's folder.")
     var files: String?
@@ -86,19 +92,24 @@ struct Serve: AsyncParsableCommand {
         server.journalCapacity = JournalCapacity(entries: journalLimit, bytes: JournalCapacity.server.bytes, bodyBytes: JournalCapacity.server.bodyBytes)
         let rejected: [RegistrationError]
         let summary: String
+        var replayRule: String?
         if isHAR(url) {
             let cassette = try openCassette(
                 url,
                 mode: .none,
-                matching: Cassette.Matching(matchesAnyHost: !matchHosts),
+                matching: Cassette.Matching(repeatsLastResponse: repeatLast, matchesAnyHost: !matchHosts),
                 recordCommand: "airlock record --target <origin> --cassette \(stubs) --mode newEpisodes"
             )
             rejected = server.insert(cassette)
             summary = "\(cassette.entries.count) recorded exchange(s)"
+            replayRule = Self.replayRule(repeatingLast: repeatLast)
             for note in cassette.replayed.skipped {
                 sayError("airlock: \(stubs): skipped \(note)")
             }
         } else {
+            guard !repeatLast else {
+                throw ValidationError("--repeat-last applies to a HAR file; \(stubs) is a stub file, where a response keeps answering with \"lifetime\": \"eternal\".")
+            }
             let file: StubFile
             do {
                 file = try StubFile(contentsOf: url)
@@ -117,12 +128,23 @@ struct Serve: AsyncParsableCommand {
         }
         try await startServer(server)
         say("Airlock serving \(summary) from \(stubs) at \(server.baseURL.absoluteString)")
+        if let replayRule { say(replayRule) }
         say("Admin API: \(server.baseURL.absoluteString)/__admin/stubs — Ctrl-C to stop.")
         tlsOptions.announce(server)
         await waitForInterrupt()
         try await server.shutdown()
         try await connectionOptions.shutDown(group)
         say("Airlock stopped.")
+    }
+}
+
+extension Serve {
+    /// The banner line that says how a HAR file replays.
+    static func replayRule(repeatingLast: Bool) -> String {
+        if repeatingLast {
+            return "Replay: each request's recorded responses in order, then the last one again and again (--repeat-last); an unrecorded request gets 502 (Airlock-Error: replay-miss)."
+        }
+        return "Replay: each recorded response answers once, in order; one request more gets 502 (Airlock-Error: replay-miss). --repeat-last keeps answering with the last."
     }
 }
 

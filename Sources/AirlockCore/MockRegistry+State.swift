@@ -144,6 +144,12 @@ extension MockRegistry {
             if let cassette, cassette.isRecording {
                 return .record(recorder: journal.append(entry, started: date, cassette: cassette))
             }
+            if let cassette {
+                // A cassette that only replays answers for every request no stub took: a miss
+                // fails, whatever the unmocked policy, so no plausible answer hides it.
+                let diagnosis = self.diagnosis(for: entry(), redaction: journal.redaction)
+                return .replayMiss(cassette, diagnosis: diagnosis, recorder: journal.append(entry, started: date))
+            }
             var diagnosis: UnmatchedDiagnosis?
             switch unmockedPolicy {
             case .notFound, .fatalError: diagnosis = self.diagnosis(for: entry(), redaction: journal.redaction)
@@ -240,6 +246,8 @@ extension MockRegistry {
         case unmatched(UnmockedPolicy, diagnosis: UnmatchedDiagnosis?, recorder: ExchangeRecorder)
         /// Forward to the real server and record the exchange in the cassette.
         case record(recorder: ExchangeRecorder)
+        /// The cassette does not record and has no entry for the request: fail it (a replay miss).
+        case replayMiss(Cassette, diagnosis: UnmatchedDiagnosis, recorder: ExchangeRecorder)
     }
 
     /// The routes registered for one host and path pattern.

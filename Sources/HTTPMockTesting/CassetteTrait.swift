@@ -16,6 +16,11 @@ import Testing
 ///
 /// Tests with cassettes run in parallel: each has its own cassette and mock, and nothing is
 /// global. On a suite, every test in it gets its own cassette.
+///
+/// When the test ends, each replay miss (`Cassette.misses`: a request the cassette could not
+/// answer while it did not record) is recorded as an `Issue` of the test, naming the request, the
+/// nearest recorded entries and how to record it — also when the code under test swallowed the
+/// error.
 public struct CassetteTrait: TestTrait, SuiteTrait, TestScoping {
     /// The file name without `.har`; `nil` names it after the test.
     public var name: String?
@@ -29,8 +34,9 @@ public struct CassetteTrait: TestTrait, SuiteTrait, TestScoping {
     /// Applies to every test of a suite.
     public var isRecursive: Bool { true }
 
-    /// Opens the test's cassette, runs the test with it as `Cassette.current()`, and saves it —
-    /// also when the test throws, so that what was recorded is kept.
+    /// Opens the test's cassette, runs the test with it as `Cassette.current()`, records an
+    /// `Issue` per replay miss, and saves it — also when the test throws, so that what was
+    /// recorded is kept.
     public func provideScope(
         for test: Test,
         testCase: Test.Case?,
@@ -51,6 +57,10 @@ public struct CassetteTrait: TestTrait, SuiteTrait, TestScoping {
             try await Cassette.$scoped.withValue(cassette) { try await function() }
         } catch {
             failure = error
+        }
+        // Still inside the test's scope: the issues are the test's.
+        for report in cassette.missReports {
+            Issue.record(Comment(rawValue: report), sourceLocation: test.sourceLocation)
         }
         try cassette.save()
         if let failure { throw failure }
@@ -90,7 +100,9 @@ import XCTest
 
 extension XCTestCase {
     /// Opens this test's cassette — `__Cassettes__/<TestFile>/<testName>.har` beside the test
-    /// file — and saves it when the test ends (a failed save fails the test).
+    /// file — and saves it when the test ends (a failed save fails the test). Each replay miss
+    /// (`Cassette.misses`) fails the test then too, with `XCTFail` at the line that called
+    /// `cassette()`.
     ///
     /// ```swift
     /// func testListsUsers() async throws {
@@ -105,6 +117,7 @@ extension XCTestCase {
     ///   - matching: How requests match recorded entries.
     ///   - redaction: What to hide before anything reaches the file.
     ///   - filePath: The test file; its folder holds `__Cassettes__`.
+    ///   - line: Where replay misses are reported.
     /// - Returns: The cassette.
     /// - Throws: `CassetteError` when the file is not a HAR file or `AIRLOCK_RECORD` names no mode.
     public func cassette(
@@ -112,7 +125,8 @@ extension XCTestCase {
         mode: Cassette.RecordMode = .once,
         matching: Cassette.Matching = Cassette.Matching(),
         redaction: Redaction = .standard,
-        filePath: StaticString = #filePath
+        filePath: StaticString = #filePath,
+        line: UInt = #line
     ) throws -> Cassette {
         let testName = Cassette.fileName(forTest: self.name)
         let cassette = try Cassette(
@@ -123,6 +137,9 @@ extension XCTestCase {
             recordCommand: "AIRLOCK_RECORD=newEpisodes swift test --filter \(testName)"
         )
         addTeardownBlock {
+            for report in cassette.missReports {
+                XCTFail(report, file: filePath, line: line)
+            }
             do {
                 try cassette.save()
             } catch {

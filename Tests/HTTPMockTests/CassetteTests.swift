@@ -57,9 +57,12 @@ struct CassetteTests {
         #expect(again1.number == "1" && again1.text == first.text)
         #expect(again2.number == "2" && again2.text == second.text)
         #expect(againCreated.number == "3" && againCreated.text == created.text)
-        // Recorded twice, so a third identical request is not answered.
-        let third = try await send(mock, base + "/items?page=1&sort=name")
-        #expect(third.status == 404)
+        // Recorded twice, so a third identical request is a replay miss: the file exists, so
+        // `once` does not record, and the request fails instead of getting a plausible answer.
+        let third = await urlError { _ = try await send(mock, base + "/items?page=1&sort=name") }
+        #expect(third?.code == .resourceUnavailable)
+        #expect(third?.localizedDescription.contains("used up (served 2)") == true, "\(third?.localizedDescription ?? "")")
+        #expect(replaying.misses.map(\.request.path) == ["/items"])
         #expect(mock.unusedStubs.isEmpty)
     }
 
@@ -92,13 +95,52 @@ struct CassetteTests {
 
             let replayOnly = try cassette(mode: .none)
             let mock = HTTPMock(cassette: replayOnly)
-            let missing = try await send(mock, server.url("/new"))
-            #expect(missing.status == 404)
-            #expect(missing.text.contains("Airlock: no stub for GET \(server.url("/new"))"))
-            #expect(missing.text.contains("The cassette api.har has no entry for this request (mode \"none\"). To record it: AIRLOCK_RECORD=newEpisodes swift test"))
+            let missing = await urlError { _ = try await send(mock, server.url("/new")) }
+            #expect(missing?.code == .resourceUnavailable)
+            #expect(missing?.failingURL?.absoluteString == server.url("/new"))
+            let message = missing?.localizedDescription ?? ""
+            #expect(message.contains("Airlock: no stub for GET \(server.url("/new"))"), "\(message)")
+            #expect(message.contains("Nearest registered stubs:\n  1. host \"127.0.0.1\", path \"/a\""), "\(message)")
+            #expect(message.contains("path ✗ /a vs /new"), "\(message)")
+            #expect(message.contains("The cassette api.har has no entry for this request (mode \"none\"). To record it: AIRLOCK_RECORD=newEpisodes swift test"))
             #expect(server.requestCount == 1, "none never reaches the network")
+            // Kept for the test frameworks, and in the journal as an unmatched request that failed.
+            #expect(replayOnly.misses.count == 1)
+            #expect(replayOnly.misses.first?.request.url == server.url("/new"))
+            #expect(replayOnly.misses.first?.message == message)
+            #expect(mock.unmatchedRequests.map(\.path) == ["/new"])
+            #expect(mock.unmatchedRequests.first?.response?.error == message)
             try replayOnly.save()
             #expect(try Data(contentsOf: recording.url) == before)
+        }
+    }
+
+    /// The Recording article's first sample, without its cassette: under `CI` (mode `none`) it
+    /// must fail, not pass on a made-up answer.
+    @Test func aMissingFileInNoneModeFailsEveryRequestWhateverThePolicy() async throws {
+        let absent = try cassette("never-recorded.har", mode: .none)
+        let mock = HTTPMock(cassette: absent)
+        // A policy that would answer anything: a replay miss does not fall through to it.
+        mock.unmockedPolicy = .mock(.plaintext("a plausible answer"))
+        let error = await urlError { _ = try await mock.urlSession.boundedData(from: URL(string: "https://api.example.com/users")!) }
+        #expect(error?.code == .resourceUnavailable)
+        let message = error?.localizedDescription ?? ""
+        #expect(message.contains("Airlock: no stub for GET https://api.example.com/users"), "\(message)")
+        #expect(message.contains("The cassette never-recorded.har does not exist (\(absent.url.path)), and mode \"none\" does not record. To record it: AIRLOCK_RECORD=newEpisodes swift test"), "\(message)")
+        #expect(absent.misses.map(\.request.url) == ["https://api.example.com/users"])
+        try absent.save()
+        #expect(!FileManager.default.fileExists(atPath: absent.url.path), "a replay miss writes nothing")
+    }
+
+    @Test func recordingModesRecordWhatTheFileLacksInsteadOfFailing() async throws {
+        try await LoopbackServer.with { server in
+            for mode in [Cassette.RecordMode.newEpisodes, .all, .once] {
+                let recording = try cassette("\(mode).har", mode: mode)
+                let answer = try await send(HTTPMock(cassette: recording), server.url("/\(mode)"))
+                #expect(answer.status == 200 && answer.text == "real GET /\(mode)", "\(mode)")
+                #expect(recording.misses.isEmpty, "\(mode)")
+                #expect(recording.recordedEntries.count == 1, "\(mode)")
+            }
         }
     }
 
@@ -157,10 +199,12 @@ struct CassetteTests {
             try recording.save()
 
             let mock = HTTPMock(cassette: try cassette(mode: .none))
-            let drifted = try await send(mock, server.url("/users"), method: "POST", headers: ["Content-Type": "application/json"], body: #"{"name":"Bob"}"#)
-            #expect(drifted.status == 404)
-            #expect(drifted.text.contains(#"JSON body differs at $.name: "Bob" vs "Alice" recorded"#))
-            #expect(drifted.text.contains("To record it: AIRLOCK_RECORD=newEpisodes swift test"))
+            let drifted = await urlError {
+                _ = try await send(mock, server.url("/users"), method: "POST", headers: ["Content-Type": "application/json"], body: #"{"name":"Bob"}"#)
+            }
+            #expect(drifted?.code == .resourceUnavailable)
+            #expect(drifted?.localizedDescription.contains(#"JSON body differs at $.name: "Bob" vs "Alice" recorded"#) == true)
+            #expect(drifted?.localizedDescription.contains("To record it: AIRLOCK_RECORD=newEpisodes swift test") == true)
             // The recorded entry was never replayed: verification says so.
             #expect(mock.unusedStubs.count == 1)
             #expect(mock.unusedStubs.first?.contains("1 recorded response(s) never replayed") == true)

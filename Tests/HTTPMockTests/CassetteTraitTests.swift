@@ -41,6 +41,18 @@ struct CassetteTraitTests {
         #expect(answer.status == 201, "run \(run)")
     }
 
+    /// The cassette does not exist and `none` never records: the request fails, and when the
+    /// test ends the trait records an issue for it — even though the test swallowed the error.
+    /// (The outer trait expects exactly that issue; without it the test fails.)
+    @Test(.expectingReplayMisses(["GET https://api.example.com/never-recorded"]), .cassette("never-recorded", mode: .none))
+    func aReplayMissIsRecordedAsAnIssueWhenTheTestEnds() async throws {
+        let cassette = try Cassette.current()
+        let mock = HTTPMock(cassette: cassette)
+        _ = try? await mock.urlSession.boundedData(from: URL(string: "https://api.example.com/never-recorded")!)
+        #expect(cassette.misses.count == 1)
+        #expect(!FileManager.default.fileExists(atPath: cassette.url.path))
+    }
+
     @Test func withoutTheTraitThereIsNoCurrentCassette() {
         do {
             _ = try Cassette.current()
@@ -58,7 +70,71 @@ struct CassetteTraitTests {
     }
 }
 
+/// Runs a test inside `withKnownIssue`, outside every trait listed after it, and checks that the
+/// issues recorded are exactly one replay miss per request given (`"GET https://…"`), each naming
+/// the request, the nearest entries and how to record it.
+struct ExpectingReplayMisses: TestTrait, TestScoping {
+    let requests: [String]
+
+    func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+        let seen = Locked<[String]>([])
+        try await withKnownIssue {
+            try await function()
+        } matching: { issue in
+            let text = issue.comments.map(\.rawValue).joined(separator: "\n")
+            guard text.hasPrefix("Airlock replay miss: ") else { return false }
+            seen.withLock { $0.append(text) }
+            return true
+        }
+        let reports = seen.withLock { $0 }
+        #expect(reports.count == requests.count, "\(reports)")
+        for (report, request) in zip(reports, requests) {
+            #expect(report.contains("has no recorded response for \(request), so the request failed."), "\(report)")
+            #expect(report.contains("Airlock: no stub for \(request)"), "\(report)")
+            #expect(report.contains("To record it: AIRLOCK_RECORD=newEpisodes swift test --filter "), "\(report)")
+        }
+    }
+}
+
+extension Trait where Self == ExpectingReplayMisses {
+    static func expectingReplayMisses(_ requests: [String]) -> Self { ExpectingReplayMisses(requests: requests) }
+}
+
 final class CassetteXCTestTests: XCTestCase {
+    private var failures: [String] = []
+
+    /// Keeps the replay-miss failures (expected here) and passes every other failure on.
+    override func recordFailure(withDescription description: String, inFile filePath: String, atLine lineNumber: Int, expected: Bool) {
+        // XCTFail's description is "failed - <message>".
+        if description.hasPrefix("failed - Airlock replay miss: ") {
+            failures.append("\(URL(fileURLWithPath: filePath).lastPathComponent):\(lineNumber) \(description)")
+        } else {
+            super.recordFailure(withDescription: description, inFile: filePath, atLine: lineNumber, expected: expected)
+        }
+    }
+
+    private var missLine = 0
+
+    /// A request the cassette cannot answer fails, and `cassette()`'s teardown block fails the
+    /// test at the line of the `cassette()` call; ``tearDown()`` (which runs after teardown
+    /// blocks) checks that it did.
+    func testAReplayMissFailsTheTestWhenItEnds() async throws {
+        missLine = #line; let tape = try cassette("never-recorded-xctest", mode: .none)
+        let mock = HTTPMock(cassette: tape)
+        _ = try? await mock.urlSession.boundedData(from: URL(string: "https://api.example.com/never-recorded")!)
+        XCTAssertEqual(tape.misses.count, 1)
+        XCTAssertEqual(failures, [], "nothing is reported before the test ends")
+    }
+
+    override func tearDown() {
+        if name.contains("testAReplayMissFailsTheTestWhenItEnds") {
+            XCTAssertEqual(failures.count, 1, "\(failures)")
+            XCTAssertTrue(failures.first?.hasPrefix("CassetteTraitTests.swift:\(missLine) failed - Airlock replay miss: ") == true, "\(failures)")
+            XCTAssertTrue(failures.first?.contains("GET https://api.example.com/never-recorded") == true, "\(failures)")
+        }
+        super.tearDown()
+    }
+
     func testReplaysThroughXCTest() async throws {
         let mock = HTTPMock(cassette: try cassette())
         XCTAssertTrue(mock.cassette?.url.path.hasSuffix("__Cassettes__/CassetteTraitTests/testReplaysThroughXCTest.har") == true)

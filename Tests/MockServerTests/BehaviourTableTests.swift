@@ -149,6 +149,23 @@ struct BehaviourTableTests {
             }
         ),
         Row(
+            name: "a cassette that only replays fails a request it has no entry for, whatever the policy",
+            setup: { mock in
+                mock.unmockedPolicy = .mock(.plaintext("a plausible answer"))
+                let file = FileManager.default.temporaryDirectory.appendingPathComponent("airlock-absent-\(UUID().uuidString).har")
+                do {
+                    mock.insert(try Cassette(contentsOf: file, mode: .none, environment: [:]))
+                } catch {
+                    Issue.record("\(error)")
+                }
+            },
+            calls: [Call(path: "/users", expect: .failure(containing: "mode \"none\" does not record. To record it:"))],
+            check: { mock in
+                #expect(mock.cassette?.misses.map(\.request.url) == ["http://\(host)/users"])
+                #expect(mock.unmatchedRequests.count == 1)
+            }
+        ),
+        Row(
             name: "a redirect is followed to the next stub and both hops are journaled",
             setup: {
                 $0.addResponses(forPath: "/old", host: host) { MockResponse.redirect(to: "/new") }

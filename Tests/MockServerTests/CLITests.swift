@@ -42,6 +42,73 @@ struct CLITests {
         #expect(await lines.next() == "Airlock stopped.")
     }
 
+    /// A HAR file with one recorded `GET /status` → 200 "up", in a fresh temporary folder.
+    private func oneEntryCassette() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("airlock-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let file = folder.appendingPathComponent("status.har")
+        try Data(
+            #"""
+            {"log": {"version": "1.2", "creator": {"name": "x", "version": "1"}, "entries": [{"startedDateTime": "2026-11-22T10:00:00Z", "time": 1,
+              "request": {"method": "GET", "url": "https://api.example.com/status"},
+              "response": {"status": 200, "content": {"size": 2, "mimeType": "text/plain", "text": "up"}}}]}}
+            """#.utf8
+        ).write(to: file)
+        return file
+    }
+
+    @Test func servingAHARFileReplaysEachResponseOnceAndSaysSo() async throws {
+        let file = try oneEntryCassette()
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let airlock = try LaunchedAirlock(["serve", file.path, "--port", "0", "--quiet"])
+        defer { airlock.stopIfRunning() }
+        let (banner, base) = try await airlock.banner()
+        #expect(banner.hasPrefix("Airlock serving 1 recorded exchange(s) from "))
+        #expect(await airlock.lines.next() == "Replay: each recorded response answers once, in order; one request more gets 502 (Airlock-Error: replay-miss). --repeat-last keeps answering with the last.")
+
+        try await withClient { client in
+            let first = try await send(client, "\(base)/status")
+            #expect(first.status == 200 && first.text == "up")
+            let second = try await send(client, "\(base)/status")
+            #expect(second.status == 502)
+            #expect(second.headers["Airlock-Error"] == ["replay-miss"])
+            #expect(second.text.contains("Airlock: no stub for GET "), "\(second.text)")
+            #expect(second.text.contains("used up (served 1)"), "\(second.text)")
+            #expect(second.text.contains("To record it: airlock record --target <origin> --cassette \(file.path) --mode newEpisodes"), "\(second.text)")
+        }
+        airlock.process.interrupt()
+        #expect(await airlock.exit.status() == 0)
+    }
+
+    @Test func repeatLastKeepsAnsweringWithTheLastRecordedResponse() async throws {
+        let file = try oneEntryCassette()
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let airlock = try LaunchedAirlock(["serve", file.path, "--port", "0", "--quiet", "--repeat-last"])
+        defer { airlock.stopIfRunning() }
+        let base = try await airlock.banner().base
+        #expect(await airlock.lines.next() == "Replay: each request's recorded responses in order, then the last one again and again (--repeat-last); an unrecorded request gets 502 (Airlock-Error: replay-miss).")
+
+        try await withClient { client in
+            for _ in 0..<3 {
+                let answer = try await send(client, "\(base)/status")
+                #expect(answer.status == 200 && answer.text == "up")
+            }
+            // Repeating is not matching more: a request never recorded is still a miss.
+            let unrecorded = try await send(client, "\(base)/other")
+            #expect(unrecorded.status == 502)
+            #expect(unrecorded.headers["Airlock-Error"] == ["replay-miss"])
+        }
+        airlock.process.interrupt()
+        #expect(await airlock.exit.status() == 0)
+    }
+
+    @Test func repeatLastOnAStubFileIsAUsageError() throws {
+        let (status, errors) = try run(["serve", Self.packageRoot.appendingPathComponent("Examples/stubs.json").path, "--port", "0", "--repeat-last"])
+        #expect(status == 64)
+        #expect(errors.contains("--repeat-last applies to a HAR file"), "\(errors)")
+        #expect(errors.contains(#""lifetime": "eternal""#), "\(errors)")
+    }
+
     /// Runs `airlock` with `arguments` to completion; returns its exit status and standard error.
     private func run(_ arguments: [String]) throws -> (status: Int32, errors: String) {
         let path = try #require(Self.executable, "build the airlock executable first (swift build)")

@@ -149,3 +149,24 @@ struct MockServerTests {
         }
     }
 }
+
+/// Over a socket real time passes: a URLSession client times out by itself on a response delayed
+/// past its timeout, and the server needs to do nothing (the 600 s delay can only end that way).
+struct SocketDelayTimeoutTests {
+    @Test func aURLSessionClientTimesOutOnADelayedResponseByItself() async throws {
+        let mock = HTTPMock()
+        mock.addResponses(forPath: "/slow", host: "**") { MockResponse.plaintext("too late", delivery: .delayed(600)) }
+        try await withServer(mock) { server in
+            var request = URLRequest(url: server.baseURL.appendingPathComponent("slow"))
+            request.timeoutInterval = 1
+            let session = URLSession(configuration: .ephemeral)
+            defer { session.finishTasksAndInvalidate() }
+            do {
+                _ = try await session.data(for: request)
+                Issue.record("the delayed response arrived")
+            } catch let error as URLError {
+                #expect(error.code == .timedOut)
+            }
+        }
+    }
+}

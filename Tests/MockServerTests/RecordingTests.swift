@@ -83,8 +83,11 @@ struct RecordingTests {
             #expect(try await send(client, "\(base)/items").text == "two")
             let created = try await send(client, "\(base)/users?access_token=OTHER", method: .POST, headers: [("Content-Type", "application/json")], body: #"{"password":"x","name":"Alice"}"#)
             #expect(created.status == 201 && created.text == #"{"id":7}"#)
+            // A third /items was never recorded: an answer no client takes for the service's.
             let missing = try await send(client, "\(base)/items")
-            #expect(missing.status == 404)
+            #expect(missing.status == 502)
+            #expect(missing.headers["Airlock-Error"] == ["replay-miss"])
+            #expect(missing.text.contains("used up (served 2)"), "\(missing.text)")
             #expect(missing.text.contains("To record it: airlock record"), "\(missing.text)")
         }
         process.interrupt()

@@ -21,6 +21,16 @@ import Foundation
 /// `AIRLOCK_RECORD` environment variable overrides the mode for one run, and when `CI` is set
 /// the mode is `none` unless `AIRLOCK_RECORD` says otherwise — CI never records by accident.
 ///
+/// **Misses**: while the cassette records (`newEpisodes`, `all`, `once` before the file exists),
+/// a request it has no entry for is forwarded and recorded. While it does not (`none`, with or
+/// without a file, and `once` once the file exists), such a request — or one made more often than
+/// recorded — is a *replay miss*: it fails, whatever the mock's unmocked policy, with a diagnosis
+/// naming the request, the nearest recorded entries with what differs, and the command that
+/// records it. Through `URLSession` the client gets `URLError(.resourceUnavailable)` with that
+/// message; through a socket (`MockServer`, `airlock serve`), `502 Bad Gateway` with
+/// `Airlock-Error: replay-miss` and the message as text. Each miss is kept in ``misses``, and the
+/// `.cassette` trait and the XCTest `cassette()` helper fail the test for it.
+///
 /// **Replay**: identical requests get their recorded responses in recorded order. A request
 /// matches an entry on method, host, path, query (in any order) and body by meaning (JSON
 /// equality, form fields; other bodies byte for byte); ``Matching`` ignores query items or JSON
@@ -34,12 +44,14 @@ import Foundation
 public final class Cassette: Sendable {
     /// When a cassette records.
     public enum RecordMode: String, Sendable, CaseIterable, CustomStringConvertible {
-        /// Record when the file does not exist; replay only once it does. The default.
+        /// Record when the file does not exist; replay only once it does (a request the file
+        /// does not answer is then a replay miss, as in ``none``). The default.
         case once
         /// Replay what the file answers; record and append what it does not.
         case newEpisodes
-        /// Replay only: a request the file does not answer fails with the usual diagnostic and
-        /// the command that records it.
+        /// Replay only, with or without a file: a request the file does not answer is a replay
+        /// miss — it fails with the usual diagnostic and the command that records it, and is kept
+        /// in ``Cassette/misses``.
         case none
         /// Record every request again; the file keeps only the exchanges of this run.
         case all
@@ -98,6 +110,8 @@ public final class Cassette: Sendable {
     }
 
     private let state = Locked(State())
+    /// The replay misses, for ``misses`` (Cassette+Misses.swift).
+    let missLog = Locked<[Miss]>([])
     /// Writes the file, one snapshot at a time, off the threads that record.
     private let writer = DispatchQueue(label: "airlock.cassette.writer")
 

@@ -10,6 +10,8 @@ extension ResolvedExchange {
             self.init(response, stub: stub, recorder: recorder, request: request, transport: transport)
         case .record(let recorder):
             self.init(action: .forward(recording: true), delay: 0, recorder: recorder, stub: nil, transport: transport)
+        case .replayMiss(let cassette, let diagnosis, let recorder):
+            self.init(replayMiss: cassette, diagnosis: diagnosis, request: request, recorder: recorder, transport: transport)
         case .unmatched(let policy, let diagnosis, let recorder):
             let message = diagnosis?.render(transport.snippetStyle, showingStubs: transport.showsStubs)
                 ?? "Airlock: no stub for \(request.method) \(Redaction.standard.url(request.url))"

@@ -51,6 +51,9 @@ class MockURLProtocol: LoadingURLProtocol {
         case .stop(let message):
             fatalError(message)
         case .respond, .fail, .fault:
+            if let timeout = timeout(reachedBy: exchange.delay) {
+                return timeOut(after: timeout, because: "its mocked response is delayed \(Self.seconds(exchange.delay)) s", recorder: exchange.recorder)
+            }
             let handle = Handle(self)
             // On a global queue once the delay has passed (reading a file there blocks no one).
             schedule(after: exchange.delay) { (handle.base as! MockURLProtocol).carryOut(exchange, load: load) }
@@ -65,7 +68,7 @@ class MockURLProtocol: LoadingURLProtocol {
             case .failure(let failure): fail(URLError(failure.urlErrorCode, message: failure.description), recording: (exchange.recorder, .failure(failure.description)))
             }
         case .fail(let box):
-            fail(box.error, recording: (exchange.recorder, .failure("\(box.error)")))
+            fail(box.error, recording: (exchange.recorder, .failure(box.summary)))
         case .fault(let fault):
             fail(fault.urlError, recording: (exchange.recorder, .fault(fault)))
         case .forward, .stop:
@@ -88,7 +91,7 @@ class MockURLProtocol: LoadingURLProtocol {
             return follow(redirect, after: http, load: load)
         }
         if let dribble = planned.dribble, body.count > 1 {
-            return dribbleBody(body, response: http, plan: dribble)
+            return dribbleBody(body, response: http, plan: dribble, recorder: exchange.recorder)
         }
         guard claimDelivery(), let client else { return }
         client.urlProtocol(self, didReceive: http, cacheStoragePolicy: .notAllowed)
@@ -109,10 +112,15 @@ class MockURLProtocol: LoadingURLProtocol {
     ///
     /// swift-corelibs-foundation keeps only the last `didLoad` chunk for tasks with a completion
     /// handler (including `data(for:)`), so on Linux the head goes at once and the whole body
-    /// when the spread has passed.
-    private func dribbleBody(_ body: Data, response: HTTPURLResponse, plan: DribblePlan) {
+    /// when the spread has passed. When the time between two pieces reaches the request's
+    /// timeout, the load times out instead, as a real body that stalls that long would.
+    private func dribbleBody(_ body: Data, response: HTTPURLResponse, plan: DribblePlan, recorder: ExchangeRecorder) {
         guard !isStopped, let client else { return }
         client.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
+        let gap = plan.pieces(of: body).interval
+        if let timeout = timeout(reachedBy: gap) {
+            return timeOut(after: timeout, because: "its mocked body is dribbled with \(Self.seconds(gap)) s between pieces", recorder: recorder)
+        }
         #if canImport(FoundationNetworking)
         sendPiece(0, of: [body], every: plan.seconds)
         #else

@@ -77,6 +77,14 @@ func deliveries() -> [MockResponse] {
     MockResponse.plaintext("delayed response", delivery: .delayed(2.0))
 }
 
+// Responses.md: a delay that reaches the request's timeout.
+func delayPastTheTimeout(mock: HTTPMock) async throws {
+    var request = URLRequest(url: URL(string: "https://api.example.com/slow")!)
+    request.timeoutInterval = 2
+    // Stubbed with MockResponse.plaintext("late", delivery: .delayed(3)): throws URLError(.timedOut) after 2 s.
+    _ = try await mock.urlSession.data(for: request)
+}
+
 // Responses.md: headers, with optional cascade.
 func cascadingHeaders(profile: Profile, audit: Audit) {
     HTTPMock.shared.registerResponses {

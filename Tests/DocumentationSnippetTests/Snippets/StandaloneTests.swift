@@ -29,7 +29,9 @@ struct VerificationQuickStartSample {
 struct CassetteSample {
     @Test(.cassette) func listsUsers() async throws {
         let mock = try HTTPMock(cassette: .current())
-        let (data, _) = try await mock.urlSession.data(from: URL(string: "https://api.example.com/users")!)
-        #expect(!data.isEmpty)
+        let (data, response) = try await mock.urlSession.data(from: URL(string: "https://api.example.com/users")!)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        let users = try JSONDecoder().decode([User].self, from: data)
+        #expect(!users.isEmpty)
     }
 }

@@ -1,0 +1,86 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The request timeout, as URLSession's own HTTP loading applies it — a custom protocol gets none
+/// from the session, so a mocked delay longer than the timeout would otherwise still answer.
+///
+/// Measured on Linux (swift-corelibs-foundation, Swift 6.3.1), against a loopback server:
+/// - the timeout is an *idle* timeout: the request fails with `URLError(.timedOut)` when nothing
+///   arrives for that long — before the response head, or between two pieces of the body (a body
+///   trickling in every 0.5 s under a 1 s timeout completes after 3 s);
+/// - it is the request's `timeoutInterval` when the code set one (even to a larger value than the
+///   session's), else the session configuration's `timeoutIntervalForRequest`;
+/// - inside a `URLProtocol`, `request.timeoutInterval` is the request's own value (60 when never
+///   set: the configuration's is not merged in), and the session is reachable through the task.
+extension LoadingURLProtocol {
+    /// The seconds this load may go without receiving anything; `nil` for no limit (a timeout
+    /// that is not a positive finite number).
+    ///
+    /// A protocol cannot see whether the request's `timeoutInterval` was set, so a value other
+    /// than the default (60) counts as set; at 60, the session's `timeoutIntervalForRequest`
+    /// applies (they differ only when the code set exactly 60 on a session configured otherwise).
+    var effectiveTimeout: TimeInterval? {
+        var timeout = request.timeoutInterval
+        if timeout == Self.defaultTimeout, let configured = sessionConfiguration?.timeoutIntervalForRequest {
+            timeout = configured
+        }
+        return timeout.isFinite && timeout > 0 ? timeout : nil
+    }
+
+    /// The timeout when waiting `seconds` for the next thing to send reaches it, else `nil`.
+    func timeout(reachedBy seconds: TimeInterval) -> TimeInterval? {
+        guard seconds > 0, let timeout = effectiveTimeout, seconds >= timeout else { return nil }
+        return timeout
+    }
+
+    /// Fails the load with `URLError(.timedOut)` after `timeout` seconds — unless it stops first —
+    /// and records the failure in the journal.
+    /// - Parameter reason: What the client was waiting for, such as "its mocked response is
+    ///   delayed 600 s".
+    func timeOut(after timeout: TimeInterval, because reason: String, recorder: ExchangeRecorder) {
+        let target = "\(request.httpMethod ?? "GET") \(request.url.map { Redaction.standard.url($0.absoluteString) } ?? "?")"
+        let message = "HTTPMock: \(target) timed out after \(Self.seconds(timeout)) s: \(reason), and URLSession fails a request "
+            + "that receives nothing for its timeout (the request's timeoutInterval, else the session's timeoutIntervalForRequest). "
+            + "Shorten the delay, or raise the timeout, to get the response."
+        let handle = Handle(self)
+        schedule(after: timeout) {
+            let loader = handle.base
+            guard loader.claimDelivery() else { return }
+            recorder.record(.failure(message))
+            loader.client?.urlProtocol(loader, didFailWithError: URLError(.timedOut, message: message))
+        }
+    }
+
+    /// `2` or `0.5`.
+    static func seconds(_ value: TimeInterval) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
+    }
+
+    private static var defaultTimeout: TimeInterval { 60 }
+
+    /// The configuration of the session that made the task. swift-corelibs-foundation keeps the
+    /// session in the task's stored `session` and offers no API for it, so read it through
+    /// reflection (only when a response waits: instant answers never get here).
+    private var sessionConfiguration: URLSessionConfiguration? {
+        #if canImport(FoundationNetworking)
+        guard let task else { return nil }
+        var mirror: Mirror? = Mirror(reflecting: task)
+        while let current = mirror {
+            if let child = current.children.first(where: { $0.label == "session" }) {
+                return Self.session(in: child.value)?.configuration
+            }
+            mirror = current.superclassMirror
+        }
+        #endif
+        return nil
+    }
+
+    private static func session(in value: Any) -> URLSession? {
+        if let session = value as? URLSession { return session }
+        let mirror = Mirror(reflecting: value)
+        guard mirror.displayStyle == .optional, let wrapped = mirror.children.first?.value else { return nil }
+        return session(in: wrapped)
+    }
+}
