@@ -60,16 +60,22 @@ extension LoadingURLProtocol {
 
     private static var defaultTimeout: TimeInterval { 60 }
 
-    /// The configuration of the session that made the task. swift-corelibs-foundation keeps the
-    /// session in the task's stored `session` and offers no API for it, so read it through
-    /// reflection (only when a response waits: instant answers never get here).
+    /// The configuration of the session that made the task (only read when a response waits:
+    /// instant answers never get here).
     private var sessionConfiguration: URLSessionConfiguration? {
+        owningSession?.configuration
+    }
+
+    /// The session that made the task. swift-corelibs-foundation keeps it in the task's stored
+    /// `session` and offers no API for it, so it is read through reflection; `nil` on Apple
+    /// platforms.
+    var owningSession: URLSession? {
         #if canImport(FoundationNetworking)
         guard let task else { return nil }
         var mirror: Mirror? = Mirror(reflecting: task)
         while let current = mirror {
             if let child = current.children.first(where: { $0.label == "session" }) {
-                return Self.session(in: child.value)?.configuration
+                return Self.session(in: child.value)
             }
             mirror = current.superclassMirror
         }

@@ -104,6 +104,10 @@ class LoadingURLProtocol: URLProtocol {
             request.httpBody = body
         }
         let handle = Handle(self)
+        // The client's own session must outlive the forward: corelibs reads it, unchecked, when
+        // the answer is relayed, and a test that drops its session (or its mock) while the real
+        // server is still answering would otherwise crash the process there.
+        let owner = SessionReference(owningSession)
         // Creating or resuming another task from inside startLoading() deadlocks on Linux (both
         // wait for the queue startLoading() runs on): hop off it first.
         DispatchQueue.global().async { [request] in
@@ -111,7 +115,9 @@ class LoadingURLProtocol: URLProtocol {
                 let loader = handle.base
                 guard loader.claimDelivery() else { return }
                 report(data, response, error)
-                loader.relay(data: data, response: response, error: error)
+                withExtendedLifetime(owner) {
+                    loader.relay(data: data, response: response, error: error)
+                }
             }
             let started = handle.base.state.withLock { state in
                 guard case .idle = state else { return false }
@@ -123,7 +129,9 @@ class LoadingURLProtocol: URLProtocol {
     }
 
     private func relay(data: Data?, response: URLResponse?, error: (any Error)?) {
-        guard let client else { return }
+        // A task that is no longer running (cancelled, or its session torn down) has nobody to
+        // relay to: corelibs would look up its session unchecked.
+        guard let client, task?.state == .running else { return }
         if let error {
             client.urlProtocol(self, didFailWithError: error)
             return
@@ -148,6 +156,16 @@ extension LoadingURLProtocol {
 
         init(_ base: LoadingURLProtocol) {
             self.base = base
+        }
+    }
+
+    /// The client's session, held while a forward is under way.
+    // @unchecked Sendable: only kept alive, never used.
+    struct SessionReference: @unchecked Sendable {
+        let session: URLSession?
+
+        init(_ session: URLSession?) {
+            self.session = session
         }
     }
 
