@@ -104,6 +104,7 @@ let package = Package(
             name: "MockServerTests",
             dependencies: [
                 "MockServer",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 "HTTPMock",
                 "HTTPMockTesting",
                 "HTTPLogging",
@@ -150,6 +151,7 @@ let package = Package(
             name: "HTTPMockTests",
             dependencies: [
                 "HTTPMock",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 "HTTPMockTesting",
                 "HTTPLogging",
                 .product(name: "InMemoryLogging", package: "swift-log"),

@@ -63,15 +63,17 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
         set { writable.queryOverride = newValue }
     }
     /// The header fields: in the order the client set them where the transport keeps an order,
-    /// sorted by name where it keeps a dictionary (`URLRequest`).
-    public internal(set) var headers: [Header] {
+    /// sorted by name where it keeps a dictionary (`URLRequest`). Settable, for a cassette's
+    /// `beforeRecord` closure.
+    public var headers: [Header] {
         get { storage.headerFields.fields.map { Header(name: $0.name, value: $0.value) } }
         set { writable.headerFields = .list(newValue.map { (name: $0.name, value: $0.value) }) }
     }
     /// The complete body, however it was sent (`httpBody`, a body stream, or an upload task);
     /// `nil` when there was none. When the journal's capacity limits body sizes, a longer body
-    /// keeps its first bytes only (see ``bodySize`` and ``bodyDigest``).
-    public internal(set) var body: Data? {
+    /// keeps its first bytes only (see ``bodySize`` and ``bodyDigest``). Settable, for a
+    /// cassette's `beforeRecord` closure.
+    public var body: Data? {
         get { storage.body }
         set { writable.body = newValue }
     }
@@ -90,8 +92,9 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
         get { storage.answeredBy }
         set { writable.answeredBy = newValue }
     }
-    /// What the client got back, once it has been delivered.
-    public internal(set) var response: RecordedResponse? {
+    /// What the client got back, once it has been delivered. Settable, for a cassette's
+    /// `beforeRecord` closure.
+    public var response: RecordedResponse? {
         get { storage.response }
         set { writable.response = newValue }
     }
@@ -262,6 +265,24 @@ public struct RecordedResponse: Sendable {
     public let status: Int?
     /// What went wrong, when no response was delivered: the error, or `fault <name>`.
     public let error: String?
+
+    /// A response, such as a cassette's `beforeRecord` closure makes from the one recorded.
+    ///
+    /// ```swift
+    /// var fields = recorded.headerFields
+    /// fields[.server] = nil
+    /// let edited = RecordedResponse(status: recorded.status ?? 200, headerFields: fields, body: recorded.body, duration: recorded.duration)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - status: The HTTP status.
+    ///   - headerFields: The fields, in order.
+    ///   - body: The body.
+    ///   - bodyIsEncoded: Whether `body` is still in the coding `Content-Encoding` names.
+    ///   - duration: How long the exchange took, in seconds.
+    public init(status: Int, headerFields: HTTPFields, body: Data, bodyIsEncoded: Bool = false, duration: TimeInterval = 0) {
+        self.init(outcome: .response(status: status), headers: headerFields, body: body, bodyIsEncoded: bodyIsEncoded, duration: duration)
+    }
 
     package init(outcome: Outcome, headers: HTTPFields, body: Data, bodyIsEncoded: Bool = false, duration: TimeInterval) {
         self.outcome = outcome

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPMock
 import HTTPMockTesting
+import HTTPTypes
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -190,6 +191,35 @@ struct CassetteTests {
             body: #"{"password":"another","user":"alice"}"#
         )
         #expect(replayed.status == 200 && replayed.number == "1")
+    }
+
+    @Test func beforeRecordEditsOrLeavesOutAnExchangeAndRedactionStillRuns() async throws {
+        let server = try await LoopbackServer.start()
+        let base = server.url("")
+        let file = folder.appendingPathComponent("edited.har")
+        let recording = try Cassette(contentsOf: file, mode: .all, environment: [:]) { exchange in
+            // Leave the health check out; hide the request number the rules do not know.
+            guard exchange.path != "/health" else { return nil }
+            var edited = exchange
+            if let response = exchange.response, let status = response.status {
+                var fields = response.headerFields
+                fields[HTTPField.Name("X-Request-Number")!] = "<number>"
+                edited.response = RecordedResponse(status: status, headerFields: fields, body: response.body, duration: response.duration)
+            }
+            return edited
+        }
+        let recorder = HTTPMock(cassette: recording)
+        _ = try await send(recorder, base + "/health")
+        _ = try await send(recorder, base + "/items?access_token=SECRET-IN-URL")
+        try recording.save()
+        try await server.stop()
+
+        let entries = try HTTPArchive(contentsOf: file).entries
+        #expect(entries.map(\.path) == ["/items"])
+        #expect(entries.first?.response?.headerFields[HTTPField.Name("X-Request-Number")!] == "<number>")
+        // The closure's result was redacted too.
+        let text = try String(contentsOf: file, encoding: .utf8)
+        #expect(!text.contains("SECRET-IN-URL") && text.contains("access_token=%5BREDACTED%5D"), "\(text)")
     }
 
     @Test func aBodyThatDriftedFailsWithTheDifferenceAndHowToRecordAgain() async throws {

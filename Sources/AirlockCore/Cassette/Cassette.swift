@@ -92,6 +92,9 @@ public final class Cassette: Sendable {
     public let matching: Matching
     /// What is hidden before an exchange reaches the file.
     public let redaction: Redaction
+    /// Edits each exchange before it is redacted and written, or leaves it out (`nil`), as VCR's
+    /// `before_record` does.
+    public let beforeRecord: (@Sendable (RecordedRequest) -> RecordedRequest?)?
     /// Whether requests the file does not answer are forwarded and recorded.
     public let isRecording: Bool
     /// How to record a missing exchange, for messages (such as
@@ -125,6 +128,9 @@ public final class Cassette: Sendable {
     ///   - recordCommand: The command that records this cassette, for messages; by default
     ///     `AIRLOCK_RECORD=newEpisodes swift test`.
     ///   - environment: Where `AIRLOCK_RECORD` and `CI` are read. Defaults to the process's.
+    ///   - beforeRecord: Edits each recorded exchange before redaction and the file see it —
+    ///     drop a volatile header, hide a value the rules do not know — or returns `nil` to leave
+    ///     it out of the file. Redaction still runs on what it returns.
     /// - Throws: ``CassetteError`` when the file is not a HAR file or `AIRLOCK_RECORD` names no mode.
     public init(
         contentsOf url: URL,
@@ -132,11 +138,13 @@ public final class Cassette: Sendable {
         matching: Matching = Matching(),
         redaction: Redaction = .standard,
         recordCommand: String? = nil,
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        beforeRecord: (@Sendable (RecordedRequest) -> RecordedRequest?)? = nil
     ) throws(CassetteError) {
         self.url = url
         self.matching = matching
         self.redaction = redaction
+        self.beforeRecord = beforeRecord
         let effective = try RecordMode.effective(requested: mode, environment: environment)
         self.mode = effective
         fileExisted = FileManager.default.fileExists(atPath: url.path)
@@ -189,7 +197,7 @@ public final class Cassette: Sendable {
 
     /// Adds a forwarded exchange: redacts it, keeps it, and writes the file in the background.
     package func record(_ exchange: RecordedRequest) {
-        guard case .response = exchange.response?.outcome else { return }
+        guard case .response = exchange.response?.outcome, let exchange = beforeRecord.map({ $0(exchange) }) ?? exchange else { return }
         // Redaction also hides a secret the request carried wherever else it shows: echoed in the
         // response, in a body that is not JSON, in a redirect's Location.
         var clean = redaction.apply(to: exchange)
