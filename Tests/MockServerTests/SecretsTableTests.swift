@@ -61,6 +61,18 @@ struct SecretForm: Sendable, CustomStringConvertible {
             body: "--XyZ\r\nContent-Disposition: form-data; name=\"user\"\r\n\r\nalice\r\n--XyZ\r\nContent-Disposition: form-data; name=\"password\"\r\n\r\nMULTIPARTSECRET\r\n--XyZ--\r\n"
         ),
         SecretForm(description: "GraphQL text", secret: "GRAPHQLSECRET", contentType: "application/graphql", body: #"mutation { login(user: "alice", password: "GRAPHQLSECRET") { token } }"#),
+        SecretForm(
+            description: "Referer carrying a token",
+            secret: "REFERERSECRET",
+            method: "GET",
+            headers: [("Referer", "https://app.example.com/callback?state=1&access_token=REFERERSECRET")]
+        ),
+        SecretForm(
+            description: "URL-valued header carrying a signature",
+            secret: "URLHEADERSECRET",
+            method: "GET",
+            headers: [("X-Original-URL", "https://files.example.com/report.pdf?X-Amz-Signature=URLHEADERSECRET&X-Amz-Expires=60")]
+        ),
         SecretForm(description: "URL password", secret: "USERINFOSECRET", method: "GET", inUserInfo: true),
         SecretForm(description: "URL fragment", secret: "FRAGMENTSECRET", method: "GET", target: "/cb#access_token=FRAGMENTSECRET&state=1", inFragment: true),
     ]
