@@ -30,6 +30,8 @@ public struct CassetteTrait: TestTrait, SuiteTrait, TestScoping {
     public var matching: Cassette.Matching
     /// What is hidden before anything reaches the file.
     public var redaction: Redaction
+    /// Edits each exchange before redaction and the file see it, or leaves it out (`nil`).
+    public var beforeRecord: (@Sendable (RecordedRequest) -> RecordedRequest?)? = nil
 
     /// Applies to every test of a suite.
     public var isRecursive: Bool { true }
@@ -50,7 +52,8 @@ public struct CassetteTrait: TestTrait, SuiteTrait, TestScoping {
             mode: mode,
             matching: matching,
             redaction: redaction,
-            recordCommand: "AIRLOCK_RECORD=newEpisodes swift test --filter \(testName)"
+            recordCommand: "AIRLOCK_RECORD=newEpisodes swift test --filter \(testName)",
+            beforeRecord: beforeRecord
         )
         var failure: (any Error)?
         do {
@@ -84,13 +87,16 @@ extension Trait where Self == CassetteTrait {
     ///   - mode: When to record; `AIRLOCK_RECORD` and `CI` may override it. Defaults to `.once`.
     ///   - matching: How requests match recorded entries.
     ///   - redaction: What to hide before anything reaches the file.
+    ///   - beforeRecord: Edits each exchange before redaction and the file see it, or leaves it
+    ///     out (`nil`), as VCR's `before_record` does.
     public static func cassette(
         _ name: String? = nil,
         mode: Cassette.RecordMode = .once,
         matching: Cassette.Matching = Cassette.Matching(),
-        redaction: Redaction = .standard
+        redaction: Redaction = .standard,
+        beforeRecord: (@Sendable (RecordedRequest) -> RecordedRequest?)? = nil
     ) -> Self {
-        CassetteTrait(name: name, mode: mode, matching: matching, redaction: redaction)
+        CassetteTrait(name: name, mode: mode, matching: matching, redaction: redaction, beforeRecord: beforeRecord)
     }
 }
 #endif
@@ -116,6 +122,8 @@ extension XCTestCase {
     ///   - mode: When to record; `AIRLOCK_RECORD` and `CI` may override it. Defaults to `.once`.
     ///   - matching: How requests match recorded entries.
     ///   - redaction: What to hide before anything reaches the file.
+    ///   - beforeRecord: Edits each exchange before redaction and the file see it, or leaves it
+    ///     out (`nil`).
     ///   - filePath: The test file; its folder holds `__Cassettes__`.
     ///   - line: Where replay misses are reported.
     /// - Returns: The cassette.
@@ -125,6 +133,7 @@ extension XCTestCase {
         mode: Cassette.RecordMode = .once,
         matching: Cassette.Matching = Cassette.Matching(),
         redaction: Redaction = .standard,
+        beforeRecord: (@Sendable (RecordedRequest) -> RecordedRequest?)? = nil,
         filePath: StaticString = #filePath,
         line: UInt = #line
     ) throws -> Cassette {
@@ -134,7 +143,8 @@ extension XCTestCase {
             mode: mode,
             matching: matching,
             redaction: redaction,
-            recordCommand: "AIRLOCK_RECORD=newEpisodes swift test --filter \(testName)"
+            recordCommand: "AIRLOCK_RECORD=newEpisodes swift test --filter \(testName)",
+            beforeRecord: beforeRecord
         )
         addTeardownBlock {
             for report in cassette.missReports {
