@@ -282,6 +282,8 @@ public struct Redaction: Sendable, Hashable {
     /// every secret value the request carried, wherever else in the exchange it stands as a token.
     public func apply(to request: RecordedRequest) -> RecordedRequest {
         let names = self.names
+        // `none`: nothing to look for, and every byte stays.
+        guard names.passwords else { return request }
         let secrets = scrubber(for: secretValues(in: request, names: names))
         var copy = request
         copy.url = scrub(url(request.url, names: names), with: secrets)

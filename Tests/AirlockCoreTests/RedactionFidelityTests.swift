@@ -230,6 +230,21 @@ struct RedactionFidelityTests {
         #expect(shown.response?.headers[header] == "https://u:%5BREDACTED%5D@app.example.com/cb?code=%5BREDACTED%5D&state=2")
     }
 
+    @Test(arguments: [
+        (
+            "https://u:PASSWORDSECRET@h.example/p?token=QUERYSECRET#access_token=FRAGMENTSECRET",
+            "https://u:%5BREDACTED%5D@h.example/p?token=%5BREDACTED%5D#access_token=%5BREDACTED%5D"
+        ),
+        ("https://h.example/p?page=2&Access-Token=a%20b&sig=&x", "https://h.example/p?page=2&Access-Token=%5BREDACTED%5D&sig=%5BREDACTED%5D&x"),
+        ("https://h.example/cb#state=1&id_token=t?x", "https://h.example/cb#state=1&id_token=%5BREDACTED%5D"),
+        ("/relative?code=1#frag", "/relative?code=%5BREDACTED%5D#frag"),
+        ("https://h.example/p?page=2", "https://h.example/p?page=2"),
+    ])
+    func aURLLosesItsPasswordAndSecretItems(_ url: String, _ expected: String) {
+        #expect(Redaction.standard.url(url) == expected)
+        #expect(Redaction.none.url(url) == url)
+    }
+
     @Test func aPlainRequestHeaderIsNotReadAsAURL() {
         let shown = Redaction.standard.apply(to: exchange(headers: [("X-Note", "see ?token=abc")]))
         #expect(shown.header("X-Note") == "see ?token=abc")
