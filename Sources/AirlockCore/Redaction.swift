@@ -351,6 +351,12 @@ public struct Redaction: Sendable, Hashable {
         return redactText(render(text, names: names), names: names, side: .request, quotesURLs: false, secrets: scrubber(for: secrets))
     }
 
+    /// The error text of a failed exchange, as ``apply(to:)`` shows it (for a log line about the
+    /// same failure): see ``errorText(_:names:secrets:)``.
+    package func errorText(_ text: String, secrets: [String]) -> String {
+        errorText(text, names: names, secrets: scrubber(for: secrets))
+    }
+
     /// The error text of a failed exchange: the URLs it quotes redacted as URLs, pairs of
     /// ``responseFields`` names, URL passwords and the request's secret values as whole tokens
     /// (so `Code=-1004` keeps its code).

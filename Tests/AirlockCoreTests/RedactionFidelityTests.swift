@@ -198,6 +198,11 @@ struct RedactionFidelityTests {
         )
     }
 
+    @Test func aLogLineAboutAFailureReadsItsErrorLikeTheJournal() {
+        let message = "Code=-1004 url=https://h.example/x?code=abc&page=1 password=pw1"
+        #expect(Redaction.standard.errorText(message, secrets: ["1004"]) == "Code=-1004 url=https://h.example/x?code=%5BREDACTED%5D&page=1 password=[REDACTED]")
+    }
+
     @Test func messageTextReplacesASecretOnlyAsAToken() {
         let text = Redaction.standard.text("updated_date=1 x-date (date) dates", secrets: ["date"])
         #expect(text == "updated_date=1 x-date ([REDACTED]) dates")
