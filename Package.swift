@@ -96,7 +96,7 @@ let package = Package(
         // (swift run -c release AirlockBenchmarks).
         .executableTarget(name: "AirlockDemo", dependencies: ["HTTPMock"]),
         .executableTarget(name: "AirlockBenchmarks", dependencies: ["HTTPMock"], path: "Benchmarks/AirlockBenchmarks"),
-        .testTarget(name: "AirlockCoreTests", dependencies: ["AirlockCore"]),
+        .testTarget(name: "AirlockCoreTests", dependencies: ["AirlockCore", .product(name: "HTTPTypes", package: "swift-http-types")]),
         // Test support, not a product: children started with posix_spawn (TestProcess), because
         // Foundation's Process.run() crashes with many descriptors open (see TestProcess.swift).
         .target(name: "ProcessSupport", path: "Tests/ProcessSupport"),

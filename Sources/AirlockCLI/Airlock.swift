@@ -173,9 +173,9 @@ func isHAR(_ url: URL) -> Bool {
 
 /// Opens a cassette for a command: the command's mode is what the user typed, so `AIRLOCK_RECORD`
 /// and `CI` (meant for test runs) do not change it.
-func openCassette(_ url: URL, mode: Cassette.RecordMode, matching: Cassette.Matching, recordCommand: String) throws -> Cassette {
+func openCassette(_ url: URL, mode: Cassette.RecordMode, matching: Cassette.Matching, redaction: Redaction = .standard, recordCommand: String) throws -> Cassette {
     do {
-        return try Cassette(contentsOf: url, mode: mode, matching: matching, recordCommand: recordCommand, environment: [:])
+        return try Cassette(contentsOf: url, mode: mode, matching: matching, redaction: redaction, recordCommand: recordCommand, environment: [:])
     } catch {
         sayError("airlock: \(error.description)")
         throw ExitCode.badInput

@@ -7,11 +7,14 @@ struct Record: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Record real traffic into a HAR cassette, for any client, through a loopback proxy.",
         discussion: """
-            With --target, a reverse proxy: clients call the printed base URL instead of the target, \\
-            and every exchange is forwarded with AsyncHTTPClient and recorded under the target's URLs. \\
-            Without --target, a forward proxy for plain-HTTP URLs (absolute-form requests, or CONNECT \\
-            tunnels), and for HTTPS URLs with --tls (clients trust the CA of `airlock ca path`). Secrets are redacted before anything reaches the file. The \\
-            cassette is written after each exchange and complete when the command stops on Ctrl-C. \\
+            With --target, a reverse proxy: clients call the printed base URL instead of the target, \
+            and every exchange is forwarded with AsyncHTTPClient and recorded under the target's URLs. \
+            Without --target, a forward proxy for plain-HTTP URLs (absolute-form requests, or CONNECT \
+            tunnels), and for HTTPS URLs with --tls (clients trust the CA of `airlock ca path`). \
+            Responses are relayed and recorded as the server sent them: every header field in order, \
+            bodies byte for byte, in their content coding. Secrets are redacted before anything \
+            reaches the file (the standard rules, changed with the redaction options below). The \
+            cassette is written after each exchange and complete when the command stops on Ctrl-C. \
             Replay it with `airlock serve CASSETTE`.
             """
     )
@@ -38,6 +41,8 @@ struct Record: AsyncParsableCommand {
 
     @OptionGroup var connectionOptions: ConnectionOptions
 
+    @OptionGroup(title: "Redaction") var redactionOptions: RedactionOptions
+
     func run() async throws {
         guard let recordMode = Cassette.RecordMode.allCases.first(where: { $0.rawValue.lowercased() == mode.lowercased() }),
             recordMode == .newEpisodes || recordMode == .all
@@ -58,6 +63,7 @@ struct Record: AsyncParsableCommand {
             file,
             mode: recordMode,
             matching: Cassette.Matching(),
+            redaction: redactionOptions.redaction,
             recordCommand: "airlock record --cassette \(self.cassette) --mode all"
         )
         var printExchange: (@Sendable (MockServer.Exchange) -> Void)?
@@ -104,8 +110,9 @@ struct Redact: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Redact the secrets in a HAR file, in place.",
         discussion: """
-            Applies Airlock's standard redaction (credential headers, token query items, secret JSON \\
-            fields) plus the names given, and rewrites the file in Airlock's cassette form: fields Airlock \\
+            Applies Airlock's standard redaction (credential headers and cookies, token query items \
+            in URLs and URL-valued headers, secret request body fields, credential response fields) \
+            changed by the options, and rewrites the file in Airlock's cassette form: fields Airlock \
             does not replay (cookie lists, timings, pages) are dropped, since they may carry secrets too.
             """
     )
@@ -113,24 +120,13 @@ struct Redact: AsyncParsableCommand {
     @Argument(help: "The HAR file.", completion: .file(extensions: ["har"]))
     var file: String
 
-    @Option(name: .customLong("header"), help: "Another header name to redact (repeatable).")
-    var headers: [String] = []
-
-    @Option(name: .customLong("query"), help: "Another query item name to redact (repeatable).")
-    var queryItems: [String] = []
-
-    @Option(name: .customLong("json-field"), help: "Another JSON field name to redact (repeatable).")
-    var jsonFields: [String] = []
+    @OptionGroup(title: "Redaction") var redactionOptions: RedactionOptions
 
     func run() async throws {
         let url = URL(fileURLWithPath: file)
         let archive = try readArchive(url)
-        var redaction = Redaction.standard
-        redaction.headerNames.formUnion(headers.map { $0.lowercased() })
-        redaction.queryItemNames.formUnion(queryItems.map { $0.lowercased() })
-        redaction.jsonFields.formUnion(jsonFields.map { $0.lowercased() })
         do {
-            try archive.data(redaction: redaction).write(to: url, options: .atomic)
+            try archive.data(redaction: redactionOptions.redaction).write(to: url, options: .atomic)
         } catch {
             sayError("airlock: \(file): cannot be written (\(error.localizedDescription))")
             throw ExitCode.unavailable

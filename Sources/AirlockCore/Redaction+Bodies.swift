@@ -1,44 +1,84 @@
 import Foundation
 
-/// Hides secret fields in a body, read as its content type says.
+/// Hides secret fields in a body, read as its content type says, by rewriting only the bytes of
+/// the secret values: everything else (key order, white space, number spelling, escapes, a
+/// byte-order mark, line structure) is copied as it was, and a body with nothing to hide is
+/// returned as the same bytes.
 struct BodyRedactor {
     let redaction: Redaction
     let names: Redaction.Names
+    /// Request bodies hide ``Redaction/jsonFields`` and ``Redaction/queryItemNames``; response
+    /// bodies only ``Redaction/responseFields``.
+    let side: Redaction.Side
 
-    private var replacement: String { redaction.replacement }
+    private var replacement: [UInt8] { Array(redaction.replacement.utf8) }
 
-    func redact(_ data: Data, contentType: String?) -> Data {
-        guard !data.isEmpty, let text = String(data: data, encoding: .utf8) else { return data }
-        switch kind(of: text, contentType: contentType) {
-        case .json:
-            if let redacted = json(text) { return Data(redacted.utf8) }
-            return Data(TextRedactor(redaction: redaction, names: names).redact(text).utf8)
-        case .form:
-            return Data(form(text).utf8)
-        case .multipart(let boundary):
-            return Data(multipart(text, boundary: boundary).utf8)
-        case .text:
-            return Data(TextRedactor(redaction: redaction, names: names).redact(text).utf8)
+    /// The body with secret fields — and, given a scrubber, the request's secret values standing
+    /// as whole tokens — replaced.
+    func redact(_ data: Data, contentType: String?, scrubbing scrubber: SecretScrubber? = nil) -> Data {
+        guard !data.isEmpty else { return data }
+        let edits = data.withUnsafeBytes { raw in
+            self.edits(in: raw.bindMemory(to: UInt8.self), contentType: contentType, scrubber: scrubber)
         }
+        return edits.applied(to: data)
     }
 
     /// The values of secret fields in a body.
     func secrets(in data: Data, contentType: String?) -> [String] {
-        guard let text = String(data: data, encoding: .utf8) else { return [] }
-        var values: [String] = []
-        switch kind(of: text, contentType: contentType) {
-        case .json:
-            for document in documents(text) { collect(document, into: &values) }
-        case .form:
-            for (name, value) in FormFields.pairs(text) where names.field(name) { values.append(value) }
-        case .multipart(let boundary):
-            for part in parts(text, boundary: boundary) where part.name.map(names.field) == true {
-                values.append(part.content.trimmingCharacters(in: .whitespacesAndNewlines))
+        data.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            let kind = kind(of: bytes, contentType: contentType)
+            if case .multipart(let boundary) = kind {
+                return multipartSecrets(in: bytes, boundary: boundary)
             }
-        case .text:
-            values += TextRedactor(redaction: redaction, names: names).values(in: text)
+            guard !bytes.isEmpty, RedactionBytes.isValidUTF8(bytes) else { return [] }
+            switch kind {
+            case .json:
+                if let values = jsonSecrets(in: bytes) { return values }
+                return text.values(in: String(decoding: bytes, as: UTF8.self))
+            case .form:
+                return FormFields.pairs(String(decoding: bytes, as: UTF8.self)).filter { isSecretField($0.name) }.map(\.value)
+            case .multipart, .text:
+                return text.values(in: String(decoding: bytes, as: UTF8.self))
+            }
         }
-        return values
+    }
+
+    private var text: TextRedactor { TextRedactor(redaction: redaction, names: names, side: side) }
+
+    private func isSecretField(_ name: some StringProtocol) -> Bool {
+        side == .request ? names.field(name) : names.responseField(name)
+    }
+
+    private func isSecretField(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
+        side == .request ? names.fields.contains(bytes, range) : names.responseFields.contains(bytes, range)
+    }
+
+    private func edits(in bytes: UnsafeBufferPointer<UInt8>, contentType: String?, scrubber: SecretScrubber?) -> ByteEdits {
+        let kind = kind(of: bytes, contentType: contentType)
+        if case .multipart(let boundary) = kind {
+            // Parts may be binary: each is checked on its own.
+            return multipart(bytes, boundary: boundary, scrubber: scrubber)
+        }
+        // Other binary bodies are left as they are.
+        guard RedactionBytes.isValidUTF8(bytes) else { return ByteEdits() }
+        switch kind {
+        case .json:
+            return json(bytes, scrubber: scrubber) ?? textEdits(bytes, 0..<bytes.count, scrubber: scrubber)
+        case .form:
+            return form(bytes, scrubber: scrubber)
+        case .multipart, .text:
+            return textEdits(bytes, 0..<bytes.count, scrubber: scrubber)
+        }
+    }
+
+    /// The text pass and the scrubber over `bytes[range]`.
+    private func textEdits(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, scrubber: SecretScrubber?) -> ByteEdits {
+        var edits = ByteEdits()
+        let replacement = replacement
+        for value in text.ranges(in: bytes, range) { edits.replace(value, with: replacement) }
+        scrubber?.edits(in: bytes, range, into: &edits)
+        return edits
     }
 
     // MARK: Kinds
@@ -50,13 +90,19 @@ struct BodyRedactor {
         case text
     }
 
-    private func kind(of text: String, contentType: String?) -> Kind {
+    private func kind(of bytes: UnsafeBufferPointer<UInt8>, contentType: String?) -> Kind {
         let type = contentType?.lowercased() ?? ""
         if type.hasPrefix("multipart/"), let boundary = Self.boundary(in: contentType ?? "") { return .multipart(boundary: boundary) }
         if type.contains("x-www-form-urlencoded") { return .form }
-        let start = Self.withoutBOM(text).first { !$0.isWhitespace }
-        if type.contains("json") || start == "{" || start == "[" { return .json }
-        if type.isEmpty, Self.looksLikeForm(text) { return .form }
+        var index = JSONScanner.hasByteOrderMark(bytes) ? 3 : 0
+        while index < bytes.count {
+            let space = RedactionBytes.whitespaceLength(bytes, at: index)
+            if space == 0 { break }
+            index += space
+        }
+        let start = index < bytes.count ? bytes[index] : 0
+        if type.contains("json") || start == UInt8(ascii: "{") || start == UInt8(ascii: "[") { return .json }
+        if type.isEmpty, Self.looksLikeForm(bytes) { return .form }
         return .text
     }
 
@@ -71,244 +117,184 @@ struct BodyRedactor {
     }
 
     /// `a=1&b=2`: no white space, every piece a `name=value` pair.
-    private static func looksLikeForm(_ text: String) -> Bool {
-        guard !text.isEmpty, !text.contains(where: \.isWhitespace) else { return false }
-        return text.split(separator: "&").allSatisfy { $0.contains("=") && !$0.hasPrefix("=") }
-    }
-
-    private static func withoutBOM(_ text: String) -> Substring {
-        text.hasPrefix("\u{FEFF}") ? text.dropFirst() : Substring(text)
+    private static func looksLikeForm(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard !bytes.isEmpty, !(0..<bytes.count).contains(where: { RedactionBytes.whitespaceLength(bytes, at: $0) > 0 }) else { return false }
+        return bytes.split(separator: UInt8(ascii: "&")).allSatisfy { $0.contains(UInt8(ascii: "=")) && $0.first != UInt8(ascii: "=") }
     }
 
     // MARK: JSON
 
-    /// The parsed documents: one, or one per line (NDJSON). Empty when it is neither.
-    private func documents(_ text: String) -> [Any] {
-        let body = Self.withoutBOM(text)
-        if let object = try? JSONSerialization.jsonObject(with: Data(body.utf8), options: [.fragmentsAllowed]) {
-            return [object]
-        }
-        let lines = body.split(whereSeparator: \.isNewline).filter { !$0.allSatisfy(\.isWhitespace) }
-        let parsed = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8), options: [.fragmentsAllowed]) }
-        return parsed.count == lines.count ? parsed : []
-    }
-
-    /// The JSON (or NDJSON) with secret fields replaced; `nil` when it does not parse.
-    private func json(_ text: String) -> String? {
-        let body = Self.withoutBOM(text)
-        if let object = try? JSONSerialization.jsonObject(with: Data(body.utf8), options: [.fragmentsAllowed]) {
-            return serialize(redact(object))
-        }
-        let lines = body.split(whereSeparator: \.isNewline)
-        var output: [String] = []
-        for line in lines {
-            if line.allSatisfy(\.isWhitespace) { continue }
-            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8), options: [.fragmentsAllowed]),
-                let redacted = serialize(redact(object))
-            else { return nil }
-            output.append(redacted)
-        }
-        return output.isEmpty ? nil : output.joined(separator: "\n") + "\n"
-    }
-
-    private func serialize(_ object: Any) -> String? {
-        (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]))
-            .map { String(decoding: $0, as: UTF8.self) }
-    }
-
-    private func redact(_ value: Any) -> Any {
-        if let object = value as? [String: Any] {
-            var result: [String: Any] = [:]
-            for (key, child) in object {
-                result[key] = names.field(key) ? replacement : redact(child)
+    /// The edits for a JSON (or NDJSON) body; `nil` when it is not JSON.
+    private func json(_ bytes: UnsafeBufferPointer<UInt8>, scrubber: SecretScrubber?) -> ByteEdits? {
+        var edits = ByteEdits()
+        let stringReplacement = RedactionBytes.jsonEscaped(redaction.replacement)
+        let valueReplacement = [UInt8(ascii: "\"")] + stringReplacement + [UInt8(ascii: "\"")]
+        let isJSON = JSONScanner.scan(bytes, isSecretKey: { isSecretKey(bytes, $0, escaped: $1) }) { found in
+            switch found {
+            case .secretString(let content):
+                // An empty string hides nothing.
+                if !content.isEmpty { edits.replace(content, with: stringReplacement) }
+            case .secretValue(let range):
+                edits.replace(range, with: valueReplacement)
+            case .string(let content, let escaped):
+                stringEdits(bytes, content: content, escaped: escaped, scrubber: scrubber, into: &edits)
             }
-            return result
         }
-        if let array = value as? [Any] {
-            return array.map(redact)
-        }
-        if let text = value as? String {
-            // A string that is itself text with secrets (`"query": "mutation { login(password: \"x\") }"`).
-            return TextRedactor(redaction: redaction, names: names).redact(text)
-        }
-        return value
+        return isJSON ? edits : nil
     }
 
-    private func collect(_ value: Any, into values: inout [String]) {
-        if let object = value as? [String: Any] {
-            for (key, child) in object {
-                if names.field(key) {
-                    if let text = child as? String { values.append(text) } else if let number = child as? NSNumber { values.append(number.stringValue) }
-                } else {
-                    collect(child, into: &values)
+    private func isSecretKey(_ bytes: UnsafeBufferPointer<UInt8>, _ content: Range<Int>, escaped: Bool) -> Bool {
+        guard escaped else { return isSecretField(bytes, content) }
+        // `"pass\u0077ord"` is `password`: the decoded key is compared.
+        return isSecretField(String(decoding: JSONScanner.decode(bytes, content).bytes, as: UTF8.self))
+    }
+
+    /// A string value that is not secret itself: on the request side, the text pass (a GraphQL
+    /// `"query": "mutation { login(password: \"x\") }"`); on both sides, the scrubber. Both read
+    /// the decoded text and edit only the raw bytes of what they find.
+    private func stringEdits(_ bytes: UnsafeBufferPointer<UInt8>, content: Range<Int>, escaped: Bool, scrubber: SecretScrubber?, into edits: inout ByteEdits) {
+        let textPass = side == .request && TextRedactor.mayHoldPairs(bytes, content)
+        let scrubs = scrubber.map { !$0.isEmpty } ?? false
+        guard textPass || scrubs, !content.isEmpty else { return }
+        let decoded = escaped ? JSONScanner.decode(bytes, content) : nil
+        if textPass {
+            let replacement = RedactionBytes.jsonEscaped(redaction.replacement)
+            if let decoded {
+                decoded.bytes.withUnsafeBufferPointer { text in
+                    for value in self.text.ranges(in: text, 0..<text.count) { edits.replace(decoded.raw(value), with: replacement) }
                 }
+            } else {
+                for value in text.ranges(in: bytes, content) { edits.replace(value, with: replacement) }
             }
-        } else if let array = value as? [Any] {
-            for child in array { collect(child, into: &values) }
-        } else if let text = value as? String {
-            values += TextRedactor(redaction: redaction, names: names).values(in: text)
         }
+        scrubber?.jsonStringEdits(in: bytes, content: content, escaped: escaped, decoded: decoded, into: &edits)
+    }
+
+    /// The secret values of a JSON body: strings and numbers under secret keys, and (request
+    /// side) the values the text pass finds in other strings; `nil` when it is not JSON.
+    private func jsonSecrets(in bytes: UnsafeBufferPointer<UInt8>) -> [String]? {
+        var values: [String] = []
+        let isJSON = JSONScanner.scan(bytes, isSecretKey: { isSecretKey(bytes, $0, escaped: $1) }) { found in
+            switch found {
+            case .secretString(let content):
+                values.append(String(decoding: JSONScanner.decode(bytes, content).bytes, as: UTF8.self))
+            case .secretValue(let range):
+                let first = bytes[range.lowerBound]
+                if first == UInt8(ascii: "-") || RedactionBytes.isDigit(first) {
+                    values.append(String(decoding: bytes[range], as: UTF8.self))
+                }
+            case .string(let content, _):
+                guard side == .request, TextRedactor.mayHoldPairs(bytes, content) else { return }
+                values += text.values(in: String(decoding: JSONScanner.decode(bytes, content).bytes, as: UTF8.self))
+            }
+        }
+        return isJSON ? values : nil
     }
 
     // MARK: Forms
 
-    private func form(_ text: String) -> String {
-        text.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = PercentDecoding.decode(Substring(parts[0].replacingOccurrences(of: "+", with: " ")))
-            guard parts.count == 2, names.field(name) else { return String(pair) }
-            return "\(parts[0])=\(replacement.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? replacement)"
-        }.joined(separator: "&")
+    /// `name=value&…`: the values of secret fields (names percent-decoded, `+` read as a space),
+    /// replaced by the percent-encoded replacement; empty values are left as they are.
+    private func form(_ bytes: UnsafeBufferPointer<UInt8>, scrubber: SecretScrubber?) -> ByteEdits {
+        var edits = ByteEdits()
+        let replacement = Array(redaction.formEncodedReplacement.utf8)
+        var start = 0
+        while start <= bytes.count {
+            let end = (start..<bytes.count).first { bytes[$0] == UInt8(ascii: "&") } ?? bytes.count
+            if let equals = (start..<end).first(where: { bytes[$0] == UInt8(ascii: "=") }), equals + 1 < end {
+                let name = String(decoding: bytes[start..<equals].map { $0 == UInt8(ascii: "+") ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
+                if isSecretField(PercentDecoding.decode(Substring(name))) {
+                    edits.replace(equals + 1..<end, with: replacement)
+                }
+            }
+            start = end + 1
+        }
+        scrubber?.edits(in: bytes, 0..<bytes.count, into: &edits)
+        return edits
     }
 
     // MARK: Multipart
 
     private struct Part {
-        let headers: Substring
-        let separator: String
-        let content: Substring
-        var name: String? {
-            for line in headers.split(whereSeparator: \.isNewline) where line.lowercased().hasPrefix("content-disposition") {
-                guard let range = line.range(of: "name=\"") else { continue }
-                return String(line[range.upperBound...].prefix { $0 != "\"" })
-            }
-            return nil
-        }
+        /// The header block.
+        let headers: Range<Int>
+        /// The content, without the line break before the next delimiter.
+        let content: Range<Int>
     }
 
-    /// The parts between `--boundary` lines; each keeps its header block and content.
-    private func parts(_ text: String, boundary: String) -> [Part] {
-        text.components(separatedBy: "--" + boundary).dropFirst().compactMap { chunk -> Part? in
-            guard !chunk.hasPrefix("--") else { return nil }
-            for separator in ["\r\n\r\n", "\n\n"] {
-                if let range = chunk.range(of: separator) {
-                    return Part(headers: chunk[..<range.lowerBound], separator: separator, content: chunk[range.upperBound...])
-                }
-            }
-            return nil
+    /// The parts between `--boundary` lines.
+    private func parts(_ bytes: UnsafeBufferPointer<UInt8>, boundary: String) -> [Part] {
+        let delimiter = Array(("--" + boundary).utf8)
+        var starts: [Int] = []
+        var index = 0
+        while let found = Self.firstRange(of: delimiter, in: bytes, index..<bytes.count) {
+            starts.append(found)
+            index = found + delimiter.count
         }
-    }
-
-    private func multipart(_ text: String, boundary: String) -> String {
-        let delimiter = "--" + boundary
-        var pieces = text.components(separatedBy: delimiter)
-        for index in pieces.indices.dropFirst() where !pieces[index].hasPrefix("--") {
-            let chunk = pieces[index]
+        var parts: [Part] = []
+        for (number, start) in starts.enumerated() {
+            let chunk = start + delimiter.count..<(number + 1 < starts.count ? starts[number + 1] : bytes.count)
+            guard !bytes[chunk].starts(with: "--".utf8) else { continue }
             for separator in ["\r\n\r\n", "\n\n"] {
-                guard let range = chunk.range(of: separator) else { continue }
-                let part = Part(headers: chunk[..<range.lowerBound], separator: separator, content: chunk[range.upperBound...])
-                let lineEnd = separator == "\r\n\r\n" ? "\r\n" : "\n"
-                let content: String
-                if part.name.map(names.field) == true {
-                    content = replacement + lineEnd
-                } else {
-                    content = TextRedactor(redaction: redaction, names: names).redact(String(part.content))
+                guard let found = Self.firstRange(of: Array(separator.utf8), in: bytes, chunk) else { continue }
+                var contentEnd = chunk.upperBound
+                let contentStart = found + separator.utf8.count
+                if contentEnd > contentStart, bytes[contentEnd - 1] == UInt8(ascii: "\n") {
+                    contentEnd -= 1
+                    if contentEnd > contentStart, bytes[contentEnd - 1] == UInt8(ascii: "\r") { contentEnd -= 1 }
                 }
-                pieces[index] = String(part.headers) + separator + content
+                parts.append(Part(headers: chunk.lowerBound..<found, content: contentStart..<contentEnd))
                 break
             }
         }
-        return pieces.joined(separator: delimiter)
-    }
-}
-
-/// The conservative pass for text that is not structured: hides the value in `name=value`,
-/// `name: value` and `"name": "value"` pairs whose name is secret, and URL passwords.
-struct TextRedactor {
-    let redaction: Redaction
-    let names: Redaction.Names
-
-    private var encodedReplacement: String {
-        redaction.replacement.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? redaction.replacement
+        return parts
     }
 
-    /// A name, an optional closing quote, and `=` or `:`.
-    private static let pair: NSRegularExpression = {
-        // The pattern is a literal and valid.
-        try! NSRegularExpression(pattern: #"(?<![A-Za-z0-9_\-.])([A-Za-z][A-Za-z0-9_\-.]*)(["']?)[ \t]*([:=])[ \t]*"#)
-    }()
-
-    /// `scheme://user:password@`.
-    private static let userInfo: NSRegularExpression = {
-        try! NSRegularExpression(pattern: #"([A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@"']*):([^@/\s"']+)@"#)
-    }()
-
-    func redact(_ text: String) -> String {
-        var result = text
-        for range in valueRanges(in: text).reversed() {
-            result.replaceSubrange(range, with: redaction.replacement)
-        }
-        let nsRange = NSRange(result.startIndex..., in: result)
-        let template = "$1:" + NSRegularExpression.escapedTemplate(for: redaction.replacement) + "@"
-        return Self.userInfo.stringByReplacingMatches(in: result, range: nsRange, withTemplate: template)
-    }
-
-    /// The secret values in the text.
-    func values(in text: String) -> [String] {
-        valueRanges(in: text).map { String(text[$0]) }
-    }
-
-    /// Where the values of secret pairs are, in order, not overlapping.
-    private func valueRanges(in text: String) -> [Range<String.Index>] {
-        var ranges: [Range<String.Index>] = []
-        let matches = Self.pair.matches(in: text, range: NSRange(text.startIndex..., in: text))
-        var covered = text.startIndex
-        for match in matches {
-            guard let whole = Range(match.range, in: text), whole.lowerBound >= covered,
-                let nameRange = Range(match.range(at: 1), in: text), let separatorRange = Range(match.range(at: 3), in: text)
-            else { continue }
-            let name = text[nameRange]
-            let separator = text[separatorRange]
-            let isHeader = separator == ":" && names.header(name)
-            guard isHeader || names.any(name) else { continue }
-            // Already hidden (the replacement, or its percent-encoded form in a URL), or marked
-            // for the marker pass: nothing to do.
-            let rest = text[whole.upperBound...]
-            if rest.hasPrefix(redaction.replacement) || rest.hasPrefix(encodedReplacement) || rest.hasPrefix("\u{1}") || rest.hasPrefix("\u{4}") {
-                continue
-            }
-            guard let value = valueRange(in: text, from: whole.upperBound, headerStyle: isHeader) else { continue }
-            let shown = text[value]
-            if shown.isEmpty || shown == redaction.replacement { continue }
-            ranges.append(value)
-            covered = value.upperBound
-        }
-        return ranges
-    }
-
-    /// The value starting at `start`: a quoted string's content; for a header line, up to the
-    /// end of the line (or two spaces, which separate verdicts in Airlock's messages); otherwise
-    /// up to the next delimiter.
-    private func valueRange(in text: String, from start: String.Index, headerStyle: Bool) -> Range<String.Index>? {
-        guard start < text.endIndex else { return nil }
-        let first = text[start]
-        if first == "\"" || first == "'" {
-            let contentStart = text.index(after: start)
-            var index = contentStart
-            while index < text.endIndex {
-                if text[index] == "\\" {
-                    index = text.index(after: index)
-                    if index < text.endIndex { index = text.index(after: index) }
+    /// The part's field name: `name="…"` of its `Content-Disposition` line.
+    private func name(of part: Part, in bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        let headers = String(decoding: bytes[part.headers], as: UTF8.self)
+        for line in headers.split(whereSeparator: \.isNewline) where line.lowercased().hasPrefix("content-disposition") {
+            var rest = line[...]
+            while let range = rest.range(of: "name=\"") {
+                // Not `filename="…"`.
+                if range.lowerBound > line.startIndex, line[line.index(before: range.lowerBound)].isLetter {
+                    rest = line[range.upperBound...]
                     continue
                 }
-                if text[index] == first { return contentStart..<index }
-                index = text.index(after: index)
-            }
-            return contentStart..<text.endIndex
-        }
-        var end = start
-        if headerStyle {
-            while end < text.endIndex, !text[end].isNewline {
-                if text[end] == " ", text.index(after: end) < text.endIndex, text[text.index(after: end)] == " " { break }
-                end = text.index(after: end)
-            }
-        } else {
-            while end < text.endIndex, !Self.delimiters.contains(text[end]), !text[end].isWhitespace {
-                end = text.index(after: end)
+                return String(line[range.upperBound...].prefix { $0 != "\"" })
             }
         }
-        return start..<end
+        return nil
     }
 
-    private static let delimiters: Set<Character> = ["&", "\"", "'", ",", ";", ")", "}", "]", "#", "<", ">"]
+    private func multipart(_ bytes: UnsafeBufferPointer<UInt8>, boundary: String, scrubber: SecretScrubber?) -> ByteEdits {
+        var edits = ByteEdits()
+        let replacement = replacement
+        for part in parts(bytes, boundary: boundary) {
+            if name(of: part, in: bytes).map(isSecretField) == true {
+                if !part.content.isEmpty { edits.replace(part.content, with: replacement) }
+            } else if RedactionBytes.isValidUTF8(UnsafeBufferPointer(rebasing: bytes[part.content])) {
+                edits.append(contentsOf: textEdits(bytes, part.content, scrubber: scrubber))
+            }
+        }
+        return edits
+    }
+
+    private func multipartSecrets(in bytes: UnsafeBufferPointer<UInt8>, boundary: String) -> [String] {
+        parts(bytes, boundary: boundary).compactMap { part in
+            guard name(of: part, in: bytes).map(isSecretField) == true else { return nil }
+            return String(decoding: bytes[part.content], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+    }
+
+    /// Where `needle` first starts in `bytes[range]`.
+    private static func firstRange(of needle: [UInt8], in bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Int? {
+        guard let first = needle.first else { return nil }
+        var index = range.lowerBound
+        while index + needle.count <= range.upperBound {
+            if bytes[index] == first, bytes[index..<index + needle.count].elementsEqual(needle) { return index }
+            index += 1
+        }
+        return nil
+    }
 }

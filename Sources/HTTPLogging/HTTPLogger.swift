@@ -102,7 +102,7 @@ public final class HTTPLogger: Journaling, ForwardingObserver {
             // The error's text often quotes the URL: it goes through the same pass as the URL,
             // and loses every secret value the request carried.
             let secrets = redaction.secretValues(in: RecordedRequest(sequence: 0, request: request, date: Date()))
-            let reason = redaction.text(error.localizedDescription, secrets: secrets)
+            let reason = redaction.errorText(error.localizedDescription, secrets: secrets)
             logger.error(
                 "\(method) \(url) failed after \(milliseconds) ms: \(reason)",
                 metadata: ["http.method": "\(method)", "url.full": "\(url)", "http.duration_ms": "\(milliseconds)"]
