@@ -167,7 +167,7 @@ enum HARFormat {
             self.content = content
             self.redirectURL = redirectURL
             headersSize = -1
-            bodySize = content.size
+            bodySize = content.size - (content.compression ?? 0)
             _error = error
         }
 
@@ -195,18 +195,27 @@ enum HARFormat {
         /// the body as the server sent it, still in the coding the `Content-Encoding` header
         /// names. Without it, `text` is the decoded body, as HAR 1.2 says.
         var contentEncoded: Bool?
+        /// Airlock's own field: the body as the server sent it, in base64, still in the coding
+        /// the `Content-Encoding` header names — written beside the decoded `text` (which every
+        /// HAR reader understands), so that a replay can send the server's very bytes.
+        var encodedBody: String?
+        /// Bytes the content coding saved (HAR 1.2's optional `compression`).
+        var compression: Int?
 
         enum CodingKeys: String, CodingKey {
-            case size, mimeType, text, encoding
+            case size, mimeType, text, encoding, compression
             case contentEncoded = "_contentEncoded"
+            case encodedBody = "_encodedBody"
         }
 
-        init(size: Int, mimeType: String, text: String?, encoding: String?, contentEncoded: Bool? = nil) {
+        init(size: Int, mimeType: String, text: String?, encoding: String?, contentEncoded: Bool? = nil, encodedBody: String? = nil, compression: Int? = nil) {
             self.size = size
             self.mimeType = mimeType
             self.text = text
             self.encoding = encoding
             self.contentEncoded = contentEncoded
+            self.encodedBody = encodedBody
+            self.compression = compression
         }
 
         init(from decoder: any Decoder) throws {
@@ -216,6 +225,8 @@ enum HARFormat {
             text = try container.decodeIfPresent(String.self, forKey: .text)
             encoding = try container.decodeIfPresent(String.self, forKey: .encoding)
             contentEncoded = try container.decodeIfPresent(Bool.self, forKey: .contentEncoded)
+            encodedBody = try container.decodeIfPresent(String.self, forKey: .encodedBody)
+            compression = try container.decodeIfPresent(Int.self, forKey: .compression)
         }
     }
 

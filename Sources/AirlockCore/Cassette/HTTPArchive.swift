@@ -116,6 +116,15 @@ public struct HTTPArchive: Sendable {
             }
             body = bytes
         }
+        var bodyIsEncoded = content.contentEncoded == true
+        if let encodedBody = content.encodedBody {
+            // The server's own bytes, beside the decoded text other readers use.
+            guard let bytes = Data(base64Encoded: encodedBody, options: .ignoreUnknownCharacters) else {
+                throw StubFileError(file: source, location: "\(place).response.content._encodedBody", problem: "is not base64", expected: "the body as sent, in base64")
+            }
+            body = bytes
+            bodyIsEncoded = true
+        }
         var headers = HTTPFields()
         for (position, field) in entry.response.headers.enumerated() where !field.name.hasPrefix(":") {
             // Each field as recorded, in order: two Set-Cookie stay two.
@@ -135,7 +144,7 @@ public struct HTTPArchive: Sendable {
             outcome: .response(status: entry.response.status),
             headers: headers,
             body: body,
-            bodyIsEncoded: content.contentEncoded == true,
+            bodyIsEncoded: bodyIsEncoded,
             duration: max(0, entry.time) / 1000
         )
         return recorded
@@ -145,7 +154,9 @@ public struct HTTPArchive: Sendable {
 
     private static func entry(_ recorded: RecordedRequest, redaction: Redaction) -> HARFormat.Entry {
         let milliseconds = (recorded.response?.duration ?? 0) * 1000
-        let requestType = recorded.header("Content-Type") ?? "application/octet-stream"
+        // HAR's mimeType is the Content-Type as sent: empty when there was none, so that a reader
+        // does not give the replay a Content-Type the server never sent.
+        let requestType = recorded.header("Content-Type") ?? ""
         let request = HARFormat.Request(
             method: recorded.method,
             url: recorded.url,
@@ -159,10 +170,19 @@ public struct HTTPArchive: Sendable {
         )
         let response = recorded.response
         let headers = response?.headerFields ?? HTTPFields()
-        let responseType = headers[.contentType] ?? "application/octet-stream"
-        let body = response?.body ?? Data()
-        let encoded = response?.bodyIsEncoded == true
-        // Bytes still in their content coding are binary: base64, marked so readers know.
+        let responseType = headers[.contentType] ?? ""
+        let wireBody = response?.body ?? Data()
+        // A body kept in its content coding is written decoded as HAR 1.2 asks (what browsers,
+        // mitmproxy and haralyzer read), with the server's bytes beside it for Airlock's replay.
+        // A coding Airlock cannot read (br, zstd) leaves only the bytes, marked as encoded.
+        var encoded = response?.bodyIsEncoded == true
+        var encodedBody: String?
+        var body = wireBody
+        if encoded, let coding = headers.contentCoding, let decoded = ContentCoding.decode(wireBody, coding: coding) {
+            encodedBody = wireBody.base64EncodedString()
+            body = decoded
+            encoded = false
+        }
         let text = encoded ? (text: body.base64EncodedString(), encoding: "base64") : HARFormat.text(body)
         let location = headers[.location]
         return HARFormat.Entry(
@@ -177,7 +197,9 @@ public struct HTTPArchive: Sendable {
                     mimeType: responseType,
                     text: body.isEmpty ? nil : text.text,
                     encoding: text.encoding,
-                    contentEncoded: encoded ? true : nil
+                    contentEncoded: encoded ? true : nil,
+                    encodedBody: encodedBody,
+                    compression: encodedBody == nil ? nil : body.count - wireBody.count
                 ),
                 redirectURL: location.map(redaction.url) ?? "",
                 error: response?.error
