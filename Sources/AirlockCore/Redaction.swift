@@ -12,7 +12,8 @@ import HTTPTypes
 /// (`accessToken`, `access_token` and `Access-Token` are one name). Values are replaced, names are
 /// kept, so a message still shows that a credential was sent. Hidden:
 /// - **headers** in ``headerNames``, and any name containing `api-key` / `apikey`, in requests
-///   and responses: the whole value;
+///   and responses: the whole value — but a cookie's name and attributes stay
+///   (`Set-Cookie: sid=[REDACTED]; Path=/; HttpOnly`, `Cookie: a=[REDACTED]; b=[REDACTED]`);
 /// - in **URLs** — the request's, and the value of a URL-valued header of the request or the
 ///   response (`Referer`, `Origin`, `Location`, `Content-Location`, `Refresh`, or any value
 ///   starting with `http://` or `https://`) — the values of query items and fragment items

@@ -251,6 +251,8 @@ func journalCapacity(mock: HTTPMock) {
 // RequestJournal.md: redaction.
 func redaction(mock: HTTPMock) {
     mock.redaction.jsonFields.insert("pin")
+    mock.redaction.responseFields.insert("session_key")   // a response field that is a credential
+    mock.redaction.queryItemNames.remove("code")           // an API whose `code` is no secret
     mock.redaction.queryItemNames.insert("session")
     mock.redaction.headerNames.insert("x-tenant-secret")
     mock.redaction = .none     // show everything
@@ -279,3 +281,42 @@ func verificationLandingPage(mock: HTTPMock) {
     mock.verifyNoUnmatchedRequests()
 }
 
+
+// Recording.md: what a recording keeps and hides. Run, not only compiled: the sample's
+// expectations are the output the article states.
+struct RecordingArticleSample {
+    @Test func recordsTheServiceAsItAnsweredLessTheSecrets() async throws {
+        // A stand-in for the real service, reached through the recorder's passthrough session.
+        let service = HTTPMock()
+        service.addResponses(forPath: "/me", host: "api.example.com") {
+            MockResponse.plaintext(
+                #"{"name": "Alice",  "access_token": "tok_live_123", "updated_date": "2026-11-24", "code": 7}"#,
+                headers: ["Content-Type": "application/json", "Set-Cookie": "sid=abc123; Path=/; HttpOnly"]
+            )
+        }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("me-\(UUID()).har")
+        // `environment: [:]`: this sample records even where CI is set.
+        let cassette = try Cassette(contentsOf: file, mode: .all, environment: [:])
+        let recorder = HTTPMock(cassette: cassette, passthroughSession: service.urlSession)
+        var request = URLRequest(url: URL(string: "https://api.example.com/me?key=date")!)
+        request.setValue("Bearer tok_live_123", forHTTPHeaderField: "Authorization")
+        _ = try await recorder.urlSession.data(for: request)
+        try cassette.save()
+
+        let entry = try #require(cassette.entries.first)
+        let recorded = try #require(entry.response)
+        // The body as the service sent it — spacing, key order, `code` — less the credential.
+        #expect(String(decoding: recorded.body, as: UTF8.self)
+            == #"{"name": "Alice",  "access_token": "[REDACTED]", "updated_date": "2026-11-24", "code": 7}"#)
+        #expect(recorded.headers["Set-Cookie"] == "sid=[REDACTED]; Path=/; HttpOnly")
+        #expect(entry.url == "https://api.example.com/me?key=%5BREDACTED%5D")
+        #expect(entry.header("Authorization") == "[REDACTED]")
+    }
+
+    func beforeRecordSample(url: URL) throws {
+        let cassette = try Cassette(contentsOf: url, mode: .once) { exchange in
+            exchange.path == "/health" ? nil : exchange
+        }
+        _ = cassette
+    }
+}
