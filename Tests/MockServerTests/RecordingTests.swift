@@ -138,6 +138,45 @@ struct RecordingTests {
         #expect(try HTTPArchive(contentsOf: file).entries.count == 1)
     }
 
+    @Test func redactAndRecordTakeTheRedactionRulesAsOptions() throws {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let har = """
+            {"log": {"version": "1.2", "creator": {"name": "x", "version": "1"}, "entries": [{
+              "startedDateTime": "2026-11-22T10:00:00.000Z", "time": 5,
+              "request": {"method": "GET", "url": "https://api.example.com/login?code=CODEVALUE&state=s1"},
+              "response": {"status": 200, "headers": [{"name": "Content-Type", "value": "application/json"}],
+                "content": {"size": 60, "mimeType": "application/json",
+                  "text": "{\\\"session_key\\\": \\\"SESSIONKEY\\\", \\\"access_token\\\": \\\"ACCESSTOKEN\\\",  \\\"code\\\": 7}"}}
+            }]}}
+            """
+        let file = folder.appendingPathComponent("rules.har")
+        try Data(har.utf8).write(to: file)
+        let (status, _, errors) = try run(["redact", file.path, "--response-field", "session_key", "--keep", "code"])
+        #expect(status == 0, "\(errors)")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        #expect(!text.contains("SESSIONKEY") && !text.contains("ACCESSTOKEN"), "\(text)")
+        #expect(text.contains("code=CODEVALUE"), "--keep code keeps the query item: \(text)")
+        // Only the secrets' bytes changed: spacing and the everyday `code` field as they were.
+        let body = try #require(try HTTPArchive(contentsOf: file).entries.first?.response?.body)
+        #expect(String(decoding: body, as: UTF8.self) == #"{"session_key": "[REDACTED]", "access_token": "[REDACTED]",  "code": 7}"#)
+
+        let plain = folder.appendingPathComponent("plain.har")
+        try Data(har.utf8).write(to: plain)
+        #expect(try run(["redact", plain.path, "--no-redaction"]).status == 0)
+        let kept = try String(contentsOf: plain, encoding: .utf8)
+        #expect(kept.contains("SESSIONKEY") && kept.contains("ACCESSTOKEN") && kept.contains("code=CODEVALUE"))
+    }
+
+    @Test(arguments: ["record", "redact"])
+    func helpNamesEveryRedactionOptionWithoutStrayBackslashes(_ command: String) throws {
+        let (status, output, _) = try run([command, "--help"])
+        #expect(status == 0)
+        #expect(!output.contains("\\"), "\(output)")
+        for option in ["--header", "--query", "--json-field", "--response-field", "--keep", "--no-redaction"] {
+            #expect(output.contains(option), "airlock \(command) --help does not name \(option)")
+        }
+    }
+
     @Test func cassetteCheckListsEntriesAndRejectsMalformedFiles() throws {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let good = folder.appendingPathComponent("good.har")
