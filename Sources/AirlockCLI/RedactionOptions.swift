@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import MockServer
 
 /// The redaction rules, as `airlock record` and `airlock redact` take them: the standard rules,
@@ -19,13 +20,39 @@ struct RedactionOptions: ParsableArguments {
     @Option(name: .customLong("keep"), help: "A name taken out of every list, so its values are kept (repeatable), such as --keep code.")
     var kept: [String] = []
 
+    @Option(name: .customLong("placeholder"), help: ArgumentHelp("Hides the value of an environment variable behind a placeholder of your own wherever it stands as a whole token, such as --placeholder '<ACCOUNT_ID>=ACCOUNT_ID' (repeatable). The value never appears on the command line.", valueName: "placeholder=VARIABLE"))
+    var placeholders: [String] = []
+
     @Flag(name: .customLong("no-redaction"), help: "Redact nothing. Never for files you share.")
     var noRedaction = false
 
+    func validate() throws {
+        for item in placeholders {
+            guard let (_, variable) = Self.split(item) else {
+                throw ValidationError("--placeholder \"\(item)\" is not PLACEHOLDER=VARIABLE; write it like --placeholder '<ACCOUNT_ID>=ACCOUNT_ID'.")
+            }
+            guard let value = ProcessInfo.processInfo.environment[variable], !value.isEmpty else {
+                throw ValidationError("--placeholder \"\(item)\": the environment variable \(variable) is not set; export it with the value to hide.")
+            }
+            _ = value
+        }
+    }
+
+    private static func split(_ item: String) -> (placeholder: String, variable: String)? {
+        guard let equals = item.lastIndex(of: "="), equals != item.startIndex, item.index(after: equals) != item.endIndex else { return nil }
+        return (String(item[..<equals]), String(item[item.index(after: equals)...]))
+    }
+
     /// The rules these options describe.
     var redaction: Redaction {
-        guard !noRedaction else { return .none }
         var redaction = Redaction.standard
+        if noRedaction { redaction = .none }
+        for item in placeholders {
+            if let (placeholder, variable) = Self.split(item), let value = ProcessInfo.processInfo.environment[variable] {
+                redaction.filter(value, as: placeholder)
+            }
+        }
+        guard !noRedaction else { return redaction }
         redaction.headerNames.formUnion(headers.map { $0.lowercased() })
         redaction.queryItemNames.formUnion(queryItems.map { $0.lowercased() })
         redaction.jsonFields.formUnion(jsonFields.map { $0.lowercased() })

@@ -80,7 +80,7 @@ public final class MockRegistry: Sendable {
     package func insert(_ cassette: Cassette) -> [RegistrationError] {
         let registrations = cassette.replayed.registrations(
             matching: cassette.matching,
-            placeholder: cassette.redaction.replacement,
+            placeholders: cassette.redaction.placeholders,
             label: cassette.url.lastPathComponent
         )
         state.withLock { $0.cassette = cassette }

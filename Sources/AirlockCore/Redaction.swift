@@ -99,7 +99,32 @@ public struct Redaction: Sendable, Hashable {
         self.responseFields = Set(responseFields.map { $0.lowercased() })
         self.replacement = replacement
         self.redactsAPIKeyHeaders = redactsAPIKeyHeaders
+        self.namedValues = [:]
     }
+
+    /// Values you name, each hidden behind a placeholder of its own wherever it stands as a whole
+    /// token (URLs, header values, bodies, messages) — VCR's `filter_sensitive_data`. Keyed by
+    /// placeholder. On replay, a recorded placeholder matches any value, as ``replacement`` does.
+    public var namedValues: [String: String]
+
+    /// Hides `value` behind `placeholder` wherever it stands as a whole token, so the file says
+    /// what was there:
+    ///
+    /// ```swift
+    /// var redaction = Redaction.standard
+    /// redaction.filter(ProcessInfo.processInfo.environment["ACCOUNT_ID"] ?? "", as: "<ACCOUNT_ID>")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - value: The secret; an empty value is ignored.
+    ///   - placeholder: What the file shows instead, the same every run.
+    public mutating func filter(_ value: String, as placeholder: String) {
+        guard !value.isEmpty else { return }
+        namedValues[placeholder] = value
+    }
+
+    /// Every text redaction leaves in place of a value: ``replacement`` and the named placeholders.
+    package var placeholders: Set<String> { Set(namedValues.keys).union([replacement]) }
 
     /// The default: credential headers, token-like query items and secret request body fields,
     /// including the signing parameters of the common cloud providers, and unambiguous credential
@@ -286,7 +311,7 @@ public struct Redaction: Sendable, Hashable {
     public func apply(to request: RecordedRequest) -> RecordedRequest {
         let names = self.names
         // `none`: nothing to look for, and every byte stays.
-        guard names.passwords else { return request }
+        guard names.passwords || !namedValues.isEmpty else { return request }
         let secrets = scrubber(for: secretValues(in: request, names: names))
         var copy = request
         copy.url = scrub(url(request.url, names: names), with: secrets)
@@ -460,7 +485,7 @@ public struct Redaction: Sendable, Hashable {
     }
 
     func scrubber(for secrets: [String]) -> SecretScrubber {
-        SecretScrubber(secrets: secrets, replacement: replacement, encodedReplacement: encodedReplacement)
+        SecretScrubber(secrets: secrets, replacement: replacement, encodedReplacement: encodedReplacement, named: namedValues)
     }
 
     /// `text` with every secret value, and its percent-encoded form, replaced where it stands as

@@ -410,7 +410,7 @@ struct RedactionFidelityTests {
             to: exchange(method: "POST", headers: [("Content-Type", "application/json")], body: #"{"pin": 1234, "user": "a", "otp": {"v": 1}}"#)
         )
         #expect(recorded.bodyText == #"{"pin": "[REDACTED]", "user": "a", "otp": "[REDACTED]"}"#)
-        let comparison = EntryComparison(recorded, matching: Cassette.Matching(), placeholder: Redaction.standard.replacement)
+        let comparison = EntryComparison(recorded, matching: Cassette.Matching(), placeholders: Redaction.standard.placeholders)
         let again = exchange(method: "POST", headers: [("Content-Type", "application/json")], body: #"{"user":"a","pin":5678,"otp":{"v":2}}"#)
         #expect(comparison.differences(from: again).isEmpty)
         let other = exchange(method: "POST", headers: [("Content-Type", "application/json")], body: #"{"user":"b","pin":5678,"otp":{"v":2}}"#)

@@ -222,6 +222,37 @@ struct CassetteTests {
         #expect(!text.contains("SECRET-IN-URL") && text.contains("access_token=%5BREDACTED%5D"), "\(text)")
     }
 
+    @Test func aNamedValueIsHiddenBehindItsOwnPlaceholderAndStillMatchesOnReplay() async throws {
+        let server = try await LoopbackServer.start()
+        let base = server.url("")
+        let file = folder.appendingPathComponent("named.har")
+        var redaction = Redaction.standard
+        redaction.filter("acct-7731", as: "<ACCOUNT_ID>")
+        let recording = try Cassette(contentsOf: file, mode: .all, redaction: redaction, environment: [:])
+        let recorder = HTTPMock(cassette: recording)
+        let live = try await send(
+            recorder, base + "/accounts/acct-7731/items?owner=acct-7731", method: "POST",
+            headers: ["Content-Type": "application/json"], body: #"{"account": "acct-7731", "items": ["acct-77310"]}"#
+        )
+        try recording.save()
+        try await server.stop()
+
+        let text = try String(contentsOf: file, encoding: .utf8)
+        #expect(!text.contains("acct-7731\""), "\(text)")
+        #expect(text.contains("owner=<ACCOUNT_ID>") || text.contains("owner=%3CACCOUNT_ID%3E"), "\(text)")
+        #expect(text.contains(#"\"account\": \"<ACCOUNT_ID>\""#), "\(text)")
+        // Only the value as a whole token: another word that starts with it stays.
+        #expect(text.contains("acct-77310"), "\(text)")
+
+        // A replay with another account matches: the placeholder stands for any value.
+        let replay = HTTPMock(cassette: try Cassette(contentsOf: file, mode: .none, redaction: redaction, environment: [:]))
+        let replayed = try await send(
+            replay, base + "/accounts/acct-7731/items?owner=acct-0001", method: "POST",
+            headers: ["Content-Type": "application/json"], body: #"{"account": "acct-0001", "items": ["acct-77310"]}"#
+        )
+        #expect(replayed.status == live.status && replayed.number == live.number)
+    }
+
     @Test func aBodyThatDriftedFailsWithTheDifferenceAndHowToRecordAgain() async throws {
         try await LoopbackServer.with { server in
             let recording = try cassette(mode: .once)

@@ -167,12 +167,38 @@ struct RecordingTests {
         #expect(kept.contains("SESSIONKEY") && kept.contains("ACCESSTOKEN") && kept.contains("code=CODEVALUE"))
     }
 
+    @Test func aPlaceholderOptionHidesAnEnvironmentValueBehindItsName() throws {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let file = folder.appendingPathComponent("named.har")
+        let har = #"{"log": {"version": "1.2", "creator": {"name": "x", "version": "1"}, "entries": [{"startedDateTime": "2026-11-22T10:00:00Z", "time": 1, "request": {"method": "GET", "url": "https://api.example.com/accounts/acct-7731"}, "response": {"status": 200, "content": {"size": 30, "mimeType": "application/json", "text": "{\"id\": \"acct-7731\", \"n\": 1}"}}}]}}"#
+        try Data(har.utf8).write(to: file)
+        let process = TestProcess()
+        process.executableURL = URL(fileURLWithPath: try #require(CLITests.executable))
+        process.arguments = ["redact", file.path, "--placeholder", "<ACCOUNT_ID>=AIRLOCK_TEST_ACCOUNT"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["AIRLOCK_TEST_ACCOUNT"] = "acct-7731"
+        process.environment = environment
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let text = try String(contentsOf: file, encoding: .utf8)
+        #expect(!text.contains("acct-7731"), "\(text)")
+        let entry = try #require(try HTTPArchive(contentsOf: file).entries.first)
+        #expect(entry.url == "https://api.example.com/accounts/<ACCOUNT_ID>")
+        #expect(entry.response.map { String(decoding: $0.body, as: UTF8.self) } == #"{"id": "<ACCOUNT_ID>", "n": 1}"#)
+
+        // Unset, the option says which variable to export (exit 64).
+        let (status, _, errors) = try run(["redact", file.path, "--placeholder", "<X>=AIRLOCK_TEST_UNSET_VARIABLE"])
+        #expect(status == 64)
+        #expect(errors.contains("AIRLOCK_TEST_UNSET_VARIABLE is not set"), "\(errors)")
+    }
+
     @Test(arguments: ["record", "redact"])
     func helpNamesEveryRedactionOptionWithoutStrayBackslashes(_ command: String) throws {
         let (status, output, _) = try run([command, "--help"])
         #expect(status == 0)
         #expect(!output.contains("\\"), "\(output)")
-        for option in ["--header", "--query", "--json-field", "--response-field", "--keep", "--no-redaction"] {
+        for option in ["--header", "--query", "--json-field", "--response-field", "--keep", "--placeholder", "--no-redaction"] {
             #expect(output.contains(option), "airlock \(command) --help does not name \(option)")
         }
     }

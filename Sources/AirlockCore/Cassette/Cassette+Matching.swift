@@ -61,24 +61,26 @@ extension HTTPArchive {
     /// responses in recorded order; each stub requires its entry's method, query and body.
     /// - Parameters:
     ///   - matching: How requests match entries.
-    ///   - placeholder: The text redaction left in recorded values; it matches any value.
+    ///   - placeholders: The texts redaction leaves in recorded values; each matches any value.
     ///   - label: How stubs name the archive (`users.har`).
-    package func registrations(matching: Cassette.Matching, placeholder: String, label: String) -> [Registration] {
+    package func registrations(matching: Cassette.Matching, placeholders: Set<String>, label: String) -> [Registration] {
         var groups: [String: Int] = [:]
         var registrations: [Registration] = []
         var answers: [[RecordedResponse]] = []
         for (index, entry) in entries.enumerated() {
             guard let recorded = entry.response else { continue }
             let host = matching.matchesAnyHost ? "**" : entry.host
-            let comparison = EntryComparison(entry, matching: matching, placeholder: placeholder)
-            let key = [host, entry.path, comparison.key].joined(separator: "\u{0}")
+            let comparison = EntryComparison(entry, matching: matching, placeholders: placeholders)
+            // A placeholder in the path (a named value such as an account id) stands for any text.
+            let path = placeholders.reduce(entry.path) { $0.replacingOccurrences(of: $1, with: "*") }
+            let key = [host, path, comparison.key].joined(separator: "\u{0}")
             if let group = groups[key] {
                 answers[group].append(recorded)
                 continue
             }
             groups[key] = registrations.count
             let requirement = matching.custom?(entry) ?? comparison.matcher(label: "\(label) entry \(index + 1)")
-            var registration = Registration(host: host, path: entry.path, requirement: requirement, responses: [])
+            var registration = Registration(host: host, path: path, requirement: requirement, responses: [])
             registration.reportsEachResponse = true
             registrations.append(registration)
             answers.append([recorded])
@@ -108,7 +110,7 @@ struct EntryComparison: Sendable {
     private let headers: [String: String]
     private let body: Body?
     private let matching: Cassette.Matching
-    private let placeholder: String
+    private let placeholders: Set<String>
 
     enum Body: Sendable {
         case json(JSONValue)
@@ -116,10 +118,10 @@ struct EntryComparison: Sendable {
         case bytes(Data)
     }
 
-    init(_ entry: RecordedRequest, matching: Cassette.Matching, placeholder: String) {
+    init(_ entry: RecordedRequest, matching: Cassette.Matching, placeholders: Set<String>) {
         method = entry.method
         self.matching = matching
-        self.placeholder = placeholder
+        self.placeholders = placeholders
         query = Self.query(entry.queryItems, ignoring: matching.ignoredQueryItems)
         var headers: [String: String] = [:]
         for name in matching.headers {
@@ -182,7 +184,7 @@ struct EntryComparison: Sendable {
         }
         for (name, recorded) in headers.sorted(by: { $0.key < $1.key }) {
             let sent = request.header(name) ?? ""
-            if sent != recorded && recorded != placeholder {
+            if sent != recorded && !placeholders.contains(recorded) {
                 differences.append("header \(name): \(Redaction.markHeader(name, sent)) vs \(Redaction.markHeader(name, recorded)) recorded")
             }
         }
@@ -194,8 +196,8 @@ struct EntryComparison: Sendable {
 
     private func valuesMatch(_ sent: [String], _ recorded: [String]) -> Bool {
         guard sent.count == recorded.count else { return false }
-        let wildcards = recorded.filter { $0 == placeholder }.count
-        var remaining = recorded.filter { $0 != placeholder }
+        let wildcards = recorded.filter { placeholders.contains($0) }.count
+        var remaining = recorded.filter { !placeholders.contains($0) }
         var unmatched = 0
         for value in sent {
             if let index = remaining.firstIndex(of: value) { remaining.remove(at: index) } else { unmatched += 1 }
@@ -227,7 +229,7 @@ struct EntryComparison: Sendable {
     /// `$.user.name: "Bob" vs "Alice" recorded`, or `nil` when equal (placeholders match anything).
     /// Values are marked with the key they belong to, for the output pass.
     private func firstDifference(_ sent: JSONValue, _ recorded: JSONValue, at path: String, key: String = "") -> String? {
-        if case .string(let text) = recorded, text == placeholder { return nil }
+        if case .string(let text) = recorded, placeholders.contains(text) { return nil }
         let mark = { (value: JSONValue) in key.isEmpty ? Self.short(value) : Redaction.markField(key, Self.short(value)) }
         switch (sent, recorded) {
         case (.object(let lhs), .object(let rhs)):

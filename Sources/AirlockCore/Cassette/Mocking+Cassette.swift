@@ -39,6 +39,6 @@ extension Mocking {
     /// - Returns: The entries rejected, each saying why (also in ``registrationErrors``).
     @discardableResult
     public func registerStubs(_ archive: HTTPArchive, matching: Cassette.Matching = Cassette.Matching()) -> [RegistrationError] {
-        registry.register(archive.registrations(matching: matching, placeholder: journal.redaction.replacement, label: "the archive"))
+        registry.register(archive.registrations(matching: matching, placeholders: journal.redaction.placeholders, label: "the archive"))
     }
 }

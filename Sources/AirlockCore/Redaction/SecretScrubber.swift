@@ -25,14 +25,24 @@ struct SecretScrubber {
 
     var isEmpty: Bool { needles.isEmpty }
 
-    init(secrets: [String], replacement: String, encodedReplacement: String) {
+    /// - Parameters:
+    ///   - secrets: Values replaced by `replacement` (percent-encoded ones by `encodedReplacement`).
+    ///   - named: Values replaced by a placeholder of their own, keyed by placeholder; a value that
+    ///     is also in `secrets` gets its named placeholder.
+    init(secrets: [String], replacement: String, encodedReplacement: String, named: [String: String] = [:]) {
         var needles: [Needle] = []
-        for secret in Set(secrets) where !secret.isEmpty {
+        var seen: Set<String> = []
+        func add(_ secret: String, _ replacement: String, _ encodedReplacement: String) {
+            guard !secret.isEmpty, seen.insert(secret).inserted else { return }
             needles.append(Self.needle(Array(secret.utf8), replacement: replacement))
             if let encoded = secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics), encoded != secret {
                 needles.append(Self.needle(Array(encoded.utf8), replacement: encodedReplacement))
             }
         }
+        for (placeholder, value) in named.sorted(by: { $0.key < $1.key }) {
+            add(value, placeholder, placeholder.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? placeholder)
+        }
+        for secret in Set(secrets) { add(secret, replacement, encodedReplacement) }
         needles.sort { $0.bytes.count != $1.bytes.count ? $0.bytes.count > $1.bytes.count : $0.bytes.lexicographicallyPrecedes($1.bytes) }
         var table = [[Int]](repeating: [], count: 256)
         for (index, needle) in needles.enumerated() { table[Int(needle.bytes[0])].append(index) }

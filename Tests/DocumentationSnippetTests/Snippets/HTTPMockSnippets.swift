@@ -313,6 +313,12 @@ struct RecordingArticleSample {
         #expect(entry.header("Authorization") == "[REDACTED]")
     }
 
+    func namedPlaceholderSample() -> Redaction {
+        var redaction = Redaction.standard
+        redaction.filter(ProcessInfo.processInfo.environment["ACCOUNT_ID"] ?? "", as: "<ACCOUNT_ID>")
+        return redaction
+    }
+
     func beforeRecordSample(url: URL) throws {
         let cassette = try Cassette(contentsOf: url, mode: .once) { exchange in
             exchange.path == "/health" ? nil : exchange
