@@ -27,11 +27,11 @@ struct FidelityTests {
 
     @Test func theReverseProxyRelaysAndItsCassetteReplaysEveryKindByteForByte() async throws {
         let cassette = folder.appendingPathComponent("reverse.har").path
-        try await withUpstream { upstream in
+        try await withFidelityUpstream { upstream in
             let live = try await fetchAll(port: upstream) { $0.request(target: $0.target, host: "127.0.0.1:\(upstream)") }
             let recorder = try LaunchedAirlock(["record", "--target", "http://127.0.0.1:\(upstream)", "--cassette", cassette, "--port", "0", "--quiet"])
             defer { recorder.stopIfRunning() }
-            let port = try await Self.lastPort(in: try #require(await recorder.lines.next(), "airlock record printed nothing"))
+            let port = try await lastPort(in: try #require(await recorder.lines.next(), "airlock record printed nothing"))
             let relayed = try await fetchAll(port: port) { $0.request(target: $0.target, host: "127.0.0.1:\(port)") }
             for fidelityCase in FidelityCase.all {
                 expectSame(relayed[fidelityCase.name], live[fidelityCase.name], "relayed live", fidelityCase)
@@ -46,11 +46,11 @@ struct FidelityTests {
     @Test func theForwardProxyRecordsEveryKindByteForByte() async throws {
         let cassette = folder.appendingPathComponent("forward.har").path
         var live: [String: WireResponse] = [:]
-        try await withUpstream { upstream in
+        try await withFidelityUpstream { upstream in
             live = try await fetchAll(port: upstream) { $0.request(target: $0.target, host: "127.0.0.1:\(upstream)") }
             let recorder = try LaunchedAirlock(["record", "--cassette", cassette, "--port", "0", "--quiet"])
             defer { recorder.stopIfRunning() }
-            let port = try await Self.lastPort(in: try #require(await recorder.lines.next(), "airlock record printed nothing"))
+            let port = try await lastPort(in: try #require(await recorder.lines.next(), "airlock record printed nothing"))
             // Absolute-form targets, as a client sends them to its HTTP proxy.
             let relayed = try await fetchAll(port: port) {
                 $0.request(target: "http://127.0.0.1:\(upstream)\($0.target)", host: "127.0.0.1:\(upstream)")
@@ -69,14 +69,14 @@ struct FidelityTests {
         let cassette = folder.appendingPathComponent("tls.har").path
         var live: [String: WireResponse] = [:]
         try await TLSTests.withCAFolder { caFolder in
-            try await withUpstream { upstream in
+            try await withFidelityUpstream { upstream in
                 live = try await fetchAll(port: upstream) { $0.request(target: $0.target, host: "127.0.0.1:\(upstream)") }
                 let recorder = try LaunchedAirlock([
                     "record", "--target", "http://127.0.0.1:\(upstream)", "--cassette", cassette, "--port", "0", "--quiet", "--tls", "--ca-dir", caFolder.path,
                 ])
                 defer { recorder.stopIfRunning() }
                 let banner = try #require(await recorder.lines.next(), "airlock record printed nothing")
-                let port = try await Self.lastPort(in: banner)
+                let port = try lastPort(in: banner)
                 var configuration = HTTPClient.Configuration()
                 var tls = TLSConfiguration.makeClientConfiguration()
                 tls.additionalTrustRoots = [.file(caFolder.appendingPathComponent(CertificateAuthority.certificateFileName).path)]
@@ -114,7 +114,7 @@ struct FidelityTests {
         // sees the body: what is recorded and replayed is what the session delivered.
         let cases = FidelityCase.all
         var live: [String: SessionResponse] = [:]
-        try await withUpstream { upstream in
+        try await withFidelityUpstream { upstream in
             let session = URLSession(configuration: .ephemeral)
             defer { session.finishTasksAndInvalidate() }
             for fidelityCase in cases {
@@ -144,7 +144,7 @@ struct FidelityTests {
         // an in-process client still encoded (no brotli decoder here), as the docs say.
         let cases = FidelityCase.all.filter { $0.name != "br" }
         var live: [String: SessionResponse] = [:]
-        try await withUpstream { upstream in
+        try await withFidelityUpstream { upstream in
             let session = URLSession(configuration: .ephemeral)
             defer { session.finishTasksAndInvalidate() }
             for fidelityCase in cases {
@@ -152,7 +152,7 @@ struct FidelityTests {
             }
             let recorder = try LaunchedAirlock(["record", "--target", "http://127.0.0.1:\(upstream)", "--cassette", cassette, "--port", "0", "--quiet"])
             defer { recorder.stopIfRunning() }
-            let port = try await Self.lastPort(in: try #require(await recorder.lines.next(), "airlock record printed nothing"))
+            let port = try await lastPort(in: try #require(await recorder.lines.next(), "airlock record printed nothing"))
             _ = try await fetchAll(port: port) { $0.request(target: $0.target, host: "127.0.0.1:\(port)") }
             recorder.process.interrupt()
             #expect(await recorder.exit.status() == 0)
@@ -175,7 +175,7 @@ struct FidelityTests {
     /// The upstream's answers, fetched directly.
     private func liveAnswers() async throws -> [String: WireResponse] {
         var live: [String: WireResponse] = [:]
-        try await withUpstream { upstream in
+        try await withFidelityUpstream { upstream in
             live = try await fetchAll(port: upstream) { $0.request(target: $0.target, host: "127.0.0.1:\(upstream)") }
         }
         return live
@@ -185,7 +185,7 @@ struct FidelityTests {
     private func expectReplay(of cassette: String, equals live: [String: WireResponse]) async throws {
         let server = try LaunchedAirlock(["serve", cassette, "--port", "0", "--quiet"])
         defer { server.stopIfRunning() }
-        let port = try await Self.lastPort(in: try #require(await server.lines.next(), "airlock serve printed nothing"))
+        let port = try await lastPort(in: try #require(await server.lines.next(), "airlock serve printed nothing"))
         let replayed = try await fetchAll(port: port) { $0.request(target: $0.target, host: "127.0.0.1:\(port)") }
         for fidelityCase in FidelityCase.all {
             expectSame(replayed[fidelityCase.name], live[fidelityCase.name].map(fidelityCase.redacted), "replayed", fidelityCase)
@@ -209,41 +209,6 @@ struct FidelityTests {
         #expect(actual.status == expected.status, "\(fidelityCase.name) \(what): status", sourceLocation: sourceLocation)
         #expect(actual.comparedFields == expected.comparedFields, "\(fidelityCase.name) \(what): fields", sourceLocation: sourceLocation)
         #expect(actual.body == expected.body, "\(fidelityCase.name) \(what): body \(actual.bodyText) expected \(expected.bodyText)", sourceLocation: sourceLocation)
-    }
-
-    /// Sends each case on a connection of its own and parses the answer.
-    private func fetchAll(port: Int, request: (FidelityCase) -> [UInt8]) async throws -> [String: WireResponse] {
-        var answers: [String: WireResponse] = [:]
-        for fidelityCase in FidelityCase.all {
-            let bytes = try await rawBytesExchange(port: port, request(fidelityCase))
-            let answer = try #require(WireResponse.parse(bytes, method: fidelityCase.method), "\(fidelityCase.name): \(String(decoding: bytes, as: UTF8.self))")
-            answers[fidelityCase.name] = answer
-        }
-        return answers
-    }
-
-    /// The last `:port` of a banner line (`… call http://127.0.0.1:41234 instead`).
-    private static func lastPort(in banner: String) async throws -> Int {
-        let start = try #require(banner.range(of: "://127.0.0.1:", options: .backwards) ?? banner.range(of: "://localhost:", options: .backwards), "\(banner)")
-        return try #require(Int(banner[start.upperBound...].prefix { $0.isNumber }), "\(banner)")
-    }
-
-    /// Runs the Python upstream for `body` and always stops it.
-    private func withUpstream(_ body: (Int) async throws -> Void) async throws {
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Upstream/fidelity_upstream.py")
-        let process = TestProcess()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path]
-        let output = Pipe()
-        process.standardOutput = output
-        let exit = try ChildProcess(running: process)
-        defer { if process.isRunning { process.terminate() } }
-        let lines = LineReader(output.fileHandleForReading)
-        let ready = try #require(await lines.next(), "the upstream printed nothing")
-        let port = try #require(Int(ready.dropFirst("port ".count)), "\(ready)")
-        try await body(port)
-        process.terminate()
-        _ = await exit.status()
     }
 }
 

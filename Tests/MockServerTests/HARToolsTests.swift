@@ -35,7 +35,7 @@ struct HARToolsTests {
         // head goes through the journal, and out through `exportHAR()` (`HAR.document(for:)`).
         var live: [String: WireResponse] = [:]
         try await withFidelityUpstream { upstream in
-            live = try await fetchAll(port: upstream)
+            live = try await fetchAll(port: upstream) { $0.request(target: $0.target, host: "127.0.0.1:\(upstream)") }
         }
         let mock = HTTPMock()
         for fidelityCase in FidelityCase.all {
@@ -54,7 +54,7 @@ struct HARToolsTests {
         }
         try await withServer(mock) { server in
             let port = try #require(server.baseURL.port)
-            let served = try await fetchAll(port: port)
+            let served = try await fetchAll(port: port) { $0.request(target: $0.target, host: "127.0.0.1:\(port)") }
             for fidelityCase in FidelityCase.all {
                 #expect(served[fidelityCase.name]?.status == live[fidelityCase.name]?.status, "\(fidelityCase.name): served by the stub")
             }
@@ -91,8 +91,8 @@ struct HARToolsTests {
         let server = try LaunchedAirlock(["serve", cassette, "--port", "0", "--quiet"])
         defer { server.stopIfRunning() }
         let banner = try #require(await server.lines.next(), "airlock serve printed nothing")
-        let port = try Self.lastPort(in: banner)
-        let replayed = try await fetchAll(port: port)
+        let port = try lastPort(in: banner)
+        let replayed = try await fetchAll(port: port) { $0.request(target: $0.target, host: "127.0.0.1:\(port)") }
         server.process.interrupt()
         #expect(await server.exit.status() == 0)
         var expected: [[String: Any]] = []
@@ -124,8 +124,8 @@ struct HARToolsTests {
             let recorder = try LaunchedAirlock(["record", "--target", "http://127.0.0.1:\(upstream)", "--cassette", cassette, "--port", "0", "--quiet"])
             defer { recorder.stopIfRunning() }
             let banner = try #require(await recorder.lines.next(), "airlock record printed nothing")
-            let port = try Self.lastPort(in: banner)
-            let relayed = try await fetchAll(port: port)
+            let port = try lastPort(in: banner)
+            let relayed = try await fetchAll(port: port) { $0.request(target: $0.target, host: "127.0.0.1:\(port)") }
             #expect(relayed.count == FidelityCase.all.count)
             recorder.process.interrupt()
             #expect(await recorder.exit.status() == 0)
@@ -149,41 +149,6 @@ struct HARToolsTests {
         let file = folder.appendingPathComponent("cases.json")
         try JSONSerialization.data(withJSONObject: cases).write(to: file)
         return file.path
-    }
-
-    /// Sends each case on a connection of its own and parses the answer.
-    private func fetchAll(port: Int) async throws -> [String: WireResponse] {
-        var answers: [String: WireResponse] = [:]
-        for fidelityCase in FidelityCase.all {
-            let bytes = try await rawBytesExchange(port: port, fidelityCase.request(target: fidelityCase.target, host: "127.0.0.1:\(port)"))
-            let answer = try #require(WireResponse.parse(bytes, method: fidelityCase.method), "\(fidelityCase.name): \(String(decoding: bytes, as: UTF8.self))")
-            answers[fidelityCase.name] = answer
-        }
-        return answers
-    }
-
-    /// The last `:port` of a banner line (`… call http://127.0.0.1:41234 instead`).
-    private static func lastPort(in banner: String) throws -> Int {
-        let start = try #require(banner.range(of: "://127.0.0.1:", options: .backwards) ?? banner.range(of: "://localhost:", options: .backwards), "\(banner)")
-        return try #require(Int(banner[start.upperBound...].prefix { $0.isNumber }), "\(banner)")
-    }
-
-    /// Runs the fidelity upstream (`Upstream/fidelity_upstream.py`) for `body` and always stops it.
-    private func withFidelityUpstream(_ body: (Int) async throws -> Void) async throws {
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Upstream/fidelity_upstream.py")
-        let process = TestProcess()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path]
-        let output = Pipe()
-        process.standardOutput = output
-        let exit = try ChildProcess(running: process)
-        defer { if process.isRunning { process.terminate() } }
-        let lines = LineReader(output.fileHandleForReading)
-        let ready = try #require(await lines.next(), "the upstream printed nothing")
-        let port = try #require(Int(ready.dropFirst("port ".count)), "\(ready)")
-        try await body(port)
-        process.terminate()
-        _ = await exit.status()
     }
 }
 
