@@ -136,6 +136,21 @@ struct FidelityTests {
             let expected = try #require(live[fidelityCase.name]).redacted(fidelityCase)
             #expect(replayed == expected, "\(fidelityCase.name): replayed \(replayed) expected \(expected)")
         }
+
+        // The same file over a socket: each status and body as the session saw them (a body the
+        // session decoded goes out decoded, without its Content-Encoding).
+        let server = try LaunchedAirlock(["serve", file.path, "--port", "0", "--quiet"])
+        defer { server.stopIfRunning() }
+        let port = try lastPort(in: try #require(await server.lines.next(), "airlock serve printed nothing"))
+        let served = try await fetchAll(port: port) { $0.request(target: $0.target, host: "127.0.0.1:\(port)") }
+        for fidelityCase in cases {
+            let expected = try #require(live[fidelityCase.name]).redacted(fidelityCase)
+            let answer = try #require(served[fidelityCase.name])
+            #expect(answer.status == expected.status && Data(answer.body) == expected.body, "\(fidelityCase.name): served \(answer)")
+            #expect(!answer.fields.contains { $0.name.lowercased() == "content-encoding" }, "\(fidelityCase.name)")
+        }
+        server.process.interrupt()
+        #expect(await server.exit.status() == 0)
     }
 
     @Test func aCassetteRecordedByTheServerReplaysInProcessAsAURLSessionWouldHaveSeenIt() async throws {
