@@ -1,6 +1,5 @@
 import AirlockCore
 import Foundation
-import Runtime
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -53,7 +52,7 @@ public final class AirgapURLProtocol: URLProtocol {
         let request = self.request
         let testName = Airgap.attributedTestName()
         let (code, delay) = Airgap.state.withLock { ($0.errorCode, $0.responseDelay) }
-        let backtrace = CallStack.captureBacktrace()
+        let stack = CallStack.capture()
         let box = ProtocolBox(instance: self)
         DispatchQueue.global().async {
             let url = request.url?.absoluteString ?? "<no URL>"
@@ -61,13 +60,16 @@ public final class AirgapURLProtocol: URLProtocol {
                 testName: testName,
                 httpMethod: request.httpMethod ?? "GET",
                 url: url,
-                callStack: backtrace.map(CallStack.symbolicate) ?? Thread.callStackSymbols,
+                callStack: [],
                 contentType: request.value(forHTTPHeaderField: "Content-Type"),
                 host: request.url?.host,
                 port: request.url?.port,
                 kind: .request
             )
-            Airgap.record(violation, message: violation.message, location: nil)
+            Airgap.record(violation, stack: stack)
+            // Recorded (and reported) before the request fails, as the seed does; this waits for
+            // the worker, never on the URLProtocol queue.
+            ViolationPipeline.settle()
             let error = URLError(
                 URLError.Code(rawValue: code) ?? .notConnectedToInternet,
                 userInfo: [
