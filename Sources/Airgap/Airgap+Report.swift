@@ -34,8 +34,12 @@ extension Airgap {
     ///   ...
     /// ```
     /// A final `  ...` line marks a stack that was cut.
-    public static func writeReport() {
-        guard let path = reportPath else { return }
+    ///
+    /// - Returns: `true` when the report was written; `false` when ``reportPath`` is `nil` or
+    ///   the file could not be written (a message on standard error says why).
+    @discardableResult
+    public static func writeReport() -> Bool {
+        guard let path = reportPath else { return false }
         let current = violations.map(\.truncatedForReport)
         do {
             let directory = (path as NSString).deletingLastPathComponent
@@ -52,8 +56,10 @@ extension Airgap {
                 data = Data(textReport(current, generated: Date()).utf8)
             }
             try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+            return true
         } catch {
             printToStandardError("Airgap: could not write the report to \(path): \(error). Check that the directory is writable, or change Airgap.reportPath / AIRGAP_REPORT_PATH.")
+            return false
         }
     }
 

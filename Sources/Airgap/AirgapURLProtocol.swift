@@ -25,6 +25,29 @@ public final class AirgapURLProtocol: URLProtocol {
 
     private let isStopped = Locked(false)
 
+    /// Whether the guard intercepts requests: the same as ``Airgap/isActive``.
+    ///
+    /// Public, and read-only outside Airgap, as in swift-airgap (whose setters are internal too),
+    /// so that code written against it compiles. Prefer ``Airgap/isActive``.
+    public static var isActive: Bool {
+        Airgap.isActive
+    }
+
+    /// Whether ``Airgap/allowNetworkAccess()`` lets every request through until the next
+    /// ``Airgap/activate()``.
+    ///
+    /// Public and read-only, as in swift-airgap, for code written against it.
+    public static var isAllowed: Bool {
+        Airgap.state.withLock { $0.isAllowed }
+    }
+
+    /// The test that violations are attributed to now (`""` when none is known), as in
+    /// swift-airgap; read-only.
+    public static var currentTestName: String {
+        let name = Airgap.attributedTestName()
+        return name == "<unknown test>" ? "" : name
+    }
+
     /// Whether the guard intercepts `request`. Runs on the process-wide URLProtocol queue, so it
     /// only reads a snapshot of the state and matches hosts.
     override public class func canInit(with request: URLRequest) -> Bool {
