@@ -13,6 +13,7 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <execinfo.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <netdb.h>
@@ -1293,6 +1294,13 @@ AIRGAP_UNINSTRUMENTED long syscall(long number, ...) {
     return real_syscall()(number, a, b, c, d, e, f);
 }
 #endif
+
+// MARK: - Call stacks
+
+int airgap_capture_stack(void **addresses, int capacity) {
+    if (addresses == NULL || capacity <= 0) { return 0; }
+    return backtrace(addresses, capacity);
+}
 
 // MARK: - Looking the hooks up by version
 

@@ -1,14 +1,12 @@
 import AirlockCore
+import CAirgap
 import Foundation
 import Runtime
 
-/// A call stack as captured where a violation happened: raw return addresses, symbolicated
-/// later by ``CallStack/symbolicate(_:)``.
+/// A call stack as captured where a violation happened: raw return addresses, innermost first,
+/// symbolicated later by ``CallStack/symbolicate(_:)``.
 struct CapturedStack: Sendable {
-    /// `nil` when the runtime could not unwind the stack.
-    let backtrace: Backtrace?
-    /// What to show when there is no backtrace.
-    let fallback: [String]
+    let addresses: [UInt]
 }
 
 /// A symbolicated call stack: frames innermost first, without Airgap's own, and the user's frame
@@ -27,40 +25,41 @@ struct SymbolicatedStack: Sendable {
 /// where the runtime keeps what it read of each image, and each distinct stack is symbolicated
 /// once (the result is cached by its return addresses).
 enum CallStack {
-    /// Captures the current thread's stack: return addresses only.
+    /// Captures the current thread's stack: return addresses only, through the C library's
+    /// unwinder. (The runtime's own `Backtrace.capture` reads the image map at each capture and
+    /// builds each image's symbol table once per thread: about 100 ms on every new thread that
+    /// reports, in a large test binary.)
     static func capture() -> CapturedStack {
-        if let backtrace = try? Backtrace.capture(limit: 64) {
-            return CapturedStack(backtrace: backtrace, fallback: [])
+        withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 64) { buffer in
+            let count = Int(airgap_capture_stack(buffer.baseAddress, 64))
+            return CapturedStack(addresses: buffer.prefix(max(count, 0)).map { UInt(bitPattern: $0) })
         }
-        return CapturedStack(backtrace: nil, fallback: Thread.callStackSymbols)
+    }
+
+    /// Loads the C library's unwinder (its first use loads a library), off any violation's path.
+    static func prepare() {
+        _ = capture()
     }
 
     /// The symbolicated stacks seen so far, by return addresses. Read by any thread, written by
     /// the symbolication worker.
-    private static let cache = Locked<[[Backtrace.Address]: SymbolicatedStack]>([:])
+    private static let cache = Locked<[[UInt]: SymbolicatedStack]>([:])
     /// Distinct stacks kept at most (a suite has a few dozen call sites that reach the network).
     private static let cacheLimit = 4096
 
-    private static func key(_ backtrace: Backtrace) -> [Backtrace.Address] {
-        backtrace.frames.map(\.adjustedProgramCounter)
-    }
-
     /// The stack symbolicated, when this same stack was symbolicated before; never waits.
     static func cachedSymbolication(_ stack: CapturedStack) -> SymbolicatedStack? {
-        guard let backtrace = stack.backtrace else { return SymbolicatedStack(frames: stack.fallback, userFrame: nil) }
-        let key = key(backtrace)
-        return cache.withLock { $0[key] }
+        cache.withLock { $0[stack.addresses] }
     }
 
     /// Symbolicates `stack` on the symbolication worker (waiting for it), or returns the cached
     /// result.
     static func symbolicate(_ stack: CapturedStack) -> SymbolicatedStack {
-        guard let backtrace = stack.backtrace else { return SymbolicatedStack(frames: stack.fallback, userFrame: nil) }
-        let key = key(backtrace)
+        let key = stack.addresses
         if let cached = cache.withLock({ $0[key] }) { return cached }
         return SymbolicationWorker.shared.perform {
             if let cached = cache.withLock({ $0[key] }) { return cached }
-            let result = symbolicateOnWorker(backtrace)
+            let result = symbolicateOnWorker(key)
             cache.withLock { cache in
                 if cache.count >= cacheLimit { cache.removeAll() }
                 cache[key] = result
@@ -69,13 +68,37 @@ enum CallStack {
         }
     }
 
+    /// The runtime's `Backtrace` for raw return addresses, through its public `Codable` form: the
+    /// architecture and the addresses in Compact Backtrace Format (version 0, 64-bit words, one
+    /// absolute return address per frame, big-endian), base64-encoded.
+    static func backtrace(returnAddresses addresses: [UInt]) -> Backtrace? {
+        guard MemoryLayout<UInt>.size == 8 else { return nil }
+        var bytes: [UInt8] = [0b0000_0010]
+        for address in addresses {
+            bytes.append(0b0010_1111)   // ra, absolute, 8 bytes
+            withUnsafeBytes(of: UInt64(address).bigEndian) { bytes.append(contentsOf: $0) }
+        }
+        bytes.append(0)   // end
+        #if arch(x86_64)
+        let architecture = "x86_64"
+        #elseif arch(arm64)
+        let architecture = "arm64"
+        #else
+        let architecture = "unknown"
+        #endif
+        let json = #"{"architecture":"\#(architecture)","backtrace":"\#(Data(bytes).base64EncodedString())"}"#
+        return try? JSONDecoder().decode(Backtrace.self, from: Data(json.utf8))
+    }
+
     /// Runs on the worker only: the runtime's symbolicator is not safe to run on several threads
     /// at once (reading `/proc/self/maps` and every image's ELF header on several threads crashed
     /// it, a bad pointer dereference in `getElfImageInfo`). The image map is read anew for each
     /// new stack, so that libraries loaded since are known.
-    private static func symbolicateOnWorker(_ backtrace: Backtrace) -> SymbolicatedStack {
-        guard let symbolicated = backtrace.symbolicated(with: ImageMap.capture()) else {
-            return SymbolicatedStack(frames: backtrace.frames.map { "\($0.adjustedProgramCounter)" }, userFrame: nil)
+    private static func symbolicateOnWorker(_ addresses: [UInt]) -> SymbolicatedStack {
+        guard let backtrace = backtrace(returnAddresses: addresses),
+              let symbolicated = backtrace.symbolicated(with: ImageMap.capture())
+        else {
+            return SymbolicatedStack(frames: addresses.map { "0x" + String($0, radix: 16) }, userFrame: nil)
         }
         let frames = trimmed(symbolicated.frames.map(describe).filter { $0 != "null" })
         let user = symbolicated.frames.lazy.compactMap { frame -> UserFrame? in

@@ -21,9 +21,10 @@ enum SocketGuard {
         }
     }()
 
-    /// Installs the callback (once).
+    /// Installs the callback (once), and reads what capturing a stack needs.
     static func install() {
         _ = installation
+        CallStack.prepare()
     }
 
     /// The violation for one event of the C layer (of this process or of a child's log line).

@@ -73,6 +73,10 @@ typedef void (*airgap_violation_callback)(int event, const char *host, int port,
 /// log instead).
 void airgap_set_violation_callback(airgap_violation_callback violation_callback);
 
+/// Writes up to `capacity` return addresses of the calling thread's stack, innermost first (the
+/// C library's `backtrace`: the unwind tables, no symbols, no per-thread set-up). Returns how many.
+int airgap_capture_stack(void **addresses, int capacity);
+
 /// Every C-library function this layer replaces, space-separated, as glibc exports them
 /// (public names and the private aliases `__connect`, `__socket`, `__sendmmsg`, `__res_*`).
 const char *airgap_hooked_functions(void);
