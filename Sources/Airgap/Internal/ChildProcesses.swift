@@ -70,7 +70,7 @@ enum ChildProcesses {
         default:
             let directory = ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) as NSString?)?
                 .deletingLastPathComponent ?? "the executable"
-            return "Airgap: libAirgapPreload.so was not found next to \(directory); child processes are not guarded. Build it with `swift build --product AirgapPreload` or set AIRGAP_PRELOAD_PATH before the test process starts."
+            return "Airgap: libAirgapPreload.so was not found next to \(directory); child processes are not guarded. Add .product(name: \"AirgapPreload\", package: \"Airlock\") to the test target's dependencies (swift build and swift test then build it), or build it with `swift build --product AirgapPreload`, or set AIRGAP_PRELOAD_PATH before the test process starts."
         }
     }()
 
