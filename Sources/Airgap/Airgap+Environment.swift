@@ -70,7 +70,7 @@ extension Airgap {
     /// Whole-run mode: registered with `atexit`; writes the report and prints the summary. In
     /// ``Mode/fail`` any violation makes the process exit with status 1.
     static func finishWholeRun() {
-        ChildProcesses.drain()
+        ViolationPipeline.settle()
         airgap_set_enforcing(0)
         writeReport()
         guard let summary = violationSummary() else { return }
@@ -103,6 +103,9 @@ func airgapWholeRunFinish() {
 /// Follows the running XCTest test (registered when Airgap loads), for attribution and failures.
 final class TestNameTracker: NSObject, XCTestObservation {
     func testCaseWillStart(_ testCase: XCTestCase) {
+        // Violations are delivered off the calling thread: deliver this test's before its run
+        // stops (XCTest refuses failures after that).
+        testCase.addTeardownBlock { ViolationPipeline.settle() }
         let reference = XCTestCaseReference(testCase)
         Airgap.state.withLock { state in
             state.currentXCTestName = testCase.name
@@ -111,7 +114,6 @@ final class TestNameTracker: NSObject, XCTestObservation {
     }
 
     func testCaseDidFinish(_ testCase: XCTestCase) {
-        ChildProcesses.drain()
         Airgap.state.withLock { state in
             state.currentXCTestName = nil
             state.currentXCTestCase = nil

@@ -8,7 +8,6 @@ extension Airgap {
     /// ```
     /// - Returns: The summary, or `nil`.
     public static func violationSummary() -> String? {
-        ChildProcesses.drain()
         let current = violations
         guard !current.isEmpty else { return nil }
         let tests = Set(current.map(\.testName))
@@ -35,8 +34,12 @@ extension Airgap {
     ///   ...
     /// ```
     /// A final `  ...` line marks a stack that was cut.
-    public static func writeReport() {
-        guard let path = reportPath else { return }
+    ///
+    /// - Returns: `true` when the report was written; `false` when ``reportPath`` is `nil` or
+    ///   the file could not be written (a message on standard error says why).
+    @discardableResult
+    public static func writeReport() -> Bool {
+        guard let path = reportPath else { return false }
         let current = violations.map(\.truncatedForReport)
         do {
             let directory = (path as NSString).deletingLastPathComponent
@@ -50,11 +53,13 @@ extension Airgap {
                 encoder.dateEncodingStrategy = .iso8601
                 data = try encoder.encode(current)
             } else {
-                data = Data(textReport(violations, generated: Date()).utf8)
+                data = Data(textReport(current, generated: Date()).utf8)
             }
             try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+            return true
         } catch {
             printToStandardError("Airgap: could not write the report to \(path): \(error). Check that the directory is writable, or change Airgap.reportPath / AIRGAP_REPORT_PATH.")
+            return false
         }
     }
 
@@ -85,31 +90,56 @@ extension Airgap {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// Records a violation: stores it, calls the reporter, and reports it to the running scope
-    /// or through the handler. `location` is the user's frame that made the call, when known;
-    /// the built-in handler reports the issue there.
-    static func record(_ violation: Violation, message: String, location: UserFrame?) {
-        let (reporter, handler, mode, inXCTest, sink) = state.withLock { state in
+    /// Records a violation the guard saw on this thread: captures its call stack (return
+    /// addresses only) and hands it to the pipeline, which symbolicates the stack and delivers it
+    /// off this thread. Returns at once.
+    static func record(_ violation: Violation, stack: CapturedStack?) {
+        let delivery = ViolationPipeline.delivery(for: violation, stack: stack)
+        ViolationPipeline.enqueue(.init(violation: violation, stack: stack, delivery: delivery))
+    }
+
+    /// Delivers a violation (on the symbolication worker, in the order they happened): stores it,
+    /// calls the reporter, and reports it to its scope or through the handler. `location` is the
+    /// user's frame that made the call, when known; the built-in handler reports the issue there.
+    static func deliver(_ violation: Violation, location: UserFrame?, delivery: ViolationPipeline.Delivery) {
+        let reporter = state.withLock { state in
             state.violations.append(violation)
-            return (state.violationReporter, state.violationHandler, state.mode, state.inXCTestContext, state.scopeSinks.last)
+            return state.violationReporter
         }
         reporter?(violation)
-        if let sink {
+        switch delivery {
+        case .scope(let sink):
             // The scope reports on the test's own task when it ends.
             sink.append(violation, location: location)
-            return
+        case let .handler(handler, mode, inXCTest, xctest):
+            report(violation.message, location: location, handler: handler, mode: mode, inXCTest: inXCTest, xctest: xctest)
+        case .reported:
+            break
         }
+    }
+
+    /// Reports a message through `handler` (`nil`: the built-in one) as `mode` says.
+    static func report(
+        _ message: String,
+        location: UserFrame?,
+        handler: (@Sendable (String) -> Void)?,
+        mode: Mode,
+        inXCTest: Bool,
+        xctest: XCTestCaseReference?
+    ) {
         DefaultReporting.$location.withValue(location) {
-            switch mode {
-            case .fail:
-                (handler ?? DefaultReporting.handle)(message)
-            case .warn:
-                if inXCTest {
-                    DefaultReporting.printWarning(message)
-                } else if let handler {
-                    handler(message)
-                } else {
-                    DefaultReporting.warn(message)
+            DefaultReporting.$xctest.withValue(xctest) {
+                switch mode {
+                case .fail:
+                    (handler ?? DefaultReporting.handle)(message)
+                case .warn:
+                    if inXCTest {
+                        DefaultReporting.printWarning(message)
+                    } else if let handler {
+                        handler(message)
+                    } else {
+                        DefaultReporting.warn(message)
+                    }
                 }
             }
         }

@@ -54,19 +54,36 @@ public enum Airgap {
     /// The violations collected since the last ``clearViolations()``, oldest first, including
     /// those that child processes (and `fork()`ed copies of this process) reported so far.
     public static var violations: [Violation] {
-        ChildProcesses.drain()
+        ViolationPipeline.settle()
         return state.withLock { $0.violations }
     }
 
     /// Hosts that pass through the guard while it is active.
     ///
-    /// Accepts exact names (`"localhost"`), wildcard patterns (`"*.mock-server.local"` matches
-    /// `mock-server.local` and every name below it), IP literals (`"127.0.0.1"`, `"::1"`) and
-    /// CIDR ranges (`"127.0.0.0/8"`). Names compare case-insensitively; ports are not part of a
-    /// host (`"localhost:8080"` never matches). `"localhost"` also allows its loopback
-    /// addresses, 127.0.0.1 and ::1 (RFC 6761), because clients such as libcurl resolve it
-    /// themselves. Nothing is allowed by default. Allowed hosts persist across
-    /// ``activate()`` / ``deactivate()``: they are configuration, not per-test state.
+    /// Accepts IP literals (`"127.0.0.1"`, `"::1"`), CIDR ranges (`"127.0.0.0/8"`) and host
+    /// patterns, one language for every layer (the URLSession guard, the socket hooks of this
+    /// process, its forked copies and the child processes it starts):
+    ///
+    /// | Pattern | Matches | Does not match |
+    /// |---|---|---|
+    /// | `api.example.com` | `api.example.com`, `API.Example.com.` | `example.com` |
+    /// | `*.example.com` | `example.com`, `api.example.com`, `a.b.example.com` | `example.org` |
+    /// | `**.example.com` | the same as `*.example.com` | |
+    /// | `api.*.example.com` | `api.eu.example.com` | `api.example.com`, `api.a.b.example.com` |
+    /// | `api-*.example.com` | `api-.example.com`, `api-v2.example.com` | `api.example.com` |
+    /// | `*` | every name of one label (`localhost`, `db`) | `api.example.com` |
+    /// | `**` | every name | |
+    ///
+    /// `**` is zero or more labels, `*` exactly one, a `*` inside a label any run of characters
+    /// there; a leading `*.` reads as `**.`. Letters compare case-insensitively; a name's
+    /// trailing `.` is ignored; ports are not part of a host (`"localhost:8080"` never matches).
+    /// An entry that is not ASCII, contains a comma, `/`, white space or an empty label, or has
+    /// `**` inside a label is refused with a message on standard error that says how to write it.
+    ///
+    /// `"localhost"` also allows its loopback addresses, 127.0.0.1 and ::1 (RFC 6761), because
+    /// clients such as libcurl resolve it themselves. Nothing is allowed by default. Allowed hosts
+    /// persist across ``activate()`` / ``deactivate()``: they are configuration, not per-test
+    /// state.
     ///
     /// The addresses an allowed name resolves to are allowed while that allowance lasts: any
     /// change of `allowedHosts` (including the end of a scope that added hosts), and every
@@ -75,8 +92,8 @@ public enum Airgap {
         get { state.withLock { $0.allowedHosts } }
         set {
             let rules = HostRules(newValue)
-            for entry in rules.rejected {
-                printToStandardError("Airgap: ignoring allowed host \"\(entry)\": it is neither a host name pattern nor an IP address or CIDR range. Write \"localhost\", \"*.example.com\", \"127.0.0.1\" or \"10.0.0.0/8\" (no port, no scheme).")
+            for (entry, problem) in rules.rejected {
+                printToStandardError("Airgap: ignoring allowed host \"\(entry)\": \(problem). Allowed hosts are host patterns (\"localhost\", \"*.example.com\", \"api-*.example.com\"), IP addresses (\"127.0.0.1\") or CIDR ranges (\"10.0.0.0/8\"), without port or scheme.")
             }
             state.withLock { state in
                 state.allowedHosts = newValue
@@ -163,7 +180,7 @@ public enum Airgap {
     /// Deactivates the guard: unregisters ``AirgapURLProtocol`` and turns the socket hooks off.
     /// Collected ``violations`` are kept.
     public static func deactivate() {
-        ChildProcesses.drain()
+        ViolationPipeline.settle()
         state.withLock { $0.isActive = false }
         synchronise()
         airgap_clear_resolved()
@@ -180,6 +197,7 @@ public enum Airgap {
     /// Removes all collected ``violations``. Inside an `.airgapped` or ``scoped(mode:allowedHosts:sourceLocation:_:)``
     /// scope it also drops the violations that the scope would record when it ends.
     public static func clearViolations() {
+        ViolationPipeline.settle()
         let sinks = state.withLock { state in
             state.violations.removeAll()
             return state.scopeSinks
@@ -212,7 +230,7 @@ public enum Airgap {
                 let register = state.isActive && !state.isProtocolRegistered
                 let unregister = !state.isActive && state.isProtocolRegistered
                 state.isProtocolRegistered = state.isActive
-                return (register, unregister, state.isActive && !state.isAllowed, state.mode, state.allowedHosts)
+                return (register, unregister, state.isActive && !state.isAllowed, state.mode, state.hostRules.accepted)
             }
             if register { registerAheadOfTheBuiltInProtocols() }
             if unregister { URLProtocol.unregisterClass(AirgapURLProtocol.self) }

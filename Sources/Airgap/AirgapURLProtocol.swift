@@ -1,6 +1,5 @@
 import AirlockCore
 import Foundation
-import Runtime
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -25,6 +24,29 @@ public final class AirgapURLProtocol: URLProtocol {
     private static let guardedSchemes: Set<String> = ["http", "https", "ws", "wss"]
 
     private let isStopped = Locked(false)
+
+    /// Whether the guard intercepts requests: the same as ``Airgap/isActive``.
+    ///
+    /// Public, and read-only outside Airgap, as in swift-airgap (whose setters are internal too),
+    /// so that code written against it compiles. Prefer ``Airgap/isActive``.
+    public static var isActive: Bool {
+        Airgap.isActive
+    }
+
+    /// Whether ``Airgap/allowNetworkAccess()`` lets every request through until the next
+    /// ``Airgap/activate()``.
+    ///
+    /// Public and read-only, as in swift-airgap, for code written against it.
+    public static var isAllowed: Bool {
+        Airgap.state.withLock { $0.isAllowed }
+    }
+
+    /// The test that violations are attributed to now (`""` when none is known), as in
+    /// swift-airgap; read-only.
+    public static var currentTestName: String {
+        let name = Airgap.attributedTestName()
+        return name == "<unknown test>" ? "" : name
+    }
 
     /// Whether the guard intercepts `request`. Runs on the process-wide URLProtocol queue, so it
     /// only reads a snapshot of the state and matches hosts.
@@ -53,7 +75,7 @@ public final class AirgapURLProtocol: URLProtocol {
         let request = self.request
         let testName = Airgap.attributedTestName()
         let (code, delay) = Airgap.state.withLock { ($0.errorCode, $0.responseDelay) }
-        let backtrace = CallStack.captureBacktrace()
+        let stack = CallStack.capture()
         let box = ProtocolBox(instance: self)
         DispatchQueue.global().async {
             let url = request.url?.absoluteString ?? "<no URL>"
@@ -61,13 +83,16 @@ public final class AirgapURLProtocol: URLProtocol {
                 testName: testName,
                 httpMethod: request.httpMethod ?? "GET",
                 url: url,
-                callStack: backtrace.map(CallStack.symbolicate) ?? Thread.callStackSymbols,
+                callStack: [],
                 contentType: request.value(forHTTPHeaderField: "Content-Type"),
                 host: request.url?.host,
                 port: request.url?.port,
                 kind: .request
             )
-            Airgap.record(violation, message: violation.message, location: nil)
+            Airgap.record(violation, stack: stack)
+            // Recorded (and reported) before the request fails, as the seed does; this waits for
+            // the worker, never on the URLProtocol queue.
+            ViolationPipeline.settle()
             let error = URLError(
                 URLError.Code(rawValue: code) ?? .notConnectedToInternet,
                 userInfo: [

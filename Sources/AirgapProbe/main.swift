@@ -13,8 +13,14 @@
 //   spawn=PROGRAM,ARG,… (Process with the inherited environment; prints the exit status)
 //   localhost-scope=PORT (in withConfiguration(allowedHosts: ["localhost"]): resolve localhost,
 //   connect to 127.0.0.1:PORT)
+//   name-allowed=NAME,… (the C matcher's verdict for each name under the allowed hosts: 1 or 0)
+//   fork-lookup=NAME,… (getaddrinfo of each name, port 80, in a forked child in a network
+//   namespace of its own)  preload-lookup=NAME,… (`getent ahosts NAME` for each, in a child
+//   process started through `unshare -n`)
+//   hosts (the host and port of each violation: HOST:PORT …)
 // Each action prints one line "ACTION -> RESULT".
 import Airgap
+import CAirgap
 import CAirgapRoutes
 import Foundation
 import NIOCore
@@ -184,6 +190,16 @@ for argument in CommandLine.arguments.dropFirst() {
         result = Airgap.withConfiguration(allowedHosts: ["localhost"]) {
             "\(resolve("localhost")),\(rawConnect("127.0.0.1:\(value)"))"
         }
+    case "name-allowed":
+        result = value.split(separator: ",").map { airgap_name_allowed(String($0)) == 1 ? "1" : "0" }.joined(separator: ",")
+    case "fork-lookup":
+        result = "exit:\(airgap_routes_fork_lookups(value))"
+    case "preload-lookup":
+        let unshare = ["/usr/bin/unshare", "/bin/unshare"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "unshare"
+        let script = "for n do getent ahosts \"$n\" >/dev/null; done; exit 0"
+        result = runProcess([unshare, "-n", "/bin/sh", "-c", script, "sh"] + value.split(separator: ",").map(String.init))
+    case "hosts":
+        result = Airgap.violations.map { "\($0.host ?? "?"):\($0.port ?? 0)" }.joined(separator: " ")
     case "status":
         result = "active=\(Airgap.isActive) wholeRun=\(Airgap.isWholeRun) mode=\(Airgap.mode) allowed=\(Airgap.allowedHosts.sorted())"
     default:

@@ -13,6 +13,7 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <execinfo.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <netdb.h>
@@ -90,6 +91,8 @@ REAL(sendto, sendto_fn)
 REAL(sendmsg, sendmsg_fn)
 REAL(sendmmsg, sendmmsg_fn)
 REAL(socket, socket_fn)
+REAL(__socket, socket_fn)
+REAL(__sendmmsg, sendmmsg_fn)
 REAL(gethostbyname, gethostbyname_fn)
 REAL(gethostbyname2, gethostbyname2_fn)
 REAL(gethostbyname_r, gethostbyname_r_fn)
@@ -121,7 +124,6 @@ REAL(syscall, syscall_fn)
 static atomic_int enforcing;       // the only thing an inactive hook reads
 static atomic_int fail_mode = 1;   // reporting only: both modes block
 static atomic_int startup_mode;
-static _Atomic(airgap_name_callback) name_callback;
 static _Atomic(airgap_violation_callback) violation_callback;
 #ifdef AIRGAP_PRELOAD
 // Initial-exec: the first access must not allocate (a hook may run inside the allocator's locks).
@@ -155,7 +157,7 @@ typedef struct {
 static pthread_rwlock_t rules_lock = PTHREAD_RWLOCK_INITIALIZER;
 static rule_list configured_rules;   // from allowedHosts
 static rule_list resolved_addresses; // what allowed names resolved to, until the allow list changes
-static name_list configured_names;   // names and *.patterns, used when no name callback is set
+static name_list configured_names;   // host patterns, matched by the resolver hooks
 
 static int rule_list_append(rule_list *list, const address_rule *rule) {
     for (size_t i = 0; i < list->count; i++) {
@@ -260,35 +262,161 @@ static void add_localhost_rules(rule_list *list) {
     if (parse_rule("::1", &rule) == 0) { (void)rule_list_append(list, &rule); }
 }
 
-// MARK: - Names (the C-only matcher used by the preload library)
+// MARK: - Host patterns (the language of HostPattern in AirlockCore, for every process)
 
-static int name_pattern_matches(const char *pattern, const char *name) {
+// A pattern is labels separated by '.':
+//   "**"            zero or more labels
+//   "*"             exactly one label, not empty
+//   "api-*", "a*b"  one label; each '*' stands for any run of characters (possibly none)
+//   anything else   that label, ASCII letters compared case-insensitively
+// A leading "*." is read as "**.": "*.example.com" is example.com and every name below it.
+// A name drops one trailing '.' and splits on '.' (empty labels kept: only "**" matches them).
+// Bytes outside ASCII in a name match only a '*'. Names longer than AIRGAP_MAX_NAME bytes are
+// never allowed (DNS names have at most 253).
+//
+// A valid pattern: printable ASCII without '/' or ',', no empty label, "**" only as a whole label.
+// The Swift side (HostRules) accepts exactly these, and matches them with HostPattern; the
+// pattern table of the tests runs both, and forked and preloaded children, over the same names.
+
+#define AIRGAP_MAX_NAME 1024
+
+static int ascii_lower(int c) {
+    return (c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c;
+}
+
+static int bytes_equal_folded(const char *a, const char *b, size_t length) {
+    for (size_t i = 0; i < length; i++) {
+        if (ascii_lower((unsigned char)a[i]) != ascii_lower((unsigned char)b[i])) { return 0; }
+    }
+    return 1;
+}
+
+int airgap_host_pattern_is_valid(const char *text) {
+    if (text == NULL || *text == '\0') { return 0; }
+    const char *label = text;
+    for (const char *c = text;; c++) {
+        if (*c == '.' || *c == '\0') {
+            size_t length = (size_t)(c - label);
+            if (length == 0) { return 0; }
+            // "**" is a whole label or nothing.
+            for (size_t i = 0; i + 1 < length; i++) {
+                if (label[i] == '*' && label[i + 1] == '*' && length != 2) { return 0; }
+            }
+            if (*c == '\0') { return 1; }
+            label = c + 1;
+            continue;
+        }
+        unsigned char byte = (unsigned char)*c;
+        if (byte <= 0x20 || byte >= 0x7F || byte == '/' || byte == ',') { return 0; }
+    }
+}
+
+// Whether one label of a pattern containing '*' (a glob) matches `label`, as HostPattern's Glob
+// does: the text before the first '*' starts the label, the text after the last ends it, and the
+// runs between are found in order, each at its first place.
+static int glob_matches(const char *glob, size_t glob_length, const char *label, size_t label_length) {
+    const char *first_star = memchr(glob, '*', glob_length);
+    const char *last_star = glob + glob_length - 1;
+    while (*last_star != '*') { last_star--; }
+    size_t head = (size_t)(first_star - glob);
+    size_t tail = (size_t)(glob + glob_length - (last_star + 1));
+    if (label_length < head + tail) { return 0; }
+    if (!bytes_equal_folded(glob, label, head)) { return 0; }
+    if (!bytes_equal_folded(last_star + 1, label + label_length - tail, tail)) { return 0; }
+    size_t cursor = head;
+    size_t end = label_length - tail;
+    const char *run = first_star + 1;
+    while (run <= last_star) {
+        const char *run_end = memchr(run, '*', (size_t)(last_star + 1 - run));
+        size_t run_length = (size_t)(run_end - run);
+        if (run_length > 0) {
+            size_t found = cursor;
+            while (found + run_length <= end && !bytes_equal_folded(run, label + found, run_length)) { found++; }
+            if (found + run_length > end) { return 0; }
+            cursor = found + run_length;
+        }
+        run = run_end + 1;
+    }
+    return 1;
+}
+
+static int label_matches(const char *segment, size_t segment_length, const char *label, size_t label_length) {
+    if (segment_length == 1 && segment[0] == '*') { return label_length > 0; }
+    if (memchr(segment, '*', segment_length) != NULL) { return glob_matches(segment, segment_length, label, label_length); }
+    return segment_length == label_length && bytes_equal_folded(segment, label, label_length);
+}
+
+int airgap_host_pattern_matches(const char *pattern, const char *name) {
+    if (pattern == NULL || name == NULL || !airgap_host_pattern_is_valid(pattern)) { return 0; }
     size_t name_length = strlen(name);
     if (name_length > 0 && name[name_length - 1] == '.') { name_length -= 1; }
-    if (strncmp(pattern, "*.", 2) == 0) {
-        const char *domain = pattern + 2;
-        size_t domain_length = strlen(domain);
-        if (name_length == domain_length && strncasecmp(name, domain, domain_length) == 0) { return 1; }
-        return name_length > domain_length && name[name_length - domain_length - 1] == '.'
-            && strncasecmp(name + name_length - domain_length, domain, domain_length) == 0;
+    if (name_length > AIRGAP_MAX_NAME) { return 0; }
+    // The labels of the name: starts and lengths.
+    uint16_t starts[AIRGAP_MAX_NAME + 1];
+    uint16_t lengths[AIRGAP_MAX_NAME + 1];
+    size_t count = 0;
+    size_t label_start = 0;
+    for (size_t i = 0; i <= name_length; i++) {
+        if (i == name_length || name[i] == '.') {
+            starts[count] = (uint16_t)label_start;
+            lengths[count] = (uint16_t)(i - label_start);
+            count += 1;
+            label_start = i + 1;
+        }
     }
-    return strlen(pattern) == name_length && strncasecmp(pattern, name, name_length) == 0;
+    // Which positions among the labels the pattern can have reached so far (as HostPattern
+    // walks it): the cost is the pattern's labels times the name's, whatever the "**".
+    unsigned char reached[AIRGAP_MAX_NAME + 2];
+    unsigned char next[AIRGAP_MAX_NAME + 2];
+    memset(reached, 0, count + 1);
+    reached[0] = 1;
+    const char *segment = pattern;
+    int leading_star_dot = strncmp(pattern, "*.", 2) == 0;
+    while (1) {
+        const char *dot = strchr(segment, '.');
+        size_t segment_length = dot == NULL ? strlen(segment) : (size_t)(dot - segment);
+        int double_star = (segment_length == 2 && segment[0] == '*' && segment[1] == '*')
+            || (leading_star_dot && segment == pattern);
+        if (double_star) {
+            int any = 0;
+            for (size_t position = 0; position <= count; position++) {
+                any = any || reached[position];
+                next[position] = (unsigned char)any;
+            }
+        } else {
+            next[0] = 0;
+            for (size_t position = 0; position < count; position++) {
+                next[position + 1] = reached[position]
+                    && label_matches(segment, segment_length, name + starts[position], lengths[position]);
+            }
+        }
+        memcpy(reached, next, count + 1);
+        int any = 0;
+        for (size_t position = 0; position <= count && !any; position++) { any = reached[position]; }
+        if (!any) { return 0; }
+        if (dot == NULL) { break; }
+        segment = dot + 1;
+    }
+    return reached[count];
 }
 
 static int c_name_allowed(const char *name) {
     pthread_rwlock_rdlock(&rules_lock);
     int allowed = 0;
     for (size_t i = 0; i < configured_names.count && !allowed; i++) {
-        allowed = name_pattern_matches(configured_names.items[i], name);
+        allowed = airgap_host_pattern_matches(configured_names.items[i], name);
     }
     pthread_rwlock_unlock(&rules_lock);
     return allowed;
 }
 
+int airgap_name_allowed(const char *name) {
+    return name != NULL && c_name_allowed(name);
+}
+
 // MARK: - Public configuration
 
-void airgap_set_callbacks(airgap_name_callback name, airgap_violation_callback violation) {
-    atomic_store_explicit(&name_callback, name, memory_order_release);
+void airgap_set_violation_callback(airgap_violation_callback violation) {
     atomic_store_explicit(&violation_callback, violation, memory_order_release);
 }
 
@@ -324,7 +452,7 @@ int airgap_add_rule(const char *text) {
 }
 
 int airgap_add_name(const char *text) {
-    if (text == NULL || *text == '\0') { return -1; }
+    if (!airgap_host_pattern_is_valid(text)) { return -1; }
     char *copy = strdup(text);
     if (copy == NULL) { return -1; }
     pthread_rwlock_wrlock(&rules_lock);
@@ -340,7 +468,7 @@ int airgap_add_name(const char *text) {
         configured_names.capacity = capacity;
     }
     configured_names.items[configured_names.count++] = copy;
-    if (strcasecmp(text, "localhost") == 0 || strcasecmp(text, "localhost.") == 0) {
+    if (strcasecmp(text, "localhost") == 0) {
         add_localhost_rules(&configured_rules);
     }
     pthread_rwlock_unlock(&rules_lock);
@@ -367,6 +495,9 @@ int airgap_replace_rules(const char *rules, const char *names) {
                     address_rule rule;
                     if (parse_rule(line, &rule) != 0 || rule_list_append(&parsed, &rule) != 0) { result = -1; }
                     free(line);
+                } else if (!airgap_host_pattern_is_valid(line)) {
+                    free(line);
+                    result = -1;
                 } else {
                     if (copies.count == copies.capacity) {
                         size_t capacity = copies.capacity == 0 ? 8 : copies.capacity * 2;
@@ -376,7 +507,7 @@ int airgap_replace_rules(const char *rules, const char *names) {
                         copies.capacity = capacity;
                     }
                     copies.items[copies.count++] = line;
-                    if (strcasecmp(line, "localhost") == 0 || strcasecmp(line, "localhost.") == 0) {
+                    if (strcasecmp(line, "localhost") == 0) {
                         add_localhost_rules(&parsed);
                     }
                 }
@@ -491,8 +622,8 @@ static void sanitise(char *out, size_t size, const char *text) {
 }
 
 // One line per violation, appended with a single write (atomic for O_APPEND):
-// "airgap\t<event>\t<port>\t<socket type>\t<pid>\t<host>\t<program>\n"
-static void write_log_line(int fd, int event, const char *host, int port, int socket_type) {
+// "airgap\t<event>\t<port>\t<socket type>\t<pid>\t<host>\t<program>\t<protocol>\n"
+static void write_log_line(int fd, int event, const char *host, int port, int socket_type, int protocol) {
     char clean_host[300];
     sanitise(clean_host, sizeof clean_host, host);
     char program[256] = "?";
@@ -501,8 +632,8 @@ static void write_log_line(int fd, int event, const char *host, int port, int so
     char clean_program[256];
     sanitise(clean_program, sizeof clean_program, program);
     char line[900];
-    int written = snprintf(line, sizeof line, "airgap\t%d\t%d\t%d\t%d\t%s\t%s\n", event, port, socket_type,
-                           (int)getpid(), clean_host, clean_program);
+    int written = snprintf(line, sizeof line, "airgap\t%d\t%d\t%d\t%d\t%s\t%s\t%d\n", event, port, socket_type,
+                           (int)getpid(), clean_host, clean_program, protocol);
     if (written > 0) {
         size_t size = (size_t)written < sizeof line ? (size_t)written : sizeof line - 1;
         (void)!write(fd, line, size);
@@ -519,7 +650,7 @@ static const char *event_verb(int event) {
     }
 }
 
-static void report(int event, const char *host, int port, int socket_type) {
+static void report_protocol(int event, const char *host, int port, int socket_type, int protocol) {
     int saved_errno = errno;
     int fail = atomic_load_explicit(&fail_mode, memory_order_acquire);
     int owner = atomic_load_explicit(&owner_pid, memory_order_acquire);
@@ -528,11 +659,11 @@ static void report(int event, const char *host, int port, int socket_type) {
     airgap_violation_callback callback = atomic_load_explicit(&violation_callback, memory_order_acquire);
     thread_bypass = 1;
     if (in_owner && callback != NULL) {
-        callback(event, host, port, socket_type, 1);
+        callback(event, host, port, socket_type, protocol);
     } else if (log_fd >= 0) {
         // A child: a forked copy of the owner (its Swift state is a copy nobody reads), or a
         // process that loaded the preload library. The parent reads the log.
-        write_log_line(log_fd, event, host, port, socket_type);
+        write_log_line(log_fd, event, host, port, socket_type, protocol);
         char line[400];
         int written = port > 0
             ? snprintf(line, sizeof line, "Airgap (%s mode, process %d): blocked %s %s port %d\n", fail ? "fail" : "warn",
@@ -543,10 +674,14 @@ static void report(int event, const char *host, int port, int socket_type) {
             (void)!write(STDERR_FILENO, line, (size_t)written < sizeof line ? (size_t)written : sizeof line - 1);
         }
     } else if (callback != NULL) {
-        callback(event, host, port, socket_type, 1);
+        callback(event, host, port, socket_type, protocol);
     }
     thread_bypass = 0;
     errno = saved_errno;
+}
+
+static void report(int event, const char *host, int port, int socket_type) {
+    report_protocol(event, host, port, socket_type, 0);
 }
 
 static void remember_address(int family, const void *bytes_in) {
@@ -602,20 +737,11 @@ static int numeric_port(const char *service) {
     return (int)value;
 }
 
-// Whether looking up `name` is allowed. Called only while enforcing. The owner process asks the
-// Swift side (its host patterns); a forked child or a preloaded child matches in C, because a
-// forked child must not take locks another thread of its parent may have held at the fork.
+// Whether looking up `name` is allowed. Called only while enforcing. Every process (the one that
+// links Airgap, its forked copies, preloaded children) matches in C against the same patterns.
 static int name_allowed(const char *name) {
     if (name == NULL) { return 1; }
     if (is_numeric_host(name)) { return 1; }   // not a lookup; the address is checked on use
-    airgap_name_callback decide = atomic_load_explicit(&name_callback, memory_order_acquire);
-    int owner = atomic_load_explicit(&owner_pid, memory_order_acquire);
-    if (decide != NULL && (owner == 0 || owner == (int)getpid())) {
-        thread_bypass = 1;
-        int allowed = decide(name);
-        thread_bypass = 0;
-        return allowed;
-    }
     return c_name_allowed(name);
 }
 
@@ -665,6 +791,18 @@ static int socket_type_of(int fd) {
     socklen_t type_length = sizeof type;
     if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &type_length) != 0) { return 0; }
     return type;
+}
+
+// The socket's protocol (IPPROTO_ICMP for a ping socket), or 0 when unknown.
+static int socket_protocol_of(int fd) {
+#ifdef SO_PROTOCOL
+    int protocol = 0;
+    socklen_t length = sizeof protocol;
+    if (getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &protocol, &length) == 0) { return protocol; }
+#else
+    (void)fd;
+#endif
+    return 0;
 }
 
 #ifdef __linux__
@@ -744,7 +882,7 @@ static int destination_allowed(int fd, const destination *d, int socket_type) {
     if (inet_ntop(d->family, d->bytes, text, sizeof text) == NULL) {
         strcpy(text, "?");
     }
-    report(AIRGAP_EVENT_CONNECT, text, d->port, socket_type);
+    report_protocol(AIRGAP_EVENT_CONNECT, text, d->port, socket_type, socket_protocol_of(fd));
     return 0;
 }
 
@@ -796,14 +934,25 @@ ssize_t sendmsg(int fd, const struct msghdr *message, int flags) {
     return -1;
 }
 
-int sendmmsg(int fd, struct mmsghdr *messages, unsigned int count, int flags) {
-    if (INACTIVE() || messages == NULL) {
-        return real_sendmmsg()(fd, messages, count, flags);
-    }
+static int messages_allowed(int fd, struct mmsghdr *messages, unsigned int count) {
+    if (INACTIVE() || messages == NULL) { return 1; }
     for (unsigned int i = 0; i < count; i++) {
-        if (!check_message(fd, &messages[i].msg_hdr)) { return -1; }
+        if (!check_message(fd, &messages[i].msg_hdr)) { return 0; }
     }
+    return 1;
+}
+
+int sendmmsg(int fd, struct mmsghdr *messages, unsigned int count, int flags) {
+    if (!messages_allowed(fd, messages, count)) { return -1; }
     return real_sendmmsg()(fd, messages, count, flags);
+}
+
+// glibc's private alias (GLIBC_PRIVATE), reachable with dlvsym. Forwards to the public function
+// where a C library has no such alias.
+int __sendmmsg(int fd, struct mmsghdr *messages, unsigned int count, int flags) {
+    if (!messages_allowed(fd, messages, count)) { return -1; }
+    sendmmsg_fn real = real___sendmmsg();
+    return (real != NULL ? real : real_sendmmsg())(fd, messages, count, flags);
 }
 
 // Raw IP sockets and packet sockets bypass every address check: refused while enforcing.
@@ -820,7 +969,11 @@ static int raw_socket_allowed(int domain, int type) {
                                                       || base_type == SOCK_PACKET
 #endif
                                                       )) {
-        report(AIRGAP_EVENT_SOCKET, domain == AF_INET ? "AF_INET/SOCK_RAW" : "AF_INET6/SOCK_RAW", 0, base_type);
+        const char *label = domain == AF_INET ? "AF_INET/SOCK_RAW" : "AF_INET6/SOCK_RAW";
+#ifdef SOCK_PACKET
+        if (base_type == SOCK_PACKET) { label = domain == AF_INET ? "AF_INET/SOCK_PACKET" : "AF_INET6/SOCK_PACKET"; }
+#endif
+        report(AIRGAP_EVENT_SOCKET, label, 0, base_type);
         return 0;
     }
     return 1;
@@ -833,6 +986,17 @@ int socket(int domain, int type, int protocol) {
     errno = EPERM;
     return -1;
 }
+
+// glibc's private alias (GLIBC_PRIVATE), reachable with dlvsym.
+int __socket(int domain, int type, int protocol) {
+    if (INACTIVE() || raw_socket_allowed(domain, type)) {
+        socket_fn real = real___socket();
+        return (real != NULL ? real : real_socket())(domain, type, protocol);
+    }
+    errno = EPERM;
+    return -1;
+}
+
 
 // MARK: - The resolver hooks
 
@@ -1131,6 +1295,85 @@ AIRGAP_UNINSTRUMENTED long syscall(long number, ...) {
 }
 #endif
 
+// MARK: - Call stacks
+
+int airgap_capture_stack(void **addresses, int capacity) {
+    if (addresses == NULL || capacity <= 0) { return 0; }
+    return backtrace(addresses, capacity);
+}
+
+// MARK: - Looking the hooks up by version
+
+// Every function this file defines in place of the C library's, by the name glibc exports it
+// under (public names and private aliases). Keep airgap_hooked_functions in step.
+static const struct {
+    const char *name;
+    void *function;
+} hooked[] = {
+    {"connect", (void *)connect},
+    {"__connect", (void *)__connect},
+    {"sendto", (void *)sendto},
+    {"sendmsg", (void *)sendmsg},
+    {"sendmmsg", (void *)sendmmsg},
+    {"__sendmmsg", (void *)__sendmmsg},
+    {"socket", (void *)socket},
+    {"__socket", (void *)__socket},
+    {"getaddrinfo", (void *)getaddrinfo},
+    {"getaddrinfo_a", (void *)getaddrinfo_a},
+    {"gethostbyname", (void *)gethostbyname},
+    {"gethostbyname2", (void *)gethostbyname2},
+    {"gethostbyname_r", (void *)gethostbyname_r},
+    {"gethostbyname2_r", (void *)gethostbyname2_r},
+    {"gethostbyaddr", (void *)gethostbyaddr},
+    {"gethostbyaddr_r", (void *)gethostbyaddr_r},
+    {"getnameinfo", (void *)getnameinfo},
+    {"res_query", (void *)res_query},
+    {"__res_query", (void *)__res_query},
+    {"res_search", (void *)res_search},
+    {"__res_search", (void *)__res_search},
+    {"res_querydomain", (void *)res_querydomain},
+    {"__res_querydomain", (void *)__res_querydomain},
+    {"res_send", (void *)res_send},
+    {"__res_send", (void *)__res_send},
+    {"res_nquery", (void *)res_nquery},
+    {"__res_nquery", (void *)__res_nquery},
+    {"res_nsearch", (void *)res_nsearch},
+    {"__res_nsearch", (void *)__res_nsearch},
+    {"res_nquerydomain", (void *)res_nquerydomain},
+    {"__res_nquerydomain", (void *)__res_nquerydomain},
+    {"res_nsend", (void *)res_nsend},
+    {"__res_nsend", (void *)__res_nsend},
+#ifdef __linux__
+    {"syscall", (void *)syscall},
+#endif
+};
+
+const char *airgap_hooked_functions(void) {
+    return "connect __connect sendto sendmsg sendmmsg __sendmmsg socket __socket getaddrinfo getaddrinfo_a gethostbyname gethostbyname2 gethostbyname_r gethostbyname2_r gethostbyaddr gethostbyaddr_r getnameinfo res_query __res_query res_search __res_search res_querydomain __res_querydomain res_send __res_send res_nquery __res_nquery res_nsearch __res_nsearch res_nquerydomain __res_nquerydomain res_nsend __res_nsend"
+#ifdef __linux__
+           " syscall"
+#endif
+        ;
+}
+
+typedef void *(*dlvsym_fn)(void *, const char *, const char *);
+REAL(dlvsym, dlvsym_fn)
+
+// `dlvsym(RTLD_DEFAULT, "connect", "GLIBC_2.2.5")` names a version, and a lookup by version never
+// finds an unversioned definition such as these hooks: it would hand out the C library's own
+// function. For a hooked name and RTLD_DEFAULT it answers with the hook (which `dlsym` finds
+// anyway); everything else goes to the C library as a tail call, so that RTLD_NEXT still counts
+// from the caller's object.
+AIRGAP_UNINSTRUMENTED void *dlvsym(void *handle, const char *symbol, const char *version) {
+    if (handle == RTLD_DEFAULT) {
+        for (size_t i = 0; i < sizeof hooked / sizeof *hooked; i++) {
+            if (strcmp(hooked[i].name, symbol) == 0) { return hooked[i].function; }
+        }
+    }
+    dlvsym_fn real = real_dlvsym();
+    __attribute__((musttail)) return real(handle, symbol, version);
+}
+
 // MARK: - Load time
 
 static void resolve_real_functions(void) {
@@ -1141,6 +1384,8 @@ static void resolve_real_functions(void) {
     (void)real_sendmsg();
     (void)real_sendmmsg();
     (void)real_socket();
+    (void)real___socket();
+    (void)real___sendmmsg();
 #ifdef __linux__
     (void)real_syscall();
 #endif

@@ -61,6 +61,11 @@ struct DocumentationTests {
         case "raw-socket": "SOCK_RAW"
         case "packet-socket": "AF_PACKET"
         case "fork-connect": "fork()"
+        case "dlvsym-sendmmsg": "__sendmmsg"
+        case "dlvsym-socket": "__socket"
+        case "dlvsym-connect": "dlvsym(RTLD_DEFAULT"
+        case "sock-packet": "SOCK_PACKET"
+        case "icmp-ping": "IPPROTO_ICMP"
         case "res_nquery", "res_nsearch", "res_nsend": "res_n*"
         case "__res_query", "__res_search", "__res_send": "__res_*"
         default: route

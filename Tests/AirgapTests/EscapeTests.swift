@@ -14,9 +14,10 @@ struct EscapeTests {
         let name: String
         /// What the guarded probe must have recorded, given the TCP and UDP ports.
         let violation: @Sendable (_ tcp: Int, _ udp: Int) -> String
-        /// Whether the route reaches the listeners without the guard. Two cannot: a packet
-        /// socket needs an interface-level frame, and getaddrinfo_a resolves on a thread of
-        /// glibc's own, whose resolver still asks the system's DNS server.
+        /// Whether the route reaches the listeners without the guard. Some cannot: packet sockets
+        /// need an interface-level frame, a ping runs in a network namespace of its own, and
+        /// getaddrinfo_a resolves on a thread of glibc's own, whose resolver still asks the
+        /// system's DNS server.
         var reachesListenersUnguarded = true
 
         var testDescription: String { name }
@@ -44,6 +45,10 @@ struct EscapeTests {
             Route(name: "syscall-sendto", violation: udp),
             Route(name: "fork-connect", violation: tcp),
             Route(name: "packet-socket", violation: { _, _ in "raw://AF_PACKET" }, reachesListenersUnguarded: false),
+            // glibc's private aliases and versioned names, looked up with dlvsym.
+            Route(name: "dlvsym-sendmmsg", violation: udp),
+            Route(name: "dlvsym-socket", violation: { _, _ in "raw://AF_PACKET" }, reachesListenersUnguarded: false),
+            Route(name: "dlvsym-connect", violation: tcp),
             Route(name: "getaddrinfo", violation: { _, _ in "dns://\(lookup):80" }),
             Route(name: "getaddrinfo_a", violation: name, reachesListenersUnguarded: false),
             Route(name: "gethostbyaddr", violation: { _, _ in "dns-ptr://192.0.2.1" }),
@@ -60,6 +65,10 @@ struct EscapeTests {
         // Raw IP sockets need CAP_NET_RAW; without it the kernel refuses them anyway.
         if getuid() == 0 {
             routes.append(Route(name: "raw-socket", violation: { _, _ in "raw://AF_INET/SOCK_RAW" }))
+            routes.append(Route(name: "sock-packet", violation: { _, _ in "raw://AF_INET/SOCK_PACKET" }, reachesListenersUnguarded: false))
+            // In a network namespace of the probe's own (where ping sockets are allowed): an ICMP
+            // echo is labelled as one, not as UDP to port 0.
+            routes.append(Route(name: "icmp-ping", violation: { _, _ in "icmp://127.0.0.1" }, reachesListenersUnguarded: false))
         }
         return routes
     }()
@@ -78,8 +87,8 @@ struct EscapeTests {
             #expect(!listeners.received().isEmpty, "without the guard the route must reach a listener, or the guarded run proves nothing: \(control)")
         } else {
             _ = listeners.received()
-            if route.name == "packet-socket", getuid() == 0 {
-                #expect(control.result("route=") == "ok", "without the guard a packet socket opens: \(control)")
+            if ["packet-socket", "dlvsym-socket", "sock-packet", "icmp-ping"].contains(route.name), getuid() == 0 {
+                #expect(control.result("route=") == "ok", "without the guard the route opens its socket: \(control)")
             }
         }
 

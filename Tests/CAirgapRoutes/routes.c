@@ -4,6 +4,11 @@
 #include "CAirgapRoutes.h"
 
 #include <arpa/inet.h>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <sched.h>
+#include <sys/ioctl.h>
 #include <arpa/nameser.h>
 #include <errno.h>
 #include <netdb.h>
@@ -12,6 +17,7 @@
 #include <netinet/udp.h>
 #include <resolv.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -108,6 +114,72 @@ static int packet_socket(void) {
     return result(fd, fd < 0 ? -1 : 0);
 }
 
+// glibc's private aliases, reached by version as a program that wants to bypass interposers would.
+static int dlvsym_sendmmsg(int port) {
+    typedef int (*sendmmsg_fn)(int, struct mmsghdr *, unsigned int, int);
+    sendmmsg_fn send_messages = (sendmmsg_fn)dlvsym(RTLD_DEFAULT, "__sendmmsg", "GLIBC_PRIVATE");
+    if (send_messages == NULL) { return ENOSYS; }
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    struct sockaddr_in address = v4(port);
+    char payload[] = "airgap";
+    struct iovec vector = {payload, sizeof payload};
+    struct mmsghdr messages[1];
+    memset(messages, 0, sizeof messages);
+    messages[0].msg_hdr.msg_name = &address;
+    messages[0].msg_hdr.msg_namelen = sizeof address;
+    messages[0].msg_hdr.msg_iov = &vector;
+    messages[0].msg_hdr.msg_iovlen = 1;
+    return result(fd, send_messages(fd, messages, 1, 0) < 0 ? -1 : 0);
+}
+
+static int dlvsym_socket(void) {
+    typedef int (*socket_fn)(int, int, int);
+    socket_fn open_socket = (socket_fn)dlvsym(RTLD_DEFAULT, "__socket", "GLIBC_PRIVATE");
+    if (open_socket == NULL) { return ENOSYS; }
+    int fd = open_socket(AF_PACKET, SOCK_DGRAM, htons(0x0800));
+    return result(fd, fd < 0 ? -1 : 0);
+}
+
+static int dlvsym_connect(int port) {
+    typedef int (*connect_fn)(int, const struct sockaddr *, socklen_t);
+    connect_fn connect_by_version = (connect_fn)dlvsym(RTLD_DEFAULT, "connect", "GLIBC_2.2.5");
+    if (connect_by_version == NULL) { return ENOSYS; }
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in address = v4(port);
+    return result(fd, connect_by_version(fd, (struct sockaddr *)&address, sizeof address));
+}
+
+// An obsolete SOCK_PACKET socket (needs CAP_NET_RAW).
+static int sock_packet(void) {
+    int fd = socket(AF_INET, SOCK_PACKET, htons(0x0003));
+    return result(fd, fd < 0 ? -1 : 0);
+}
+
+// An ICMP echo through a ping socket, from a network namespace of this thread's own where loopback
+// is up and ping sockets are allowed (needs CAP_SYS_ADMIN; the host's settings are not touched).
+static int icmp_ping(void) {
+    if (unshare(CLONE_NEWNET) != 0) { return errno; }
+    int control = socket(AF_INET, SOCK_DGRAM, 0);
+    struct ifreq request;
+    memset(&request, 0, sizeof request);
+    strcpy(request.ifr_name, "lo");
+    if (ioctl(control, SIOCGIFFLAGS, &request) == 0) {
+        request.ifr_flags |= IFF_UP;
+        (void)ioctl(control, SIOCSIFFLAGS, &request);
+    }
+    close(control);
+    int range = open("/proc/sys/net/ipv4/ping_group_range", O_WRONLY);
+    if (range >= 0) {
+        (void)!write(range, "0 2147483647", 12);
+        close(range);
+    }
+    int fd = socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP);
+    if (fd < 0) { return errno; }
+    unsigned char echo[8] = {8, 0, 0, 0, 0, 0, 0, 1};
+    struct sockaddr_in address = v4(0);
+    return result(fd, sendto(fd, echo, sizeof echo, 0, (struct sockaddr *)&address, sizeof address) < 0 ? -1 : 0);
+}
+
 static int resolver_status(int status) {
     return status == 0 ? 0 : -1000 - (status < 0 ? -status : status);
 }
@@ -121,12 +193,33 @@ void airgap_routes_use_nameserver(int port) {
     _res.retry = 1;
 }
 
+int airgap_routes_fork_lookups(const char *names) {
+    pid_t child = fork();
+    if (child == 0) {
+        // A network namespace of the child's own: an allowed name's query finds no route and
+        // fails at once, so nothing leaves the machine.
+        if (unshare(CLONE_NEWNET) != 0) { _exit(2); }
+        char copy[8192];
+        snprintf(copy, sizeof copy, "%s", names);
+        char *save = NULL;
+        for (char *name = strtok_r(copy, ",", &save); name != NULL; name = strtok_r(NULL, ",", &save)) {
+            struct addrinfo *list = NULL;
+            if (getaddrinfo(name, "80", NULL, &list) == 0) { freeaddrinfo(list); }
+        }
+        _exit(0);
+    }
+    int status = 0;
+    if (child < 0 || waitpid(child, &status, 0) < 0) { return errno; }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 const char *airgap_route_names(void) {
     return "connect connect-v6-24 connect-v6-25 connect-v6-26 connect-v6-27 connect-v4-mapped __connect "
            "tcp-fastopen udp-sendto udp-sendmsg udp-sendmmsg syscall-connect syscall-sendto raw-socket packet-socket "
            "gethostbyname gethostbyname_r gethostbyname2 gethostbyname2_r getaddrinfo getaddrinfo_a gethostbyaddr "
            "getnameinfo res_query res_search res_querydomain res_send __res_query __res_search __res_send "
-           "res_nquery res_nsearch res_nsend fork-connect";
+           "res_nquery res_nsearch res_nsend fork-connect dlvsym-sendmmsg dlvsym-socket dlvsym-connect sock-packet "
+           "icmp-ping";
 }
 
 int airgap_route(const char *name, int tcp_port, int udp_port) {
@@ -161,6 +254,11 @@ int airgap_route(const char *name, int tcp_port, int udp_port) {
     }
     if (strcmp(name, "raw-socket") == 0) { return raw_udp(udp_port); }
     if (strcmp(name, "packet-socket") == 0) { return packet_socket(); }
+    if (strcmp(name, "dlvsym-sendmmsg") == 0) { return dlvsym_sendmmsg(udp_port); }
+    if (strcmp(name, "dlvsym-socket") == 0) { return dlvsym_socket(); }
+    if (strcmp(name, "dlvsym-connect") == 0) { return dlvsym_connect(tcp_port); }
+    if (strcmp(name, "sock-packet") == 0) { return sock_packet(); }
+    if (strcmp(name, "icmp-ping") == 0) { return icmp_ping(); }
     if (strcmp(name, "fork-connect") == 0) {
         pid_t child = fork();
         if (child == 0) {

@@ -1,30 +1,104 @@
 import AirlockCore
+import CAirgap
 import Foundation
 import Runtime
 
-/// Captures symbolicated stacks for violations, innermost first, without Airgap's own frames.
-///
-/// Captures run one at a time and share one map of the process's loaded images, read at the first
-/// violation: reading `/proc/self/maps` and every image's ELF header anew on several threads at
-/// once crashed the Swift runtime's backtracer (a bad pointer dereference in `getElfImageInfo`).
-enum CallStack {
-    private static let lock = NSLock()
-    // Guarded by `lock`.
-    nonisolated(unsafe) private static var images: ImageMap?
+/// A call stack as captured where a violation happened: raw return addresses, innermost first,
+/// symbolicated later by ``CallStack/symbolicate(_:)``.
+struct CapturedStack: Sendable {
+    let addresses: [UInt]
+}
 
-    /// Captures the current thread's stack.
-    static func capture() -> [String] {
-        captureWithUserFrame().frames
+/// A symbolicated call stack: frames innermost first, without Airgap's own, and the user's frame
+/// that made the call.
+struct SymbolicatedStack: Sendable {
+    let frames: [String]
+    let userFrame: UserFrame?
+}
+
+/// Captures call stacks for violations cheaply, and symbolicates them later, once per distinct
+/// stack.
+///
+/// Capturing only walks the stack (microseconds), so a blocked call fails at once. Symbolicating
+/// reads the images' symbol tables and line programs, which takes from a tenth of a second to
+/// seconds in a large test binary; it runs on one thread of its own (``SymbolicationWorker``),
+/// where the runtime keeps what it read of each image, and each distinct stack is symbolicated
+/// once (the result is cached by its return addresses).
+enum CallStack {
+    /// Captures the current thread's stack: return addresses only, through the C library's
+    /// unwinder. (The runtime's own `Backtrace.capture` reads the image map at each capture and
+    /// builds each image's symbol table once per thread: about 100 ms on every new thread that
+    /// reports, in a large test binary.)
+    static func capture() -> CapturedStack {
+        withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 64) { buffer in
+            let count = Int(airgap_capture_stack(buffer.baseAddress, 64))
+            return CapturedStack(addresses: buffer.prefix(max(count, 0)).map { UInt(bitPattern: $0) })
+        }
     }
 
-    /// Captures the current thread's stack, and the first frame with a source location outside
-    /// Airgap and the toolchain's libraries: the user's code that made the call, when it is on
-    /// this thread.
-    static func captureWithUserFrame() -> (frames: [String], userFrame: UserFrame?) {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let backtrace = captureLocked(), let symbolicated = backtrace.symbolicated() else {
-            return (Thread.callStackSymbols, nil)
+    /// Loads the C library's unwinder (its first use loads a library), off any violation's path.
+    static func prepare() {
+        _ = capture()
+    }
+
+    /// The symbolicated stacks seen so far, by return addresses. Read by any thread, written by
+    /// the symbolication worker.
+    private static let cache = Locked<[[UInt]: SymbolicatedStack]>([:])
+    /// Distinct stacks kept at most (a suite has a few dozen call sites that reach the network).
+    private static let cacheLimit = 4096
+
+    /// The stack symbolicated, when this same stack was symbolicated before; never waits.
+    static func cachedSymbolication(_ stack: CapturedStack) -> SymbolicatedStack? {
+        cache.withLock { $0[stack.addresses] }
+    }
+
+    /// Symbolicates `stack` on the symbolication worker (waiting for it), or returns the cached
+    /// result.
+    static func symbolicate(_ stack: CapturedStack) -> SymbolicatedStack {
+        let key = stack.addresses
+        if let cached = cache.withLock({ $0[key] }) { return cached }
+        return SymbolicationWorker.shared.perform {
+            if let cached = cache.withLock({ $0[key] }) { return cached }
+            let result = symbolicateOnWorker(key)
+            cache.withLock { cache in
+                if cache.count >= cacheLimit { cache.removeAll() }
+                cache[key] = result
+            }
+            return result
+        }
+    }
+
+    /// The runtime's `Backtrace` for raw return addresses, through its public `Codable` form: the
+    /// architecture and the addresses in Compact Backtrace Format (version 0, 64-bit words, one
+    /// absolute return address per frame, big-endian), base64-encoded.
+    static func backtrace(returnAddresses addresses: [UInt]) -> Backtrace? {
+        guard MemoryLayout<UInt>.size == 8 else { return nil }
+        var bytes: [UInt8] = [0b0000_0010]
+        for address in addresses {
+            bytes.append(0b0010_1111)   // ra, absolute, 8 bytes
+            withUnsafeBytes(of: UInt64(address).bigEndian) { bytes.append(contentsOf: $0) }
+        }
+        bytes.append(0)   // end
+        #if arch(x86_64)
+        let architecture = "x86_64"
+        #elseif arch(arm64)
+        let architecture = "arm64"
+        #else
+        let architecture = "unknown"
+        #endif
+        let json = #"{"architecture":"\#(architecture)","backtrace":"\#(Data(bytes).base64EncodedString())"}"#
+        return try? JSONDecoder().decode(Backtrace.self, from: Data(json.utf8))
+    }
+
+    /// Runs on the worker only: the runtime's symbolicator is not safe to run on several threads
+    /// at once (reading `/proc/self/maps` and every image's ELF header on several threads crashed
+    /// it, a bad pointer dereference in `getElfImageInfo`). The image map is read anew for each
+    /// new stack, so that libraries loaded since are known.
+    private static func symbolicateOnWorker(_ addresses: [UInt]) -> SymbolicatedStack {
+        guard let backtrace = backtrace(returnAddresses: addresses),
+              let symbolicated = backtrace.symbolicated(with: ImageMap.capture())
+        else {
+            return SymbolicatedStack(frames: addresses.map { "0x" + String($0, radix: 16) }, userFrame: nil)
         }
         let frames = trimmed(symbolicated.frames.map(describe).filter { $0 != "null" })
         let user = symbolicated.frames.lazy.compactMap { frame -> UserFrame? in
@@ -33,7 +107,7 @@ enum CallStack {
             guard path.hasPrefix("/"), !foreignMarkers.contains(where: { path.contains($0) }) else { return nil }
             return UserFrame(path: path, line: Int(location.line))
         }.first
-        return (frames, user)
+        return SymbolicatedStack(frames: frames, userFrame: user)
     }
 
     /// Paths that are not the user's code: Airgap's own sources and the toolchain's libraries.
@@ -41,35 +115,6 @@ enum CallStack {
         "/Sources/Airgap/", "/Sources/CAirgap/", "/Sources/AirgapPreload/", "swift-corelibs", "swift-testing",
         "/swift/stdlib/", "/swift-foundation", "/lib/swift/", "<compiler-generated>",
     ]
-
-    /// Captures the current thread's stack, to symbolicate later with ``symbolicate(_:)``.
-    static func captureBacktrace() -> Backtrace? {
-        lock.lock()
-        defer { lock.unlock() }
-        return captureLocked()
-    }
-
-    private static func captureLocked() -> Backtrace? {
-        if images == nil {
-            images = ImageMap.capture()
-        }
-        return try? Backtrace.capture(limit: 64, images: images)
-    }
-
-    /// Symbolicates a stack captured earlier (used off the URLProtocol queue).
-    static func symbolicate(_ backtrace: Backtrace) -> [String] {
-        lock.lock()
-        defer { lock.unlock() }
-        return symbolicateLocked(backtrace)
-    }
-
-    private static func symbolicateLocked(_ backtrace: Backtrace) -> [String] {
-        guard let symbolicated = backtrace.symbolicated() else {
-            return Thread.callStackSymbols
-        }
-        let frames = symbolicated.frames.map(describe).filter { $0 != "null" }
-        return trimmed(frames)
-    }
 
     private static func describe(_ frame: SymbolicatedBacktrace.Frame) -> String {
         guard let symbol = frame.symbol else {
@@ -89,7 +134,7 @@ enum CallStack {
         if let hook = frames.firstIndex(where: { $0.hasPrefix("connect + ") || $0.hasPrefix("getaddrinfo + ") }) {
             return Array(frames[hook...])
         }
-        let ownMarkers = ["CallStack.", "Airgap.", "AirgapURLProtocol", "SocketGuard", "airgap_"]
+        let ownMarkers = ["CallStack.", "Airgap.", "AirgapURLProtocol", "SocketGuard", "ViolationPipeline", "airgap_"]
         let firstForeign = frames.firstIndex { frame in !ownMarkers.contains { frame.contains($0) } }
         return Array(frames[(firstForeign ?? 0)...])
     }

@@ -70,7 +70,7 @@ enum ChildProcesses {
         default:
             let directory = ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) as NSString?)?
                 .deletingLastPathComponent ?? "the executable"
-            return "Airgap: libAirgapPreload.so was not found next to \(directory); child processes are not guarded. Build it with `swift build --product AirgapPreload` or set AIRGAP_PRELOAD_PATH before the test process starts."
+            return "Airgap: libAirgapPreload.so was not found next to \(directory); child processes are not guarded. Add .product(name: \"AirgapPreload\", package: \"Airlock\") to the test target's dependencies (swift build and swift test then build it), or build it with `swift build --product AirgapPreload`, or set AIRGAP_PRELOAD_PATH before the test process starts."
         }
     }()
 
@@ -85,10 +85,10 @@ enum ChildProcesses {
     ///
     /// The environment was exported once at load time (see `CAirgap.h`); this only rewrites the
     /// state file children read as they load, so no thread ever sees the environment change.
-    static func applyEnvironment(enforcing: Bool, mode: Airgap.Mode, allowedHosts: Set<String>) {
+    static func applyEnvironment(enforcing: Bool, mode: Airgap.Mode, allowedHosts: [String]) {
         #if os(Linux)
         let wanted: (mode: String, allowed: String)? = enforcing
-            ? (mode == .fail ? "fail" : "warn", allowedHosts.sorted().joined(separator: ","))
+            ? (mode == .fail ? "fail" : "warn", allowedHosts.joined(separator: ","))
             : nil
         publishLock.withLock { state in
             if state.published?.mode == wanted?.mode, state.published?.allowed == wanted?.allowed { return }
@@ -116,7 +116,7 @@ enum ChildProcesses {
     private static let readOffset = Locked<UInt64>(0)
 
     /// Reads the lines children appended since the last call and records each as a violation of
-    /// the test running now.
+    /// the test running now (``ViolationPipeline/settle()`` calls it).
     static func drain() {
         guard isLogOpen.withLock({ $0 }) else { return }
         let lines: [Substring] = readOffset.withLock { offset in
@@ -134,10 +134,11 @@ enum ChildProcesses {
                   let socketType = Int32(fields[3]) else { continue }
             let violation = SocketGuard.violation(
                 event: event, host: fields[5], port: port, socketType: socketType,
+                protocol: fields.count >= 8 ? Int32(fields[7]) ?? 0 : 0,
                 testName: Airgap.attributedTestName(),
                 callStack: ["child process \(fields[4]) (\(fields[6]))"]
             )
-            Airgap.record(violation, message: violation.message, location: nil)
+            Airgap.record(violation, stack: nil)
         }
     }
 }

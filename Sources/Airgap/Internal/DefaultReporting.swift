@@ -11,6 +11,9 @@ import XCTest
 enum DefaultReporting {
     /// The user's frame that made the call being reported, when known (set around the handler).
     @TaskLocal static var location: UserFrame?
+    /// The XCTest test that ran when the violation happened (set around the handler, which may
+    /// run after that test moved on to its tear-down).
+    @TaskLocal static var xctest: XCTestCaseReference?
 
     /// Fail mode: an `Issue` for a running Swift Testing test on this task, a failure of the
     /// running XCTest test, otherwise a line on standard error. Issues and failures point at the
@@ -23,9 +26,13 @@ enum DefaultReporting {
         }
         #endif
         #if canImport(XCTest)
-        let (name, reference) = Airgap.state.withLock { ($0.currentXCTestName, $0.currentXCTestCase) }
-        if name != nil {
-            if let testCase = reference?.testCase {
+        let (name, current) = Airgap.state.withLock { ($0.currentXCTestName, $0.currentXCTestCase) }
+        let reference = xctest ?? current
+        if name != nil || xctest?.testCase != nil {
+            // XCTest stops a run before its observers hear of the end; a failure recorded on a
+            // stopped run is a fatal error. (Violations are delivered before a test's tear-down
+            // blocks finish, so only a late one from another thread can get here.)
+            if let testCase = reference?.testCase, testCase.testRun?.stopDate == nil {
                 let frame = location
                 testCase.recordFailure(
                     withDescription: message,
@@ -33,8 +40,10 @@ enum DefaultReporting {
                     atLine: frame?.line ?? 0,
                     expected: true
                 )
-            } else {
+            } else if reference?.testCase == nil {
                 XCTFail(message)
+            } else {
+                printToStandardError("\(message)")
             }
             return
         }

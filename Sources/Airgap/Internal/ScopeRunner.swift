@@ -57,8 +57,9 @@ enum ScopeRunner {
         }
         Airgap.activate()
         defer {
-            // What child processes reported belongs to this scope's test.
-            ChildProcesses.drain()
+            // What child processes reported, and what is still being symbolicated, belongs to
+            // this scope's test.
+            ViolationPipeline.settle()
             Airgap.state.withLock { state in
                 state.scopeSinks.removeAll { $0 === sink }
                 state.currentTestName = previousName

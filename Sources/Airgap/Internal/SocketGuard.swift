@@ -1,42 +1,47 @@
 import CAirgap
 import Foundation
 
-/// The Swift side of the C socket layer: installs the callbacks it calls for name decisions
-/// and violations.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The Swift side of the C socket layer: installs the callback it calls for violations.
 enum SocketGuard {
     private static let installation: Void = {
-        airgap_set_callbacks(
-            { name in
-                guard let name else { return 0 }
-                return SocketGuard.allowsName(String(cString: name)) ? 1 : 0
-            },
-            { event, host, port, socketType, _ in
-                let host = host.map { String(cString: $0) } ?? "?"
-                let (stack, location) = CallStack.captureWithUserFrame()
-                let violation = SocketGuard.violation(
-                    event: event, host: host, port: Int(port), socketType: socketType,
-                    testName: Airgap.attributedTestName(), callStack: stack
-                )
-                Airgap.record(violation, message: violation.message, location: location)
-            }
-        )
+        airgap_set_violation_callback { event, host, port, socketType, socketProtocol in
+            // Runs on the calling thread before the call fails: only what is cheap (the stack's
+            // return addresses, the test's name); symbolication happens on the worker.
+            let stack = CallStack.capture()
+            let host = host.map { String(cString: $0) } ?? "?"
+            let violation = SocketGuard.violation(
+                event: event, host: host, port: Int(port), socketType: socketType, protocol: socketProtocol,
+                testName: Airgap.attributedTestName(), callStack: []
+            )
+            Airgap.record(violation, stack: stack)
+        }
     }()
 
-    /// Installs the callbacks (once).
+    /// Installs the callback (once), and reads what capturing a stack needs.
     static func install() {
         _ = installation
-    }
-
-    static func allowsName(_ name: String) -> Bool {
-        Airgap.state.withLock { $0.hostRules.allowsName(name) }
+        CallStack.prepare()
     }
 
     /// The violation for one event of the C layer (of this process or of a child's log line).
-    static func violation(event: Int32, host: String, port: Int, socketType: Int32, testName: String, callStack: [String]) -> Violation {
+    static func violation(
+        event: Int32, host: String, port: Int, socketType: Int32, protocol socketProtocol: Int32, testName: String, callStack: [String]
+    ) -> Violation {
         switch event {
         case Int32(AIRGAP_EVENT_CONNECT.rawValue):
-            let scheme = socketType == Int32(SOCK_DGRAM.rawValue) ? "udp" : "tcp"
             let authority = host.contains(":") ? "[\(host)]" : host
+            if socketProtocol == Int32(IPPROTO_ICMP) || socketProtocol == Int32(IPPROTO_ICMPV6) {
+                // A ping socket: ICMP echo has no port.
+                return Violation(
+                    testName: testName, httpMethod: "CONNECT", url: "icmp://\(authority)",
+                    callStack: callStack, host: host, port: nil, kind: .connect, wasBlocked: true
+                )
+            }
+            let scheme = socketType == Int32(SOCK_DGRAM.rawValue) ? "udp" : "tcp"
             return Violation(
                 testName: testName, httpMethod: "CONNECT", url: "\(scheme)://\(authority):\(port)",
                 callStack: callStack, host: host, port: port, kind: .connect, wasBlocked: true

@@ -1,8 +1,8 @@
 // CAirgap: the socket layer of Airgap.
 //
 // This target defines every C-library entry point through which a process reaches the network:
-// `connect`, `__connect`, `sendto` / `sendmsg` / `sendmmsg` with an address (unconnected UDP,
-// TCP Fast Open), `socket` (raw and packet sockets), `getaddrinfo`, `getaddrinfo_a`,
+// `connect`, `__connect`, `sendto` / `sendmsg` / `sendmmsg` / `__sendmmsg` with an address (unconnected UDP,
+// TCP Fast Open), `socket` / `__socket` (raw and packet sockets), `getaddrinfo`, `getaddrinfo_a`,
 // `gethostbyname`(2)(_r), `gethostbyaddr`(_r), `getnameinfo`, `res_*` / `__res_*` (query,
 // search, querydomain, send, and the `res_n*` forms) and `syscall` (for `SYS_connect`,
 // `SYS_sendto`, `SYS_sendmsg`, `SYS_sendmmsg`, `SYS_socket`). Because SwiftPM exports an
@@ -63,16 +63,39 @@ typedef enum {
     AIRGAP_MODE_UNRECOGNISED = 3,
 } airgap_mode_value;
 
-/// Called (outside any lock, on the calling thread) for each violation.
-/// `port` is 0 when unknown; `socket_type` is `SOCK_STREAM`, `SOCK_DGRAM`, or 0 when unknown;
-/// `blocked` is 1: the call is about to fail (in both modes).
-typedef void (*airgap_violation_callback)(int event, const char *host, int port, int socket_type, int blocked);
+/// Called (outside any lock, on the calling thread, before the call fails) for each violation.
+/// `port` is 0 when unknown; `socket_type` is `SOCK_STREAM`, `SOCK_DGRAM`, `SOCK_RAW`,
+/// `SOCK_PACKET`, or 0 when unknown; `protocol` is the socket's protocol for a connect
+/// (`IPPROTO_ICMP` for a ping socket), else 0.
+typedef void (*airgap_violation_callback)(int event, const char *host, int port, int socket_type, int protocol);
 
-/// Decides whether a host name may be resolved: returns 1 to allow, 0 to deny.
-typedef int (*airgap_name_callback)(const char *name);
+/// Installs the violation callback of this process (its forked copies and children write to the
+/// log instead).
+void airgap_set_violation_callback(airgap_violation_callback violation_callback);
 
-/// Installs the callbacks. Passing NULL for the name callback denies every name.
-void airgap_set_callbacks(airgap_name_callback name_callback, airgap_violation_callback violation_callback);
+/// Writes up to `capacity` return addresses of the calling thread's stack, innermost first (the
+/// C library's `backtrace`: the unwind tables, no symbols, no per-thread set-up). Returns how many.
+int airgap_capture_stack(void **addresses, int capacity);
+
+/// Every C-library function this layer replaces, space-separated, as glibc exports them
+/// (public names and the private aliases `__connect`, `__socket`, `__sendmmsg`, `__res_*`).
+const char *airgap_hooked_functions(void);
+
+/// Whether `text` is a host pattern the C matcher (and `Airgap.allowedHosts`) accepts: labels of
+/// printable ASCII without `/` or `,`, none empty, `**` only as a whole label. Returns 1 or 0.
+///
+/// The language is AirlockCore's `HostPattern`: `**` is zero or more labels, `*` one label (not
+/// empty), a `*` inside a label any run of characters; a leading `*.` reads as `**.`; letters
+/// compare case-insensitively (ASCII); a name's one trailing `.` is dropped; bytes outside ASCII
+/// in a name match only a `*`; names longer than 1024 bytes never match.
+int airgap_host_pattern_is_valid(const char *text);
+
+/// Whether the host name `name` matches `pattern` (0 for an invalid pattern). Returns 1 or 0.
+int airgap_host_pattern_matches(const char *pattern, const char *name);
+
+/// Whether the resolver hooks let `name` be looked up under the configured name patterns
+/// (numeric hosts aside). Returns 1 or 0.
+int airgap_name_allowed(const char *name);
 
 /// Turns enforcement on or off (one atomic store).
 void airgap_set_enforcing(int enforcing);
@@ -92,13 +115,13 @@ void airgap_clear_rules(void);
 /// (`127.0.0.0/8`, `fd00::/8`). Returns 0 on success, -1 when `text` is not an address rule.
 int airgap_add_rule(const char *text);
 
-/// Adds a host name or `*.domain` pattern for the C matcher (used by forked and preloaded
-/// children). `localhost` also adds 127.0.0.1 and ::1 as address rules (RFC 6761).
-/// Returns 0 on success, -1 on failure.
+/// Adds a host pattern (see `airgap_host_pattern_is_valid`) for the resolver hooks.
+/// `localhost` also adds 127.0.0.1 and ::1 as address rules (RFC 6761).
+/// Returns 0 on success, -1 for an invalid pattern or on failure.
 int airgap_add_name(const char *text);
 
 /// Replaces the allow list in one step: `rules` are IP addresses and CIDR ranges, `names` host
-/// name patterns, each newline-separated. Other threads see the old list or the new one, never
+/// patterns, each newline-separated (invalid patterns are left out). Other threads see the old list or the new one, never
 /// neither. Returns -1 if an entry could not be parsed or stored (the others are installed).
 int airgap_replace_rules(const char *rules, const char *names);
 

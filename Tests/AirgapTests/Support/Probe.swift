@@ -70,7 +70,7 @@ enum Probe {
     }
 
     /// How long a probe may run before it is killed: a hang guard, not a performance limit. Each
-    /// action has its own time-out in the probe (60 s), and each violation symbolicates a stack.
+    /// action has its own time-out in the probe (60 s).
     static let hangGuard: Duration = .seconds(300)
 
     /// Kills `process` if it is still running after ``hangGuard`` and records an issue that

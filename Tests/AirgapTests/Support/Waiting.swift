@@ -4,9 +4,7 @@ import Testing
 /// How long a test waits for something that should happen before it gives up and fails.
 ///
 /// A hang guard, not a performance limit: it only turns a wait that would never end into a
-/// failure that names what did not happen. No test asserts how fast anything is. It is longer
-/// than in the other suites because every violation symbolicates a call stack on the thread that
-/// made the call (seconds each on a loaded machine, more with many at once), and it sits above
+/// failure that names what did not happen. No test asserts how fast anything is. It sits above
 /// ``Client/connectionTimeout``, so that a client's own time-out reports first.
 let hangGuard: Duration = .seconds(180)
 

@@ -18,6 +18,10 @@ int airgap_route(const char *name, int tcp_port, int udp_port);
 /// Points this thread's resolver (`_res`) at 127.0.0.1:`port`, with a 1 s time-out and one try.
 void airgap_routes_use_nameserver(int port);
 
+/// Forks a child that moves to a network namespace of its own and looks up each of the
+/// comma-separated `names` with `getaddrinfo` (service "80"). Returns the child's exit status.
+int airgap_routes_fork_lookups(const char *names);
+
 /// The route names `airgap_route` knows, separated by spaces.
 const char *airgap_route_names(void);
 
