@@ -180,9 +180,10 @@ public enum Airgap {
     /// Deactivates the guard: unregisters ``AirgapURLProtocol`` and turns the socket hooks off.
     /// Collected ``violations`` are kept.
     public static func deactivate() {
-        ViolationPipeline.settle()
         state.withLock { $0.isActive = false }
         synchronise()
+        // Every violation raised while the guard was on is delivered before this returns.
+        ViolationPipeline.settle()
         airgap_clear_resolved()
     }
 

@@ -114,6 +114,10 @@ enum CallStack {
     private static let foreignMarkers = [
         "/Sources/Airgap/", "/Sources/CAirgap/", "/Sources/AirgapPreload/", "swift-corelibs", "swift-testing",
         "/swift/stdlib/", "/swift-foundation", "/lib/swift/", "<compiler-generated>",
+        // The sanitizers' interceptors (`--sanitize=thread`) sit between the caller and libc.
+        "/compiler-rt/", "/sanitizer_common/", "/tsan/", "/asan/",
+        // Dependencies' sources (SwiftPM's and Xcode's checkouts): the user's call is further out.
+        "/.build/checkouts/", "/SourcePackages/checkouts/",
     ]
 
     private static func describe(_ frame: SymbolicatedBacktrace.Frame) -> String {

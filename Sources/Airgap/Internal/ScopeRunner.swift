@@ -43,6 +43,8 @@ enum ScopeRunner {
         let (wasActive, wasAllowed, previousName) = Airgap.state.withLock { state in
             (state.isActive, state.isAllowed, state.currentTestName)
         }
+        // Violations still on their way from before the scope are not this test's.
+        ViolationPipeline.settle()
         if !allowedHosts.isEmpty {
             Airgap.allowedHosts = saved.allowedHosts.union(allowedHosts)
         }
@@ -57,14 +59,19 @@ enum ScopeRunner {
         }
         Airgap.activate()
         defer {
+            // Enforcement ends before the narrower rules come back: a connection another test
+            // makes to a host only this scope allowed is not blocked in between.
+            Airgap.state.withLock { state in
+                state.isActive = wasActive
+                state.isAllowed = wasAllowed
+            }
+            Airgap.synchronise()
             // What child processes reported, and what is still being symbolicated, belongs to
             // this scope's test.
             ViolationPipeline.settle()
             Airgap.state.withLock { state in
                 state.scopeSinks.removeAll { $0 === sink }
                 state.currentTestName = previousName
-                state.isActive = wasActive
-                state.isAllowed = wasAllowed
             }
             saved.restore()
             report(sink.entries, mode: effectiveMode, at: sourceLocation)
