@@ -28,7 +28,7 @@ struct DeliveryTests {
         mock.addResponses(forPath: "/fast", host: "a.test") { MockResponse.plaintext("fast") }
         let order = OrderLog()
         let slow = Task {
-            let text = try await mock.fetch("https://a.test/slow").text
+            let text = try await mock.fetch("https://a.test/slow", timeout: 3600).text
             order.append(text)
         }
         defer { slow.cancel() }
@@ -54,7 +54,10 @@ struct DeliveryTests {
         let recorder = CallbackRecorder()
         let session = mock.makeURLSession(delegate: recorder)
         defer { session.invalidateAndCancel() }
-        let task = session.dataTask(with: URL(string: "https://a.test/slow")!)
+        // The request's timeout is further off still, so only the cancellation can end it.
+        var request = URLRequest(url: URL(string: "https://a.test/slow")!)
+        request.timeoutInterval = 3600
+        let task = session.dataTask(with: request)
         task.resume()
         // Cancel once the request has reached the mock, so its delivery is pending.
         try await waitUntil("the request reaching the mock") { mock.requests.count == 1 }
@@ -100,7 +103,7 @@ struct DeliveryTests {
         let mock = HTTPMock()
         // Due long after the test ends: only the cancellation can end this request.
         mock.addResponses(forPath: "/slow", host: "a.test") { MockResponse.plaintext("late", delivery: .delayed(600)) }
-        let request = Task { try await mock.fetch("https://a.test/slow") }
+        let request = Task { try await mock.fetch("https://a.test/slow", timeout: 3600) }
         try await waitUntil("the request reaching the mock") { mock.requests.count == 1 }
         request.cancel()
         let error = await urlError { _ = try await request.value }

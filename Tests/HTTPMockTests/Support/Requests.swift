@@ -20,10 +20,13 @@ struct Fetched: Sendable {
 
 extension HTTPMock {
     /// Sends a request through `urlSession`, the way code under test would; fails with
-    /// ``TimedOut`` after ``hangGuard`` instead of waiting forever.
-    func fetch(_ address: String, method: String = "GET", headers: [String: String] = [:]) async throws -> Fetched {
+    /// ``TimedOut`` after ``hangGuard`` instead of waiting forever. `timeout` is the request's
+    /// `timeoutInterval` (a test whose response is delayed far off sets it further off still, so
+    /// that only the test's own cancellation can end the request, however slow the machine).
+    func fetch(_ address: String, method: String = "GET", headers: [String: String] = [:], timeout: TimeInterval? = nil) async throws -> Fetched {
         var request = URLRequest(url: URL(string: address)!)
         request.httpMethod = method
+        if let timeout { request.timeoutInterval = timeout }
         for (name, value) in headers {
             request.setValue(value, forHTTPHeaderField: name)
         }
