@@ -20,7 +20,9 @@ import FoundationNetworking
 ///   AsyncHTTPClient, raw sockets). In both modes a blocked `connect` fails with `ECONNREFUSED`
 ///   and a blocked lookup with `EAI_NONAME`, before any packet leaves; the mode only changes how
 ///   the violation is reported. Processes started while the guard is active inherit it through
-///   the `AirgapPreload` library. The README lists what is and is not blocked.
+///   the `AirgapPreload` library. <doc:HowAirgapWorks> lists what is blocked, and
+///   <doc:HowAirgapWorks#What-is-not-blocked> the routes the guard cannot see, with what to do
+///   about each.
 ///
 /// ```swift
 /// Airgap.allowedHosts = ["localhost", "127.0.0.1"]
