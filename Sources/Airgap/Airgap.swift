@@ -138,6 +138,11 @@ public enum Airgap {
 
     /// The `URLError` code that the URLSession layer delivers to blocked requests.
     /// Defaults to `NSURLErrorNotConnectedToInternet` (-1009).
+    ///
+    /// Only requests that layer sees get it: those of `URLSession.shared` and of sessions whose
+    /// configuration went through ``protect(_:)``. A `URLSession(configuration: .default)` or
+    /// `.ephemeral` session never asks the layer, so its blocked requests are stopped by the socket
+    /// layer and fail with `-1003` (`cannotFindHost`) or `-1004` (`cannotConnectToHost`).
     public static var errorCode: Int {
         get { state.withLock { $0.errorCode } }
         set { state.withLock { $0.errorCode = newValue } }
