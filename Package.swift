@@ -13,6 +13,9 @@ let package = Package(
         // through LD_PRELOAD while the guard is active (found next to the test binary).
         .library(name: "AirgapPreload", type: .dynamic, targets: ["AirgapPreload"]),
         .library(name: "MockServer", targets: ["MockServer"]),
+        // `server.httpClientConfiguration()`: AsyncHTTPClient through the server, trusting its CA.
+        // Apart, so that the server and the `airlock` command do not build AsyncHTTPClient.
+        .library(name: "MockServerHTTPClient", targets: ["MockServerHTTPClient"]),
         .executable(name: "airlock", targets: ["AirlockCLI"]),
     ],
     dependencies: [
@@ -45,8 +48,8 @@ let package = Package(
         .target(name: "HTTPMockTesting", dependencies: ["AirlockCore"]),
         // HTTPLogger: a logging URLProtocol for real traffic, through swift-log.
         .target(name: "HTTPLogging", dependencies: ["HTTPMock", "AirlockCore", .product(name: "Logging", package: "swift-log")]),
-        // MockServer: the core served over a real loopback socket (SwiftNIO); passthrough with
-        // AsyncHTTPClient. No FoundationNetworking.
+        // MockServer: the core served over a real loopback socket (SwiftNIO); passthrough over
+        // SwiftNIO's HTTP/1.1 client pipeline. No FoundationNetworking.
         .target(
             name: "MockServer",
             dependencies: [
@@ -56,12 +59,19 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
+        ),
+        .target(
+            name: "MockServerHTTPClient",
+            dependencies: [
+                "MockServer",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         // The `airlock` command: `airlock serve stubs.json`.
@@ -104,6 +114,7 @@ let package = Package(
             name: "MockServerTests",
             dependencies: [
                 "MockServer",
+                "MockServerHTTPClient",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 "HTTPMock",
                 "HTTPMockTesting",
@@ -142,6 +153,7 @@ let package = Package(
                 "HTTPMockTesting",
                 "HTTPLogging",
                 "MockServer",
+                "MockServerHTTPClient",
                 "Airgap",
                 "ProcessSupport",
                 .product(name: "Logging", package: "swift-log"),

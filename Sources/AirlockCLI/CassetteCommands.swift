@@ -8,7 +8,7 @@ struct Record: AsyncParsableCommand {
         abstract: "Record real traffic into a HAR cassette, for any client, through a loopback proxy.",
         discussion: """
             With --target, a reverse proxy: clients call the printed base URL instead of the target, \
-            and every exchange is forwarded with AsyncHTTPClient and recorded under the target's URLs. \
+            and every exchange is forwarded to it and recorded under the target's URLs. \
             Without --target, a forward proxy for plain-HTTP URLs (absolute-form requests, or CONNECT \
             tunnels), and for HTTPS URLs with --tls (clients trust the CA of `airlock ca path`). \
             Responses are relayed and recorded as the server sent them: every header field in order, \

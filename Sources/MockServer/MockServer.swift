@@ -1,5 +1,4 @@
 import AirlockCore
-import AsyncHTTPClient
 import Foundation
 import Logging
 import NIOCore
@@ -35,8 +34,8 @@ import NIOPosix
 /// The server uses SwiftNIO's standard HTTP/1.1 server pipeline: pipelined requests are answered
 /// in order (even when an earlier response is delayed), malformed requests get a `400` and the
 /// connection closes, and request bodies above ``Configuration/maxRequestBodySize`` get a `413`.
-/// Unmatched requests that the `.passthrough` policy lets through are forwarded with
-/// AsyncHTTPClient.
+/// Unmatched requests that the `.passthrough` policy lets through are forwarded over SwiftNIO's
+/// HTTP/1.1 client pipeline (TLS verified with the system's trust roots).
 public final class MockServer: Mocking {
     /// The stubs, queues, policy and journal the server serves.
     public let registry: MockRegistry
@@ -49,7 +48,6 @@ public final class MockServer: Mocking {
         var channel: (any Channel)?
         var port = 0
         var connections = ConnectionSet()
-        var forwarder: HTTPClient?
         /// Set by ``start()`` when ``Configuration/tls`` is on.
         var tls: TLSTermination?
     }
@@ -73,7 +71,7 @@ public final class MockServer: Mocking {
     }
 
     /// Creates a server that replays a cassette and, while the cassette's mode records, forwards
-    /// what it cannot answer with AsyncHTTPClient and records the exchange — for any client.
+    /// what it cannot answer to the real host and records the exchange — for any client.
     ///
     /// ```swift
     /// let cassette = try Cassette(contentsOf: URL(fileURLWithPath: "api.har"), mode: .newEpisodes)
@@ -123,11 +121,7 @@ public final class MockServer: Mocking {
             guard configuration.adminToken?.isEmpty == false else { throw MockServerError.adminTokenRequired(host: configuration.host) }
         }
         let tls = try configuration.tls.map { TLSTermination(authority: try CertificateAuthority.loadOrCreate(in: $0.certificateAuthorityDirectory)) }
-        let forwarder = HTTPClient(
-            eventLoopGroupProvider: .shared(configuration.eventLoopGroup),
-            configuration: HTTPClient.Configuration(redirectConfiguration: .disallow, decompression: .disabled)
-        )
-        let context = ServerContext(server: self, forwarder: forwarder, tls: tls)
+        let context = ServerContext(server: self, forwarder: Forwarder(group: configuration.eventLoopGroup), tls: tls)
         let host = configuration.host
         let logger = configuration.logger
         let channel: any Channel
@@ -160,13 +154,11 @@ public final class MockServer: Mocking {
                 .bind(to: address)
                 .get()
         } catch {
-            try? await forwarder.shutdown()
             throw MockServerError.bindFailed(host: configuration.host, port: configuration.port, underlying: error)
         }
         state.withLock {
             $0.channel = channel
             $0.port = channel.localAddress?.port ?? 0
-            $0.forwarder = forwarder
             $0.tls = tls
         }
     }
@@ -174,19 +166,17 @@ public final class MockServer: Mocking {
     /// Stops accepting connections, closes the open ones, and waits for the listening socket to
     /// close.
     public func shutdown() async throws {
-        let (channel, connections, forwarder) = state.withLock { state in
+        let (channel, connections) = state.withLock { state in
             defer {
                 state.channel = nil
                 state.connections = ConnectionSet()
-                state.forwarder = nil
             }
-            return (state.channel, state.connections.all, state.forwarder)
+            return (state.channel, state.connections.all)
         }
         try await channel?.close()
         for connection in connections {
             try? await connection.close()
         }
-        try await forwarder?.shutdown()
     }
 
     /// How many open connections are receiving or being answered a request (not idle).
@@ -283,13 +273,13 @@ final class ServerContext: Sendable {
     let registry: MockRegistry
     let configuration: MockServer.Configuration
     /// Sends `.passthrough` requests on.
-    let forwarder: HTTPClient
+    let forwarder: Forwarder
     /// What the core is told about this server: a token-protected one shows no stubs in messages.
     let transport: Transport
     /// Ends TLS (origin-mode HTTPS and inside CONNECT tunnels); `nil` without TLS.
     let tls: TLSTermination?
 
-    init(server: MockServer, forwarder: HTTPClient, tls: TLSTermination?) {
+    init(server: MockServer, forwarder: Forwarder, tls: TLSTermination?) {
         self.server = server
         self.tls = tls
         self.registry = server.registry

@@ -31,7 +31,7 @@ struct FidelityTests {
             let live = try await fetchAll(port: upstream) { $0.request(target: $0.target, host: "127.0.0.1:\(upstream)") }
             let recorder = try LaunchedAirlock(["record", "--target", "http://127.0.0.1:\(upstream)", "--cassette", cassette, "--port", "0", "--quiet"])
             defer { recorder.stopIfRunning() }
-            let port = try await lastPort(in: try #require(await recorder.lines.next(), "airlock record printed nothing"))
+            let port = try lastPort(in: try #require(await recorder.lines.next(), "airlock record printed nothing"))
             let relayed = try await fetchAll(port: port) { $0.request(target: $0.target, host: "127.0.0.1:\(port)") }
             for fidelityCase in FidelityCase.all {
                 expectSame(relayed[fidelityCase.name], live[fidelityCase.name], "relayed live", fidelityCase)
@@ -50,7 +50,7 @@ struct FidelityTests {
             live = try await fetchAll(port: upstream) { $0.request(target: $0.target, host: "127.0.0.1:\(upstream)") }
             let recorder = try LaunchedAirlock(["record", "--cassette", cassette, "--port", "0", "--quiet"])
             defer { recorder.stopIfRunning() }
-            let port = try await lastPort(in: try #require(await recorder.lines.next(), "airlock record printed nothing"))
+            let port = try lastPort(in: try #require(await recorder.lines.next(), "airlock record printed nothing"))
             // Absolute-form targets, as a client sends them to its HTTP proxy.
             let relayed = try await fetchAll(port: port) {
                 $0.request(target: "http://127.0.0.1:\(upstream)\($0.target)", host: "127.0.0.1:\(upstream)")
@@ -167,7 +167,7 @@ struct FidelityTests {
             }
             let recorder = try LaunchedAirlock(["record", "--target", "http://127.0.0.1:\(upstream)", "--cassette", cassette, "--port", "0", "--quiet"])
             defer { recorder.stopIfRunning() }
-            let port = try await lastPort(in: try #require(await recorder.lines.next(), "airlock record printed nothing"))
+            let port = try lastPort(in: try #require(await recorder.lines.next(), "airlock record printed nothing"))
             _ = try await fetchAll(port: port) { $0.request(target: $0.target, host: "127.0.0.1:\(port)") }
             recorder.process.interrupt()
             #expect(await recorder.exit.status() == 0)
@@ -200,7 +200,7 @@ struct FidelityTests {
     private func expectReplay(of cassette: String, equals live: [String: WireResponse]) async throws {
         let server = try LaunchedAirlock(["serve", cassette, "--port", "0", "--quiet"])
         defer { server.stopIfRunning() }
-        let port = try await lastPort(in: try #require(await server.lines.next(), "airlock serve printed nothing"))
+        let port = try lastPort(in: try #require(await server.lines.next(), "airlock serve printed nothing"))
         let replayed = try await fetchAll(port: port) { $0.request(target: $0.target, host: "127.0.0.1:\(port)") }
         for fidelityCase in FidelityCase.all {
             expectSame(replayed[fidelityCase.name], live[fidelityCase.name].map(fidelityCase.redacted), "replayed", fidelityCase)

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import HTTPMock
 import MockServer
+import MockServerHTTPClient
 import NIOCore
 import NIOPosix
 import NIOSSL

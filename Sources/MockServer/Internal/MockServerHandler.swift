@@ -1,5 +1,4 @@
 import AirlockCore
-import AsyncHTTPClient
 import Foundation
 import HTTPTypes
 import NIOCore
@@ -369,35 +368,33 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     // MARK: Passthrough
 
-    /// Sends an unmatched request to its real host with AsyncHTTPClient (the `.passthrough`
-    /// policy) and relays the answer.
+    /// Sends an unmatched request to its real host (the `.passthrough` policy, and recording) and
+    /// relays the answer.
     private func forward(_ incoming: IncomingRequest, head: HTTPRequestHead, recording: Bool, recorder: ExchangeRecorder, in channelContext: ChannelHandlerContext) {
-        var request = HTTPClientRequest(url: incoming.url)
-        request.method = head.method
+        var fields: [(name: String, value: String)] = []
         for field in head.headers where !Self.hopByHop.contains(field.name.lowercased()) {
             if recording, field.name.lowercased() == "accept-encoding" {
                 // A recording keeps bodies as the server sends them, and must read them to redact
                 // secrets: it offers the server only the codings Airlock reads (gzip, deflate).
-                request.headers.add(name: field.name, value: ContentCoding.readable(acceptEncoding: field.value))
+                fields.append((field.name, ContentCoding.readable(acceptEncoding: field.value)))
                 continue
             }
-            request.headers.add(name: field.name, value: field.value)
+            fields.append((field.name, field.value))
         }
-        if let body = incoming.body {
-            request.body = .bytes(ByteBuffer(bytes: body))
-        }
-        let forwarder = context.forwarder
-        let limit = context.configuration.maxRequestBodySize
-        let promise = channelContext.eventLoop.makePromise(of: (HTTPResponseStatus, HTTPHeaders, ByteBuffer).self)
-        promise.completeWithTask { [request] in
-            let response = try await forwarder.execute(request, timeout: .seconds(60))
-            return (response.status, response.headers, try await response.body.collect(upTo: limit))
-        }
+        let future = context.forwarder.execute(
+            method: head.method,
+            url: incoming.url,
+            headers: fields,
+            body: incoming.body,
+            limit: context.configuration.maxRequestBodySize,
+            timeout: .seconds(60)
+        )
         let loopBound = NIOLoopBound((self, channelContext), eventLoop: channelContext.eventLoop)
-        promise.futureResult.whenComplete { result in
+        future.hop(to: channelContext.eventLoop).whenComplete { result in
             let (handler, channelContext) = loopBound.value
             switch result {
-            case .success(let (status, fields, buffer)):
+            case .success(let response):
+                let (status, fields, buffer) = (response.status, response.headers, response.body)
                 // Every field in order, repeated ones apart; the body as received (still in any
                 // content coding the server applied), so the client gets what the server sent.
                 let headers = HTTPFields(pairs: fields.lazy.filter { !Self.hopByHop.contains($0.name.lowercased()) && $0.name.lowercased() != "content-length" }.map { (name: $0.name, value: $0.value) })

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import MockServer
+import MockServerHTTPClient   // the MockServerHTTPClient product: server.httpClientConfiguration()
 import Testing
 
 // A sample that shows its imports is compiled in a file with exactly those imports, so that it
