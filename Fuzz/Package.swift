@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 // libFuzzer harnesses for Airlock, kept out of the main package so that its build, tests and
 // products never see them. Build and run them with `Fuzz/run` (see Fuzz/README.md).
 import PackageDescription

@@ -20,7 +20,9 @@ import FoundationNetworking
 ///   AsyncHTTPClient, raw sockets). In both modes a blocked `connect` fails with `ECONNREFUSED`
 ///   and a blocked lookup with `EAI_NONAME`, before any packet leaves; the mode only changes how
 ///   the violation is reported. Processes started while the guard is active inherit it through
-///   the `AirgapPreload` library. The README lists what is and is not blocked.
+///   the `AirgapPreload` library. <doc:HowAirgapWorks> lists what is blocked, and
+///   <doc:HowAirgapWorks#What-is-not-blocked> the routes the guard cannot see, with what to do
+///   about each.
 ///
 /// ```swift
 /// Airgap.allowedHosts = ["localhost", "127.0.0.1"]
@@ -136,6 +138,11 @@ public enum Airgap {
 
     /// The `URLError` code that the URLSession layer delivers to blocked requests.
     /// Defaults to `NSURLErrorNotConnectedToInternet` (-1009).
+    ///
+    /// Only requests that layer sees get it: those of `URLSession.shared` and of sessions whose
+    /// configuration went through ``protect(_:)``. A `URLSession(configuration: .default)` or
+    /// `.ephemeral` session never asks the layer, so its blocked requests are stopped by the socket
+    /// layer and fail with `-1003` (`cannotFindHost`) or `-1004` (`cannotConnectToHost`).
     public static var errorCode: Int {
         get { state.withLock { $0.errorCode } }
         set { state.withLock { $0.errorCode = newValue } }

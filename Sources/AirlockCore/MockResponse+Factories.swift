@@ -143,8 +143,8 @@ extension MockResponse {
     /// A response whose body is a file in a bundle, such as `Bundle.module` of a test target.
     ///
     /// The `Content-Type` is inferred from the extension unless you pass one. If the bundle has no
-    /// such file, the request that receives the response fails with `URLError(.fileDoesNotExist)`
-    /// naming the file and the bundle.
+    /// such file, the request that receives the response fails with `URLError(.cannotParseResponse)`
+    /// (over a socket, `500`) naming the file and the bundle and saying how to add it.
     ///
     /// - Parameters:
     ///   - name: The file's name without extension.

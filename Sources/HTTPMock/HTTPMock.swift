@@ -18,14 +18,26 @@ import FoundationNetworking
 ///
 /// Each instance has its own session, queues, policy and passthrough session, so tests that run in
 /// parallel each create their own `HTTPMock()` and never see each other's responses. ``shared``
-/// is one process-wide instance for code that cannot take an injected session; tests that use it
-/// share its queues.
+/// is one process-wide instance, not a hook: it too answers only the requests of its own
+/// ``urlSession`` (and of the sessions it made), which you must still hand to the code under test,
+/// and tests that use it share its queues.
+///
+/// No instance intercepts `URLSession.shared` or any session the code under test makes for
+/// itself: HTTPMock registers nothing process-wide, so such requests go to the network. Change the
+/// code to take a `URLSession` (a parameter, an initializer argument, a dependency container) and
+/// pass it ``urlSession``; code that takes a base URL can instead be pointed at a `MockServer`
+/// (the `MockServer` product), which serves the same stubs on a loopback port.
 ///
 /// Keep the instance alive for as long as its `urlSession` is used: requests on the session of a
 /// released mock fail with a `URLError` that says so.
 public final class HTTPMock: Mocking {
-    /// The process-wide instance. Its queues live as long as the process: call ``clearQueues()``
-    /// between tests that use it, and do not use it from tests that run in parallel.
+    /// One process-wide instance, for tests that want a mock they can reach from anywhere.
+    ///
+    /// It intercepts nothing by itself: like any instance, it answers the requests of its
+    /// ``urlSession``, so the code under test must still be given `HTTPMock.shared.urlSession`.
+    /// Code that calls `URLSession.shared` is not reached by it (see ``HTTPMock``). Its queues
+    /// live as long as the process: call ``clearQueues()`` between tests that use it, and do not
+    /// use it from tests that run in parallel.
     public static let shared = HTTPMock()
 
     /// A real `URLSession` whose requests this mock answers. Inject it into the code under test.

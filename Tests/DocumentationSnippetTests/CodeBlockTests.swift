@@ -195,7 +195,7 @@ enum Documentation {
     static func manifest(for block: CodeBlock) -> String {
         if block.text.contains("import PackageDescription") { return block.text }
         return """
-            // swift-tools-version: 6.1
+            // swift-tools-version: 6.2
             import PackageDescription
 
             let package = Package(

@@ -62,7 +62,7 @@ enum ChildProcesses {
             return nil
         case Int(AIRGAP_CHILDREN_EXPLICIT_PATH_MISSING.rawValue):
             let explicit = ProcessInfo.processInfo.environment["AIRGAP_PRELOAD_PATH"] ?? ""
-            return "Airgap: AIRGAP_PRELOAD_PATH=\(explicit) does not exist; child processes are not guarded. Point it at libAirgapPreload.so (built by `swift build`)."
+            return "Airgap: AIRGAP_PRELOAD_PATH=\(explicit) does not exist; child processes are not guarded. Point it at libAirgapPreload.so, which swift build puts next to the test binary when the test target lists .product(name: \"AirgapPreload\", package: \"Airlock\") (or build it with `swift build --product AirgapPreload`)."
         case Int(AIRGAP_CHILDREN_NO_STATE_DIRECTORY.rawValue):
             return "Airgap: could not create a private directory in \(NSTemporaryDirectory()); child processes are not guarded. Make the temporary directory writable or set TMPDIR."
         case Int(AIRGAP_CHILDREN_SANITIZER.rawValue):

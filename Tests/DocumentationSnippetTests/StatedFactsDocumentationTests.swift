@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+
+/// Facts the README and the articles state that live elsewhere — the Swift version the manifest
+/// asks for, the figures BENCHMARKS.md measured — are stated as they are there.
+struct StatedFactsDocumentationTests {
+    private func contents(of file: String) throws -> String {
+        try String(contentsOf: Documentation.root.appendingPathComponent(file), encoding: .utf8)
+    }
+
+    /// The version in a manifest's `// swift-tools-version:` line.
+    private func toolsVersion(of manifest: String) -> String? {
+        manifest.firstMatch(of: #/^// swift-tools-version:\s*([0-9.]+)/#).map { String($0.output.1) }
+    }
+
+    @Test func theSwiftVersionTheDocsRequireIsThePackagesToolsVersion() throws {
+        let version = try #require(toolsVersion(of: try contents(of: "Package.swift")))
+        #expect(toolsVersion(of: try contents(of: "Fuzz/Package.swift")) == version, "Fuzz/Package.swift")
+        for file in ["README.md", "Sources/HTTPMock/Documentation.docc/GettingStarted.md"] {
+            let text = Documentation.normalized(try contents(of: file))
+            let stated = try #require(
+                text.firstMatch(of: #/Requires Swift ([0-9.]+) or later \(tools version ([0-9.]+)/#),
+                "\(file) no longer says which Swift it requires"
+            )
+            #expect(String(stated.output.1) == version && String(stated.output.2) == version, "\(file) requires Swift \(stated.output.1) (tools version \(stated.output.2)); Package.swift says \(version)")
+        }
+        for block in Documentation.manifests where block.text.contains("import PackageDescription") {
+            #expect(toolsVersion(of: block.text) == version, "\(block.file):\(block.line): a manifest sample for another tools version than Package.swift's \(version)")
+        }
+        #expect(toolsVersion(of: Documentation.manifest(for: CodeBlock(file: "", line: 0, language: "swift", lines: [".testTarget(name: \"T\")"]))) == version)
+    }
+
+    @Test func thePerformanceRatiosAreTheOnesBenchmarksMeasured() throws {
+        let benchmarks = try contents(of: "BENCHMARKS.md")
+        func measured(_ rowStart: String) throws -> String {
+            let row = try #require(benchmarks.split(separator: "\n").first { $0.hasPrefix(rowStart) }, "BENCHMARKS.md has no row \(rowStart)")
+            return try #require(OptionMentions.cells(of: String(row)).dropFirst().first)
+        }
+        let journalOn = try measured("| URLSession median ≤ 1.10× the minimal protocol, journal on")
+        let journalOff = try measured("| the same with the journal off")
+        #expect(journalOn.hasSuffix("×") && journalOff.hasSuffix("×"))
+        let readme = Documentation.normalized(try contents(of: "README.md"))
+        let (readmeOn, readmeOff) = (readme.contains(journalOn), readme.contains(journalOff))
+        #expect(readmeOn, "README.md's Performance does not give BENCHMARKS.md's ratio \(journalOn)")
+        #expect(readmeOff, "README.md's Performance does not give BENCHMARKS.md's journal-off ratio \(journalOff)")
+        let architecture = Documentation.normalized(try contents(of: "Sources/HTTPMock/Documentation.docc/Architecture.md"))
+        let architectureOn = architecture.contains(journalOn)
+        #expect(architectureOn, "Architecture.md does not give BENCHMARKS.md's ratio \(journalOn)")
+        // No other ratio or percentage for the same figure.
+        let ownPercentages = architecture.contains(#/\d+–\d+ % more than the least/#)
+        #expect(!ownPercentages, "Architecture.md states the cost in its own percentages")
+    }
+}
