@@ -232,8 +232,12 @@ enum HARFormat {
 
     /// UTF-8 text as is (a byte-order mark included), anything else in base64: either way the
     /// bytes read back are the bytes written.
+    ///
+    /// Valid UTF-8 decodes to the same bytes and anything else gains a U+FFFD, so the comparison
+    /// is `String(validating:as:)` without its macOS 15 / iOS 18 floor.
     static func text(_ data: Data) -> (text: String, encoding: String?) {
-        if let text = String(validating: data, as: UTF8.self) { return (text, nil) }
+        let text = String(decoding: data, as: UTF8.self)
+        if text.utf8.elementsEqual(data) { return (text, nil) }
         return (data.base64EncodedString(), "base64")
     }
 

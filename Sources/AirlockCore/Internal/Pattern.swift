@@ -125,10 +125,29 @@ struct Glob: Hashable, Sendable {
         var cursor = bytes.index(bytes.startIndex, offsetBy: head.count)
         let end = bytes.index(bytes.endIndex, offsetBy: -tail.count)
         for middle in parts.dropFirst().dropLast() where !middle.isEmpty {
-            guard let found = bytes[cursor..<end].firstRange(of: middle.utf8) else { return false }
-            cursor = found.upperBound
+            guard let found = Self.endOfFirst(middle.utf8, in: bytes[cursor..<end]) else { return false }
+            cursor = found
         }
         return true
+    }
+
+    /// Where the first occurrence of `needle` (not empty) in `text` ends, by a plain scan: what
+    /// `text.firstRange(of: needle)?.upperBound` gives, without that `_StringProcessing` method
+    /// (macOS 13, iOS 16), so that the package keeps its macOS 12 / iOS 15 floor.
+    private static func endOfFirst(_ needle: Substring.UTF8View, in text: Substring.UTF8View) -> String.Index? {
+        var start = text.startIndex
+        while start != text.endIndex {
+            var position = start
+            var candidate = needle.startIndex
+            while candidate != needle.endIndex, position != text.endIndex, text[position] == needle[candidate] {
+                text.formIndex(after: &position)
+                needle.formIndex(after: &candidate)
+            }
+            if candidate == needle.endIndex { return position }
+            if position == text.endIndex { return nil }
+            text.formIndex(after: &start)
+        }
+        return nil
     }
 }
 
