@@ -67,7 +67,10 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var connectionOptions: ConnectionOptions
 
+    @OptionGroup var parentOptions: ParentOptions
+
     func run() async throws {
+        parentOptions.watchParent()
         let url = URL(fileURLWithPath: stubs)
         var printExchange: (@Sendable (MockServer.Exchange) -> Void)?
         if !quiet {

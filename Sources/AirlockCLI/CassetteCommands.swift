@@ -43,7 +43,10 @@ struct Record: AsyncParsableCommand {
 
     @OptionGroup(title: "Redaction") var redactionOptions: RedactionOptions
 
+    @OptionGroup var parentOptions: ParentOptions
+
     func run() async throws {
+        parentOptions.watchParent()
         guard let recordMode = Cassette.RecordMode.allCases.first(where: { $0.rawValue.lowercased() == mode.lowercased() }),
             recordMode == .newEpisodes || recordMode == .all
         else {

@@ -32,6 +32,11 @@ package struct IncomingRequest: Sendable {
     }
     /// The complete body, if any.
     package var body: Data?
+    /// Whether the request was addressed to the server that received it rather than to a host a
+    /// stub could name: an origin-form request whose `Host` is the server's own loopback address
+    /// (see ``isAddressedToServer(hostHeader:port:boundAddress:)``). When no stub of its own host
+    /// matches it, the stubs of every host are tried.
+    package var isAddressedToServer = false
     /// The query as sent (percent-encoded), parsed only when a stub or a message needs it.
     private var rawQuery: String?
     private var parsedItems: [QueryItem]?
@@ -137,6 +142,31 @@ extension IncomingRequest {
         } else {
             self.init(method: method, absoluteURL: "\(scheme)://\(authority)\(target)")
         }
+    }
+
+    /// Whether an origin-form request with this `Host` header was addressed to a server listening
+    /// on `port` itself: no header, or one naming `localhost`, a 127.x address, `::1` or the
+    /// bound address, with the server's port (or none, when the server is on port 80).
+    package static func isAddressedToServer(hostHeader: String?, port: Int, boundAddress: String?) -> Bool {
+        let authority = hostHeader.map(trimmingOptionalWhitespace)?.lowercased() ?? ""
+        if authority.isEmpty { return true }
+        var host = Substring(authority)
+        var portText: Substring?
+        if host.hasPrefix("["), let close = host.firstIndex(of: "]") {
+            let rest = host[host.index(after: close)...]
+            host = host[host.index(after: host.startIndex)..<close]
+            guard rest.isEmpty || rest.hasPrefix(":") else { return false }
+            if !rest.isEmpty { portText = rest.dropFirst() }
+        } else if let colon = host.lastIndex(of: ":") {
+            portText = host[host.index(after: colon)...]
+            host = host[..<colon]
+        }
+        let named = portText.map { Int($0) } ?? 80
+        guard named == port else { return false }
+        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+        let isLoopback = host == "localhost" || host == "::1"
+            || octets.count == 4 && octets.first == "127" && octets.allSatisfy { UInt8($0) != nil }
+        return isLoopback || boundAddress.map { host == $0.lowercased() } == true
     }
 
     /// Whether a byte cannot appear in a `Host` header's value: it would move the authority's end.

@@ -166,6 +166,16 @@ extension MockRegistry {
                 hostTrie.collectMatches(labels, into: &matchedHosts, scratch: &matchScratch)
             }
             lastMatchSteps = matchScratch.steps
+            if let best = bestRoute(amongHosts: request, recorded: recorded) { return best }
+            // A request addressed to the server itself (origin mode, `Host: 127.0.0.1:<port>`)
+            // names no host a stub could name: the stubs of every host answer it.
+            guard request.isAddressedToServer, !pathTries.isEmpty else { return nil }
+            matchedHosts = Array(pathTries.indices)
+            return bestRoute(amongHosts: request, recorded: recorded)
+        }
+
+        /// The best route among the path tries of ``matchedHosts``.
+        private mutating func bestRoute(amongHosts request: IncomingRequest, recorded: () -> RecordedRequest) -> Int? {
             matchedGroups.removeAll(keepingCapacity: true)
             // Only origin-form paths match (`OPTIONS *` names no resource).
             if !matchedHosts.isEmpty, request.path.utf8.first == UInt8(ascii: "/") {

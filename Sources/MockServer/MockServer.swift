@@ -19,8 +19,13 @@ import NIOPosix
 /// try await server.shutdown()
 /// ```
 ///
+/// ``whileServing(isolation:_:)`` starts it, runs a block and shuts it down even when the block
+/// throws.
+///
 /// In **origin mode** the client calls ``baseURL``; host patterns match the request's `Host`
-/// header, and a stub whose host is `**` (a stub file's stub without `host`) matches any. In
+/// header, and a stub whose host is `**` (a stub file's stub without `host`) matches any. A
+/// request to the server's own address (`Host: 127.0.0.1:<port>`) that none of those match is
+/// answered by the stubs of every host, so a stub for `api.example.com` answers it. In
 /// **proxy mode** the client sends absolute-form targets (`GET http://api.example.com/users`)
 /// and the host comes from them; clients that tunnel plain HTTP through `CONNECT` (as
 /// AsyncHTTPClient does) get a tunnel in which the `Host` header names the original host.

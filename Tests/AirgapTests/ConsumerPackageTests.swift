@@ -9,7 +9,8 @@ import ProcessSupport
 /// A package of a user, beside a clone of Airlock, with the README's Airgap manifest verbatim: a
 /// plain `swift test` builds the preload library with the tests, and a test that starts `curl`
 /// under the guard sees the connection blocked and reported in its own process, with no extra
-/// command.
+/// command; and that the README's whole-run command (`AIRGAP_MODE=fail swift test`), as written,
+/// fails a run whose test (with no trait) starts `curl`.
 ///
 /// The nested build takes minutes the first time (SwiftPM resolves Airlock's dependencies and
 /// builds Airgap); its scratch path is under this package's `.build/`, so a fresh clone (CI)
@@ -28,12 +29,21 @@ struct ConsumerPackageTests {
         ) + "\n"
     }
 
+    /// The README's whole-run command (the line of a ```sh block that starts with `AIRGAP_MODE=`).
+    static func readmeWholeRunCommand() throws -> String {
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let blocks = readme.components(separatedBy: "```sh\n").dropFirst().compactMap { $0.components(separatedBy: "\n```").first }
+        let line = blocks.flatMap { $0.split(separator: "\n") }.first { $0.hasPrefix("AIRGAP_MODE=") }
+        return String(try #require(line, "README.md has no sh block with an AIRGAP_MODE=… command"))
+    }
+
     static let consumerTest = #"""
         import Airgap
         import Foundation
         import Testing
 
-        @Test(.airgapped(mode: .warn))
+        /// Under the trait, in a plain `swift test`.
+        @Test(.airgapped(mode: .warn), .enabled(if: ProcessInfo.processInfo.environment["AIRGAP_MODE"] == nil))
         func curlIsBlockedAndReportedInTheTestProcess() throws {
             let curl = try #require(["/usr/bin/curl", "/bin/curl", "/usr/local/bin/curl"].first { FileManager.default.isExecutableFile(atPath: $0) })
             let process = Process()
@@ -46,6 +56,18 @@ struct ConsumerPackageTests {
             #expect(process.terminationStatus == 7)
             #expect(urls == ["tcp://127.0.0.1:9"])
         }
+
+        /// No trait, no code: only whole-run mode (`AIRGAP_MODE=fail swift test`) guards it.
+        @Test(.enabled(if: ProcessInfo.processInfo.environment["AIRGAP_MODE"] != nil))
+        func curlInAWholeRun() throws {
+            let curl = try #require(["/usr/bin/curl", "/bin/curl", "/usr/local/bin/curl"].first { FileManager.default.isExecutableFile(atPath: $0) })
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: curl)
+            process.arguments = ["-sS", "--max-time", "30", "http://127.0.0.1:9/"]
+            try process.run()
+            process.waitUntilExit()
+            print("consumer whole run: curl exit \(process.terminationStatus), whole run \(Airgap.isWholeRun)")
+        }
         """#
 
     /// A hang guard for the nested `swift test`, not a performance limit.
@@ -56,7 +78,7 @@ struct ConsumerPackageTests {
         let work = Self.root.appendingPathComponent(".build/airgap-consumer")
         let packages = work.appendingPathComponent("packages")
         let consumer = packages.appendingPathComponent("MyApp")
-        let scratch = work.appendingPathComponent("scratch")
+        let scratch = work.appendingPathComponent("build")
         let files = FileManager.default
         try? files.removeItem(at: packages)
         try files.createDirectory(at: consumer.appendingPathComponent("Sources/MyApp"), withIntermediateDirectories: true)
@@ -67,12 +89,39 @@ struct ConsumerPackageTests {
         try "public enum MyApp {}\n".write(to: consumer.appendingPathComponent("Sources/MyApp/MyApp.swift"), atomically: true, encoding: .utf8)
         try Self.consumerTest.write(to: consumer.appendingPathComponent("Tests/MyAppTests/CurlTests.swift"), atomically: true, encoding: .utf8)
 
-        let log = work.appendingPathComponent("swift-test.log")
-        _ = files.createFile(atPath: log.path, contents: nil)
+        // The build folder lives outside the package (kept between runs), where the commands as
+        // the README writes them (no --scratch-path) find it.
+        try files.createDirectory(at: scratch, withIntermediateDirectories: true)
+        try files.createSymbolicLink(at: consumer.appendingPathComponent(".build"), withDestinationURL: scratch)
+
+        // A plain `swift test`: the trait guards the test, and curl in it.
+        let (status, output) = try await Self.run("swift test", in: consumer, log: work.appendingPathComponent("swift-test.log"))
+        let tail = output.split(separator: "\n").suffix(40).joined(separator: "\n")
+        #expect(status == 0, "swift test of the consumer package failed (\(status)):\n\(tail)")
+        #expect(files.fileExists(atPath: scratch.appendingPathComponent("debug/libAirgapPreload.so").path), "swift test did not build libAirgapPreload.so:\n\(tail)")
+        #expect(output.contains(#"consumer: curl exit 7, violations ["tcp://127.0.0.1:9"], stack ["child process "#), "\(tail)")
+        #expect(!output.contains("child processes are not guarded"), "\(tail)")
+        guard status == 0 else { return }
+
+        // The README's whole-run command, as written: a test with no trait starts curl, and the run fails.
+        let command = try Self.readmeWholeRunCommand()
+        let (wholeStatus, wholeOutput) = try await Self.run(command, in: consumer, log: work.appendingPathComponent("whole-run.log"))
+        let wholeTail = wholeOutput.split(separator: "\n").suffix(40).joined(separator: "\n")
+        #expect(wholeStatus != 0, "\(command) passed although a test's curl reached for the network:\n\(wholeTail)")
+        #expect(wholeOutput.contains("consumer whole run: curl exit 7, whole run true"), "\(wholeTail)")
+        #expect(wholeOutput.contains("tcp://127.0.0.1:9"), "\(wholeTail)")
+        #expect(wholeOutput.contains("violation(s) detected"), "\(wholeTail)")
+        #expect(wholeOutput.contains("failing the run because AIRGAP_MODE is fail"), "\(wholeTail)")
+        #expect(!wholeOutput.contains("child processes are not guarded"), "\(wholeTail)")
+    }
+
+    /// Runs a shell command line in `folder` (output to `log`); its status and output.
+    static func run(_ command: String, in folder: URL, log: URL) async throws -> (status: Int32, output: String) {
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let process = TestProcess()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["swift", "test", "--scratch-path", scratch.path]
-        process.currentDirectoryURL = consumer
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command]
+        process.currentDirectoryURL = folder
         // Not this process's guard: the nested build must not inherit the preload library (a
         // suite beside this one may have the guard active while the build starts).
         process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("AIRGAP_") && $0.key != "LD_PRELOAD" }
@@ -85,15 +134,27 @@ struct ConsumerPackageTests {
             try? await Task.sleep(for: Self.hangGuard)
             guard !Task.isCancelled, process.isRunning else { return }
             kill(identifier, SIGKILL)
-            Issue.record("swift test of the consumer package did not finish within \(Self.hangGuard) and was killed (a hang guard, not a performance limit); its output is in \(log.path)")
+            Issue.record("\(command) in the consumer package did not finish within \(Self.hangGuard) and was killed (a hang guard, not a performance limit); its output is in \(log.path)")
         }
         let status = await process.exitStatus()
         watchdog.cancel()
-        let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-        let tail = output.split(separator: "\n").suffix(40).joined(separator: "\n")
-        #expect(status == 0, "swift test of the consumer package failed (\(status)):\n\(tail)")
-        #expect(files.fileExists(atPath: scratch.appendingPathComponent("debug/libAirgapPreload.so").path), "swift test did not build libAirgapPreload.so:\n\(tail)")
-        #expect(output.contains(#"consumer: curl exit 7, violations ["tcp://127.0.0.1:9"], stack ["child process "#), "\(tail)")
-        #expect(!output.contains("child processes are not guarded"), "\(tail)")
+        return (status, (try? String(contentsOf: log, encoding: .utf8)) ?? "")
+    }
+
+    /// Without the preload library next to the test binary, the guard's notice names the one
+    /// step the README's manifest takes: the same `.product(…)` line.
+    @Test func theNoticeWithoutThePreloadLibraryNamesTheREADMEsLine() async throws {
+        let line = #".product(name: "AirgapPreload", package: "Airlock")"#
+        #expect(try Self.readmeManifest().contains(line))
+        let probe = try #require(Probe.path, "build AirgapProbe first (swift build)")
+        // A copy of the probe in a folder of its own: no libAirgapPreload.so beside it.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("airgap-alone-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let copy = folder.appendingPathComponent("AirgapProbe")
+        try FileManager.default.copyItem(atPath: probe, toPath: copy.path)
+        let (status, output) = try await Self.run("'\(copy.path)' activate deactivate", in: folder, log: folder.appendingPathComponent("log"))
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("child processes are not guarded. Add \(line) to the test target's dependencies"), "\(output)")
     }
 }

@@ -105,6 +105,8 @@ public final class Cassette: Sendable {
     package let replayed: HTTPArchive
     /// Whether the file existed when the cassette was opened.
     package let fileExisted: Bool
+    /// Whether the cassette only replays because `CI` is set (the code asked for a mode that records).
+    private let isReplayOnlyForCI: Bool
 
     private struct State {
         var recorded: [RecordedRequest] = []
@@ -147,6 +149,8 @@ public final class Cassette: Sendable {
         self.beforeRecord = beforeRecord
         let effective = try RecordMode.effective(requested: mode, environment: environment)
         self.mode = effective
+        isReplayOnlyForCI = effective == .none && mode != .none
+            && environment["AIRLOCK_RECORD"]?.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ?? true
         fileExisted = FileManager.default.fileExists(atPath: url.path)
         self.recordCommand = recordCommand ?? "AIRLOCK_RECORD=newEpisodes swift test"
         switch (effective, fileExisted) {
@@ -239,6 +243,10 @@ public final class Cassette: Sendable {
     /// What the message for a request the cassette cannot answer adds: why, and how to record it.
     package var unmatchedHint: String {
         let name = url.lastPathComponent
+        if !fileExisted, isReplayOnlyForCI {
+            return "The cassette \(name) does not exist (\(url.path)), and CI is set, so cassettes only replay: a missing one fails "
+                + "instead of recording. Record it where the service is reachable (run the test without CI) and commit it, or: \(recordCommand)"
+        }
         if !fileExisted, !isRecording {
             return "The cassette \(name) does not exist (\(url.path)), and mode \"\(mode)\" does not record. To record it: \(recordCommand)"
         }

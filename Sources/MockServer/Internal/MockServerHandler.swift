@@ -129,6 +129,13 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
             (name: field.name, value: upstream != nil && field.name.lowercased() == "host" ? hostHeader ?? field.value : field.value)
         }
         incoming.body = body
+        if upstream == nil, !isTunnel, head.uri.hasPrefix("/"), let local = channelContext.channel.localAddress {
+            incoming.isAddressedToServer = IncomingRequest.isAddressedToServer(
+                hostHeader: head.headers.first(name: "Host"),
+                port: local.port ?? 0,
+                boundAddress: local.ipAddress
+            )
+        }
         let exchange = context.registry.resolve(incoming, for: context.transport)
         if case .forward(let recording) = exchange.action {
             return forward(incoming, head: head, recording: recording, recorder: exchange.recorder, in: channelContext)

@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+import ProcessSupport
+#endif
+
+/// "Testing with a Mock Server" (Sources/MockServer/Documentation.docc), run as written in a
+/// package of a user beside a clone of Airlock: the page's manifest verbatim, its test verbatim
+/// (`swift test`: AsyncHTTPClient against a `MockServer`), its stub file, and its shell lines
+/// (`swift run airlock serve stubs.json --port 0 --exit-with-parent`, readiness from the banner,
+/// curl) — `swift run` of Airlock's executable from a package that depends on it, not a clone.
+///
+/// The nested build takes many minutes the first time (SwiftNIO, SwiftNIO SSL, AsyncHTTPClient);
+/// its build folder is under this package's `.build/`, so a local run reuses its last build.
+struct MockServerGuideTests {
+    static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let guide = "Sources/MockServer/Documentation.docc/TestingWithAMockServer.md"
+
+    /// The fenced blocks of the guide in `language`.
+    static func blocks(_ language: String) throws -> [String] {
+        let text = try String(contentsOf: root.appendingPathComponent(guide), encoding: .utf8)
+        return text.components(separatedBy: "```\(language)\n").dropFirst().compactMap { $0.components(separatedBy: "\n```").first }
+    }
+
+    /// A hang guard for each nested command, not a performance limit.
+    static let hangGuard: Duration = .seconds(40 * 60)
+
+    @Test(.enabled(if: dlsym(nil, "__tsan_init") == nil, "the nested package is built without ThreadSanitizer; run it in a plain swift test"))
+    func theGuidesSamplesWorkInAPackageThatDependsOnAirlock() async throws {
+        let manifest = try #require(try Self.blocks("swift").first { $0.contains("import PackageDescription") }, "\(Self.guide) has no manifest")
+        let test = try #require(try Self.blocks("swift").first { $0.contains("import MockServer") }, "\(Self.guide) has no test")
+        let stubs = try #require(try Self.blocks("json").first, "\(Self.guide) has no stub file")
+        let script = try #require(try Self.blocks("sh").first { $0.contains("airlock serve") }, "\(Self.guide) has no airlock serve lines")
+        #expect(manifest.contains(#".product(name: "MockServer", package: "Airlock")"#))
+
+        let work = Self.root.appendingPathComponent(".build/mockserver-consumer")
+        let packages = work.appendingPathComponent("packages")
+        let consumer = packages.appendingPathComponent("MyApp")
+        let build = work.appendingPathComponent("build")
+        let files = FileManager.default
+        try? files.removeItem(at: packages)
+        try files.createDirectory(at: consumer.appendingPathComponent("Sources/MyApp"), withIntermediateDirectories: true)
+        try files.createDirectory(at: consumer.appendingPathComponent("Tests/MyAppTests"), withIntermediateDirectories: true)
+        try files.createDirectory(at: build, withIntermediateDirectories: true)
+        // "../Airlock": the clone beside the package. The build folder is kept between runs.
+        try files.createSymbolicLink(at: packages.appendingPathComponent("Airlock"), withDestinationURL: Self.root)
+        try files.createSymbolicLink(at: consumer.appendingPathComponent(".build"), withDestinationURL: build)
+        try (manifest + "\n").write(to: consumer.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
+        try "public enum MyApp {}\n".write(to: consumer.appendingPathComponent("Sources/MyApp/MyApp.swift"), atomically: true, encoding: .utf8)
+        try (test + "\n").write(to: consumer.appendingPathComponent("Tests/MyAppTests/ServerTests.swift"), atomically: true, encoding: .utf8)
+        try (stubs + "\n").write(to: consumer.appendingPathComponent("stubs.json"), atomically: true, encoding: .utf8)
+
+        let (status, output) = try await Self.run("swift test", in: consumer, log: work.appendingPathComponent("swift-test.log"))
+        let tail = output.split(separator: "\n").suffix(40).joined(separator: "\n")
+        #expect(status == 0, "swift test of the consumer package failed (\(status)):\n\(tail)")
+        #expect(output.contains("fetchesUsersFromTheMockServer()"), "\(tail)")
+        guard status == 0 else { return }
+
+        let (scriptStatus, scriptOutput) = try await Self.run(script, in: consumer, log: work.appendingPathComponent("script.log"))
+        let serverLog = (try? String(contentsOf: consumer.appendingPathComponent("airlock.log"), encoding: .utf8)) ?? ""
+        #expect(scriptStatus == 0, "the guide's shell lines failed (\(scriptStatus)):\n\(scriptOutput)\n\(serverLog)")
+        #expect(scriptOutput.contains(#""name":"Alice""#), "curl did not get the stub's body:\n\(scriptOutput)\n\(serverLog)")
+        #expect(serverLog.contains("Airlock serving 1 stub(s) from stubs.json at http://127.0.0.1:"), "\(serverLog)")
+        #expect(serverLog.contains("GET /users → 200"), "\(serverLog)")
+        #expect(serverLog.contains("Airlock stopped."), "\(serverLog)")
+    }
+
+    /// Runs a shell script in `folder` (output to `log`); its status and output.
+    static func run(_ script: String, in folder: URL, log: URL) async throws -> (status: Int32, output: String) {
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let process = TestProcess()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", script]
+        process.currentDirectoryURL = folder
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("AIRGAP_") && $0.key != "LD_PRELOAD" }
+        process.standardOutput = try FileHandle(forWritingTo: log)
+        process.standardError = try FileHandle(forWritingTo: log)
+        process.standardInput = nil
+        try process.run()
+        let identifier = process.processIdentifier
+        let watchdog = Task {
+            try? await Task.sleep(for: Self.hangGuard)
+            guard !Task.isCancelled, process.isRunning else { return }
+            kill(identifier, SIGKILL)
+            Issue.record("a nested command did not finish within \(Self.hangGuard) and was killed (a hang guard, not a performance limit); its output is in \(log.path)")
+        }
+        let status = await process.exitStatus()
+        watchdog.cancel()
+        return (status, (try? String(contentsOf: log, encoding: .utf8)) ?? "")
+    }
+}
