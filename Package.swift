@@ -21,6 +21,15 @@ let package = Package(
         .library(name: "MockServerHTTPClient", targets: ["MockServerHTTPClient"]),
         .executable(name: "airlock", targets: ["AirlockCLI"]),
     ],
+    traits: [
+        // Off by default: a certificate authority for HTTPS costs every first build of the server
+        // and the `airlock` command swift-crypto's BoringSSL and swift-certificates (about 160 s of
+        // CPU). Plain HTTP, and forwarding to `https://` upstreams (NIOSSL), need no trait.
+        .trait(
+            name: "HTTPS",
+            description: "HTTPS on MockServer and `airlock serve/record --tls`: an Airlock CA (swift-certificates, swift-crypto) signs a certificate per host."
+        ),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
@@ -64,9 +73,9 @@ let package = Package(
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "X509", package: "swift-certificates", condition: .when(traits: ["HTTPS"])),
+                .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["HTTPS"])),
+                .product(name: "SwiftASN1", package: "swift-asn1", condition: .when(traits: ["HTTPS"])),
             ]
         ),
         .target(
@@ -130,8 +139,8 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOTLS", package: "swift-nio"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "X509", package: "swift-certificates", condition: .when(traits: ["HTTPS"])),
+                .product(name: "SwiftASN1", package: "swift-asn1", condition: .when(traits: ["HTTPS"])),
             ],
             // The Python upstream the fidelity tests start as a child process.
             exclude: ["Upstream"]

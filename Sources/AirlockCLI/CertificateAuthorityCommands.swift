@@ -4,7 +4,7 @@ import MockServer
 
 /// `--tls` and `--ca-dir`, shared by `serve` and `record`.
 struct TLSOptions: ParsableArguments {
-    @Flag(help: "Serve HTTPS too: origin mode at an https:// base URL, and TLS inside CONNECT tunnels (proxy mode), with certificates from the Airlock CA.")
+    @Flag(help: "Serve HTTPS too: origin mode at an https:// base URL, and TLS inside CONNECT tunnels (proxy mode), with certificates from the Airlock CA. Needs the package's HTTPS trait (swift run --traits HTTPS airlock …).")
     var tls = false
 
     @Option(help: "The folder the Airlock CA is kept in (made on first use). Defaults to $AIRLOCK_CA_DIR, or .build/airlock-ca in the current folder.")
@@ -41,7 +41,8 @@ struct CertificateAuthorityCommand: AsyncParsableCommand {
             Test clients trust this CA to call https:// URLs through Airlock with certificate checks on: \
             curl --cacert "$(airlock ca path)", NODE_EXTRA_CA_CERTS, REQUESTS_CA_BUNDLE, or AsyncHTTPClient's \
             tlsConfiguration.additionalTrustRoots. Trust it in test clients only, not in your system or browser: \
-            its key (beside it, readable only by you) can sign a certificate for any host.
+            its key (beside it, readable only by you) can sign a certificate for any host. \
+            Making a CA needs the package's HTTPS trait (swift run --traits HTTPS airlock ca …).
             """,
         subcommands: [Path.self, Export.self]
     )

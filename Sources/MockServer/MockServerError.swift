@@ -11,7 +11,7 @@ public struct MockServerError: Error, Sendable, CustomStringConvertible {
     public struct Kind: Hashable, Sendable, CustomStringConvertible {
         private enum Base: Hashable, Sendable {
             case nonLoopbackBindingRefused, adminTokenRequired, addressInUse, bindFailed
-            case certificateAuthorityUnavailable, certificateAuthorityInvalid, invalidLimits
+            case certificateAuthorityUnavailable, certificateAuthorityInvalid, invalidLimits, httpsUnavailable
         }
 
         private let base: Base
@@ -28,6 +28,10 @@ public struct MockServerError: Error, Sendable, CustomStringConvertible {
         public static let certificateAuthorityUnavailable = Kind(base: .certificateAuthorityUnavailable)
         /// The certificate authority's key file is not a usable Airlock CA (TLS).
         public static let certificateAuthorityInvalid = Kind(base: .certificateAuthorityInvalid)
+
+        /// HTTPS was asked for (``MockServer/Configuration/tls``, `airlock … --tls`) in a build of the
+        /// package without its `HTTPS` trait.
+        public static let httpsUnavailable = Kind(base: .httpsUnavailable)
 
         /// A timeout or the connection limit is not usable (``MockServer/ConnectionLimits``).
         public static let invalidLimits = Kind(base: .invalidLimits)
@@ -87,6 +91,15 @@ public struct MockServerError: Error, Sendable, CustomStringConvertible {
             description: "\(file) is not a usable Airlock CA: \(reason). Delete the folder \(directory) to have a new CA made "
                 + "(clients that trusted the old one must then trust the new one), or point the CA folder elsewhere "
                 + "(MockServer.TLS(certificateAuthorityDirectory:), airlock --ca-dir, AIRLOCK_CA_DIR)."
+        )
+    }
+
+    static func httpsUnavailable() -> MockServerError {
+        MockServerError(
+            kind: .httpsUnavailable,
+            description: "HTTPS needs the Airlock package's HTTPS trait, which this build was made without. "
+                + "In your manifest: .package(path: \"../Airlock\", traits: [\"HTTPS\"]) (or url:…, traits: [\"HTTPS\"]); "
+                + "for the command: swift run --traits HTTPS airlock … --tls (in a clone of Airlock)."
         )
     }
 }

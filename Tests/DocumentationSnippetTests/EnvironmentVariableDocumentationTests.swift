@@ -67,6 +67,8 @@ struct EnvironmentVariableDocumentationTests {
         #expect(throws: CassetteError.self) { try Cassette.RecordMode.effective(requested: .once, environment: ["AIRLOCK_RECORD": "sometimes"]) }
     }
 
+    #if HTTPS
+    // `airlock ca` makes the CA, which needs the package's HTTPS trait (`swift test --traits HTTPS`).
     @Test func airlockCADirIsWhereTheCommandKeepsTheCA() async throws {
         // ServingHTTPS.md: the CA is kept in `.build/airlock-ca/`, or `$AIRLOCK_CA_DIR`.
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("airlock-ca-doc-\(UUID().uuidString)")
@@ -77,4 +79,5 @@ struct EnvironmentVariableDocumentationTests {
         #expect(status == 0, "\(output)")
         #expect(output.trimmingCharacters(in: .whitespacesAndNewlines) == folder.appendingPathComponent("airlock-ca.pem").path)
     }
+    #endif
 }

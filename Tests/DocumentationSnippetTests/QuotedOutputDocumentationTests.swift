@@ -123,6 +123,7 @@ struct QuotedOutputDocumentationTests {
         #expect(status == 0)
     }
 
+    #if HTTPS
     @Test func theHTTPSBannerIsTheCommandsOwn() async throws {
         let block = try quotedBlock(in: "Sources/MockServer/Documentation.docc/ServingHTTPS.md", startingWith: "Airlock serving 7 stub(s) from Examples/stubs.json at https")
         let caFolder = try temporaryFolder()
@@ -134,6 +135,7 @@ struct QuotedOutputDocumentationTests {
         let (status, _) = try await airlock.interrupt()
         #expect(status == 0)
     }
+    #endif
 
     // MARK: Troubleshooting
 

@@ -109,6 +109,22 @@ struct CLITests {
         #expect(errors.contains(#""lifetime": "eternal""#), "\(errors)")
     }
 
+    #if !HTTPS
+    // Without the package's HTTPS trait (the default), HTTPS says what to turn on; with it,
+    // TLSTests and TLSCLITests serve HTTPS (`swift test --traits HTTPS`).
+    @Test(arguments: [["serve", "--tls"], ["record", "--tls", "--cassette", "/tmp/airlock-never-written.har"], ["ca", "export"]])
+    func httpsWithoutTheTraitExitsUnavailableSayingHowToTurnItOn(_ arguments: [String]) throws {
+        let stubs = Self.packageRoot.appendingPathComponent("Examples/stubs.json").path
+        let command = arguments.first == "serve" ? ["serve", stubs, "--port", "0"] + arguments.dropFirst() : arguments + (arguments.first == "record" ? ["--port", "0"] : [])
+        let (status, errors) = try run(command)
+        #expect(status == 69, "\(errors)")
+        #expect(errors.contains("HTTPS needs the Airlock package's HTTPS trait, which this build was made without."), "\(errors)")
+        #expect(errors.contains(#".package(path: "../Airlock", traits: ["HTTPS"])"#), "\(errors)")
+        #expect(errors.contains("swift run --traits HTTPS airlock"), "\(errors)")
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/airlock-never-written.har"))
+    }
+    #endif
+
     /// Runs `airlock` with `arguments` to completion; returns its exit status and standard error.
     private func run(_ arguments: [String]) throws -> (status: Int32, errors: String) {
         let path = try #require(Self.executable, "build the airlock executable first (swift build)")

@@ -56,6 +56,7 @@ struct ForwarderTests {
         }
     }
 
+    #if HTTPS
     @Test func anUpstreamWhoseCertificateIsNotTrustedIsRefused() async throws {
         // The upstream speaks HTTPS with a certificate from a fresh Airlock CA, which no system trusts.
         let api = HTTPMock()
@@ -75,6 +76,7 @@ struct ForwarderTests {
             #expect(api.requests.isEmpty)
         }
     }
+    #endif
 
     @Test func anUpstreamThatClosesWithoutAnsweringGetsA502() async throws {
         // A host that reads the request and closes the connection without a word.

@@ -118,6 +118,19 @@ struct MockServerTests {
         }
     }
 
+    #if !HTTPS
+    @Test func tlsWithoutTheHTTPSTraitIsRefusedAtStartSayingHowToTurnItOn() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("airlock-no-https-\(UUID().uuidString)")
+        let server = MockServer(configuration: .init(tls: .init(certificateAuthorityDirectory: folder)))
+        let error = await #expect(throws: MockServerError.self) { try await server.start() }
+        #expect(error?.kind == .httpsUnavailable)
+        #expect(error?.description.contains(#"traits: ["HTTPS"]"#) == true, "\(String(describing: error))")
+        #expect(server.certificateAuthority == nil)
+        // Nothing was made on disk for a CA that cannot exist.
+        #expect(!FileManager.default.fileExists(atPath: folder.path))
+    }
+    #endif
+
     @Test func connectIsAnsweredWithAnExplanation() async throws {
         try await withServer(HTTPMock()) { server in
             // What a proxy client sees: the tunnel is refused. Without retries, the client reports

@@ -1,3 +1,4 @@
+#if HTTPS
 import AsyncHTTPClient
 import Foundation
 import HTTPMock
@@ -132,3 +133,4 @@ struct TLSCLITests {
         }
     }
 }
+#endif

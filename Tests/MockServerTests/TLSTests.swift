@@ -1,3 +1,4 @@
+#if HTTPS
 import AsyncHTTPClient
 import Foundation
 import HTTPMock
@@ -359,3 +360,4 @@ private final class HandshakeWatcher: ChannelInboundHandler {
         context.fireChannelInactive()
     }
 }
+#endif

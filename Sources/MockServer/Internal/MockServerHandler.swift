@@ -326,7 +326,8 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
         guard port != 443 || context.tls != nil else {
             let message = "Airlock MockServer: HTTPS through CONNECT (\(head.uri)) needs TLS, which is off. Start the server "
                 + "with TLS (MockServer.Configuration(tls: .init()), or `airlock serve --tls`) and have the client trust "
-                + "its CA (server.httpClientConfiguration(), or `curl --cacert \"$(airlock ca path)\"`).\n"
+                + "its CA (server.httpClientConfiguration(), or `curl --cacert \"$(airlock ca path)\"`)"
+                + (CertificateAuthority.canMakeCertificates ? ".\n" : "; this build also needs the package's HTTPS trait (swift run --traits HTTPS airlock …).\n")
             // SwiftNIO's encoder drops the body of any response to CONNECT (RFC 9110 forbids one
             // only on a 2xx): write the refusal below the encoder so the explanation arrives.
             let refusal = "HTTP/1.1 501 Not Implemented\r\nContent-Type: text/plain\r\nContent-Length: \(message.utf8.count)\r\n"

@@ -3,8 +3,6 @@ import Foundation
 import Logging
 import NIOCore
 import NIOSSL
-import SwiftASN1
-import X509
 
 /// Ends TLS for a server: one SSL context per host name, each with a certificate the CA makes
 /// the first time a client asks for that host, kept until it nears its end.
@@ -23,23 +21,16 @@ final class TLSTermination: Sendable {
         if let cached = contexts.withLock({ $0[host] }), cached.renewAfter > now {
             return cached.context
         }
-        let (certificate, key) = try authority.issueCertificate(for: host, now: now)
+        let identity = try authority.serverIdentity(for: host, now: now)
         var configuration = TLSConfiguration.makeServerConfiguration(
-            certificateChain: [.certificate(try NIOSSLCertificate(bytes: Self.der(certificate), format: .der))],
-            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(key.pemRepresentation.utf8), format: .pem))
+            certificateChain: [.certificate(identity.certificate)],
+            privateKey: .privateKey(identity.privateKey)
         )
         configuration.minimumTLSVersion = .tlsv12
         // The server speaks HTTP/1.1 only; saying so keeps clients that offer h2 on HTTP/1.1.
         configuration.applicationProtocols = ["http/1.1"]
         let context = try NIOSSLContext(configuration: configuration)
-        let renewAfter = certificate.notValidAfter.addingTimeInterval(-24 * 3600)
-        contexts.withLock { $0[host] = (context, renewAfter) }
+        contexts.withLock { $0[host] = (context, identity.renewAfter) }
         return context
-    }
-
-    private static func der(_ certificate: Certificate) throws -> [UInt8] {
-        var serializer = DER.Serializer()
-        try serializer.serialize(certificate)
-        return serializer.serializedBytes
     }
 }
