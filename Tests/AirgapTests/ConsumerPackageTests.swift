@@ -73,7 +73,10 @@ struct ConsumerPackageTests {
     /// A hang guard for the nested `swift test`, not a performance limit.
     static let hangGuard: Duration = .seconds(40 * 60)
 
-    @Test(.enabled(if: !ThreadSanitizer.isActive, "the nested package is built without ThreadSanitizer; run it in a plain swift test"))
+    @Test(
+        .enabled(if: ConsumerPackages.areTested, ConsumerPackages.reason),
+        .enabled(if: !ThreadSanitizer.isActive, "the nested package is built without ThreadSanitizer; run it in a plain swift test")
+    )
     func theREADMEManifestGuardsAChildProcessWithNoExtraCommand() async throws {
         let work = Self.root.appendingPathComponent(".build/airgap-consumer")
         let packages = work.appendingPathComponent("packages")
@@ -157,4 +160,11 @@ struct ConsumerPackageTests {
         #expect(status == 0, "\(output)")
         #expect(output.contains("child processes are not guarded. Add \(line) to the test target's dependencies"), "\(output)")
     }
+}
+
+/// The tests that build a separate package of a user's (minutes each, on top of `swift test`'s own
+/// build) run when `AIRLOCK_CONSUMER_TESTS=1`, as CI runs them (`.ci/run`).
+enum ConsumerPackages {
+    static let areTested = ProcessInfo.processInfo.environment["AIRLOCK_CONSUMER_TESTS"] == "1"
+    static let reason: Comment = "builds a separate package of a user's (minutes): run with AIRLOCK_CONSUMER_TESTS=1, as CI does"
 }

@@ -27,14 +27,14 @@ struct EnvironmentVariableDocumentationTests {
         return found
     }
 
-    /// The text of every Swift and C source of the package's targets.
-    static let sources: String = {
-        let folder = Documentation.root.appendingPathComponent("Sources")
+    /// The text of every Swift and C source of the package's targets and tests (a variable that
+    /// only changes what the test suite runs, such as `AIRLOCK_CONSUMER_TESTS`, is read there).
+    static let sources: String = ["Sources", "Tests"].flatMap { name -> [String] in
+        let folder = Documentation.root.appendingPathComponent(name)
         let files = FileManager.default.enumerator(atPath: folder.path)?.compactMap { $0 as? String } ?? []
         return files.filter { name in [".swift", ".c", ".h"].contains { name.hasSuffix($0) } }
             .compactMap { try? String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8) }
-            .joined(separator: "\n")
-    }()
+    }.joined(separator: "\n")
 
     @Test func variablesAreFound() {
         let names = Set(Self.mentions.map(\.name))
