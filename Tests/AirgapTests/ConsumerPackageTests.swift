@@ -118,30 +118,14 @@ struct ConsumerPackageTests {
         #expect(!wholeOutput.contains("child processes are not guarded"), "\(wholeTail)")
     }
 
-    /// Runs a shell command line in `folder` (output to `log`); its status and output.
+    /// Runs a shell command line in `folder` (output to `log`); its status and output. A command
+    /// the hang guard kills is an issue.
     static func run(_ command: String, in folder: URL, log: URL) async throws -> (status: Int32, output: String) {
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let process = TestProcess()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        process.currentDirectoryURL = folder
-        // Not this process's guard: the nested build must not inherit the preload library (a
-        // suite beside this one may have the guard active while the build starts).
-        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("AIRGAP_") && $0.key != "LD_PRELOAD" }
-        process.standardOutput = try FileHandle(forWritingTo: log)
-        process.standardError = try FileHandle(forWritingTo: log)
-        process.standardInput = nil
-        try process.run()
-        let identifier = process.processIdentifier
-        let watchdog = Task {
-            try? await Task.sleep(for: Self.hangGuard)
-            guard !Task.isCancelled, process.isRunning else { return }
-            kill(identifier, SIGKILL)
-            Issue.record("\(command) in the consumer package did not finish within \(Self.hangGuard) and was killed (a hang guard, not a performance limit); its output is in \(log.path)")
+        let result = try await runShellCommand(command, in: folder, log: log, hangGuard: Self.hangGuard)
+        if result.wasKilled {
+            Issue.record("\(command) did not finish within \(Self.hangGuard) and was killed (a hang guard, not a performance limit); its output is in \(log.path)")
         }
-        let status = await process.exitStatus()
-        watchdog.cancel()
-        return (status, (try? String(contentsOf: log, encoding: .utf8)) ?? "")
+        return (result.status, result.output)
     }
 
     /// Without the preload library next to the test binary, the guard's notice names the one

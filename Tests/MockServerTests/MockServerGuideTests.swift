@@ -74,27 +74,13 @@ struct MockServerGuideTests {
         #expect(serverLog.contains("Airlock stopped."), "\(serverLog)")
     }
 
-    /// Runs a shell script in `folder` (output to `log`); its status and output.
+    /// Runs a shell command line in `folder` (output to `log`); its status and output. A command
+    /// the hang guard kills is an issue.
     static func run(_ script: String, in folder: URL, log: URL) async throws -> (status: Int32, output: String) {
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let process = TestProcess()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", script]
-        process.currentDirectoryURL = folder
-        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("AIRGAP_") && $0.key != "LD_PRELOAD" }
-        process.standardOutput = try FileHandle(forWritingTo: log)
-        process.standardError = try FileHandle(forWritingTo: log)
-        process.standardInput = nil
-        try process.run()
-        let identifier = process.processIdentifier
-        let watchdog = Task {
-            try? await Task.sleep(for: Self.hangGuard)
-            guard !Task.isCancelled, process.isRunning else { return }
-            kill(identifier, SIGKILL)
-            Issue.record("a nested command did not finish within \(Self.hangGuard) and was killed (a hang guard, not a performance limit); its output is in \(log.path)")
+        let result = try await runShellCommand(script, in: folder, log: log, hangGuard: Self.hangGuard)
+        if result.wasKilled {
+            Issue.record("\(script) did not finish within \(Self.hangGuard) and was killed (a hang guard, not a performance limit); its output is in \(log.path)")
         }
-        let status = await process.exitStatus()
-        watchdog.cancel()
-        return (status, (try? String(contentsOf: log, encoding: .utf8)) ?? "")
+        return (result.status, result.output)
     }
 }
