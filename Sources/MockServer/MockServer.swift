@@ -33,8 +33,9 @@ import NIOPosix
 /// With ``Configuration/tls`` the server also speaks HTTPS, with certificates its
 /// ``CertificateAuthority`` makes per host: ``baseURL`` is `https://…`, and TLS inside `CONNECT`
 /// tunnels (to any port) is ended here, so `https://api.example.com/…` reaches the same stubs;
-/// ``httpClientConfiguration(_:)`` gives AsyncHTTPClient the proxy and the CA in one line. Without
-/// TLS, `CONNECT` to port 443 is answered with `501` and how to turn TLS on.
+/// `server.httpClientConfiguration()` (the `MockServerHTTPClient` product) gives AsyncHTTPClient the
+/// proxy and the CA in one line. Serving HTTPS needs the package's `HTTPS` trait. Without TLS,
+/// `CONNECT` to port 443 is answered with `501` and how to turn TLS on.
 ///
 /// The server uses SwiftNIO's standard HTTP/1.1 server pipeline: pipelined requests are answered
 /// in order (even when an earlier response is delayed), malformed requests get a `400` and the

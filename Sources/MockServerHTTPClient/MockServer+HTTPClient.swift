@@ -12,7 +12,7 @@ extension MockServer {
     /// let response = try await client.execute(HTTPClientRequest(url: "https://api.example.com/users"), timeout: .seconds(5))
     /// ```
     ///
-    /// Call it after ``MockServer/MockServer/start()`` (the port is known then).
+    /// Call it after the server's `start()` (the port is known then).
     ///
     /// - Parameter configuration: The configuration to start from (timeouts, redirects…); its TLS
     ///   configuration, if any, keeps its own trust roots and gains the CA.
