@@ -12,6 +12,13 @@ struct Airlock: AsyncParsableCommand {
         version: AirlockVersion.current,
         subcommands: [Serve.self, Record.self, Redact.self, CassetteCommand.self, CertificateAuthorityCommand.self]
     )
+
+    /// Catches SIGINT and SIGTERM before anything else runs (``InterruptSignals``), then runs the
+    /// command.
+    static func main() async {
+        InterruptSignals.install()
+        await main(nil)
+    }
 }
 
 /// `airlock serve stubs.json`
@@ -185,18 +192,9 @@ func openCassette(_ url: URL, mode: Cassette.RecordMode, matching: Cassette.Matc
     }
 }
 
-/// Suspends until SIGINT or SIGTERM arrives.
+/// Suspends until SIGINT or SIGTERM arrives (at once when one already has).
 func waitForInterrupt() async {
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-        let resumed = ResumeOnce(continuation)
-        for signalNumber in [SIGINT, SIGTERM] {
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler { resumed.resume() }
-            source.resume()
-            SignalSources.keep(source)
-        }
-    }
+    await InterruptSignals.next()
 }
 
 extension ExitCode {
@@ -217,37 +215,6 @@ func say(_ line: String) {
 /// Writes a line to standard error, as `say` does to standard output.
 func sayError(_ line: String) {
     Console.standardError.write(line)
-}
-
-/// Resumes a continuation the first time only.
-final class ResumeOnce: @unchecked Sendable {
-    // @unchecked Sendable: `continuation` is read and cleared under `lock` only.
-    private let lock = NSLock()
-    private var continuation: CheckedContinuation<Void, Never>?
-
-    init(_ continuation: CheckedContinuation<Void, Never>) {
-        self.continuation = continuation
-    }
-
-    func resume() {
-        lock.lock()
-        let pending = continuation
-        continuation = nil
-        lock.unlock()
-        pending?.resume()
-    }
-}
-
-/// Keeps signal sources alive for the life of the process.
-enum SignalSources {
-    nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
-    private static let lock = NSLock()
-
-    static func keep(_ source: any DispatchSourceSignal) {
-        lock.lock()
-        sources.append(source)
-        lock.unlock()
-    }
 }
 
 /// The connection limits of `airlock serve` and `airlock record`.
