@@ -69,7 +69,7 @@ public final class MockRegistry: Sendable {
     /// Decides everything about one request for a transport: finds the most specific stub and
     /// takes its next response, or applies the unmocked policy; records the request in the
     /// journal; and plans the delivery.
-    package func resolve(_ request: IncomingRequest, for transport: Transport, at date: Date = Date()) -> ResolvedExchange {
+    package func resolve<Kind>(_ request: IncomingRequest, for transport: Transport<Kind>, at date: Date = Date()) -> ResolvedExchange<Kind> {
         let decision = state.withLock { $0.decide(request, at: date, journal: journal) }
         return ResolvedExchange(decision, request: request, transport: transport)
     }

@@ -281,7 +281,7 @@ final class ServerContext: Sendable {
     /// Sends `.passthrough` requests on.
     let forwarder: Forwarder
     /// What the core is told about this server: a token-protected one shows no stubs in messages.
-    let transport: Transport
+    let transport: Transport<SocketTransport>
     /// Ends TLS (origin-mode HTTPS and inside CONNECT tunnels); `nil` without TLS.
     let tls: TLSTermination?
 

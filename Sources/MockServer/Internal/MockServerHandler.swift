@@ -21,7 +21,7 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
-    private enum State {
+    enum State {
         case idle
         case receiving(HTTPRequestHead, ByteBuffer?)
         /// The last response is sent or on its way and the connection is closing: whatever the
@@ -33,7 +33,7 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
     static let lingeringCloseTimeout = TimeAmount.seconds(5)
 
     private let context: ServerContext
-    private var state = State.idle
+    var state = State.idle
     /// Whether ``closeAfterLastResponse(_:)`` has begun closing the connection.
     private var isClosingOutput = false
     /// Whether the connection has become a CONNECT tunnel, whose requests name their own host.
@@ -91,7 +91,7 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// the client still sends, and closes completely when the client closes or after
     /// ``lingeringCloseTimeout``. Closing at once with the client's bytes unread would make the
     /// kernel send a reset instead (RFC 9112 §9.6, "Tear-down").
-    private func closeAfterLastResponse(_ channelContext: ChannelHandlerContext) {
+    func closeAfterLastResponse(_ channelContext: ChannelHandlerContext) {
         state = .closing
         guard !isClosingOutput else { return }
         isClosingOutput = true
@@ -137,66 +137,13 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
             )
         }
         let exchange = context.registry.resolve(incoming, for: context.transport)
-        if case .forward(let recording) = exchange.action {
-            return forward(incoming, head: head, recording: recording, recorder: exchange.recorder, in: channelContext)
-        }
-        guard exchange.delay > 0 else { return carryOut(exchange, head: head, in: channelContext) }
-        let loopBound = NIOLoopBound((self, channelContext), eventLoop: channelContext.eventLoop)
-        channelContext.eventLoop.scheduleTask(in: .saturatingSeconds(exchange.delay)) {
-            let (handler, channelContext) = loopBound.value
-            handler.carryOut(exchange, head: head, in: channelContext)
-        }
-    }
-
-    private func carryOut(_ exchange: ResolvedExchange, head: HTTPRequestHead, in channelContext: ChannelHandlerContext) {
-        switch exchange.action {
-        case .respond(let planned):
-            if case .bytes(let body) = planned.body {
-                // Bytes in memory are answered while the request is read: no task for the event
-                // loop, and the pipelining handler never has to hold the connection's reads back.
-                return send(planned, body: .success(body), head: head, recorder: exchange.recorder, in: channelContext)
-            }
-            let loopBound = NIOLoopBound((self, channelContext), eventLoop: channelContext.eventLoop)
-            let eventLoop = channelContext.eventLoop
-            // Files are read off the event loop.
-            planned.body.load(for: exchange.stub) { result in
-                eventLoop.execute {
-                    let (handler, channelContext) = loopBound.value
-                    handler.send(planned, body: result, head: head, recorder: exchange.recorder, in: channelContext)
-                }
-            }
-        case .fault(let fault):
-            actOut(fault, head: head, recorder: exchange.recorder, in: channelContext)
-        case .fail:
-            // The core turns errors into faults for sockets; should one arrive, a reset is the closest.
-            actOut(.connectionReset, head: head, recorder: exchange.recorder, in: channelContext)
-        case .stop(let message):
-            respond(status: 500, headers: [.contentType: "text/plain"], body: Data((message + "\n").utf8), to: head, in: channelContext)
-        case .forward:
-            preconditionFailure("dispatch(_:body:in:) forwards itself")
-        }
+        exchange.deliver(to: ExchangeWriter(handler: self, context: channelContext, head: head, incoming: incoming, recorder: exchange.recorder))
     }
 
     // MARK: Writing responses
 
-    private func send(_ planned: PlannedResponse, body: Result<Data, ExchangeFailure>, head: HTTPRequestHead, recorder: ExchangeRecorder, in channelContext: ChannelHandlerContext) {
-        switch body {
-        case .failure(let failure):
-            recorder.record(.failure(failure.description))
-            report(head, status: 500, fault: nil, recorder: recorder)
-            respond(status: 500, headers: [.contentType: "text/plain"], body: Data((failure.description + "\n").utf8), to: head, in: channelContext)
-        case .success(let body):
-            recorder.record(.response(status: planned.status), headers: planned.headers, body: body, bodyIsEncoded: !planned.bodyIsDecoded)
-            if let dribble = planned.dribble, body.count > 1 {
-                return dribbleOut(body, planned: planned, plan: dribble, head: head, recorder: recorder, in: channelContext)
-            }
-            report(head, status: planned.status, fault: nil, recorder: recorder)
-            respond(status: planned.status, headers: planned.wireHeaders, body: body, to: head, in: channelContext)
-        }
-    }
-
     /// Writes a complete response and keeps or closes the connection.
-    private func respond(
+    func respond(
         status: Int,
         headers: HTTPFields,
         body: Data,
@@ -205,20 +152,29 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
         closing: Bool = false
     ) {
         let keepAlive = head.isKeepAlive && !closing
+        channelContext.write(wrapOutboundOut(.head(responseHead(status: status, headers: headers, bodySize: body.count, for: head, keepAlive: keepAlive))), promise: nil)
+        writeBody(body, status: status, for: head, in: channelContext)
+        endResponse(keepAlive: keepAlive, in: channelContext)
+    }
+
+    /// Writes a piece of a response's body, unless the response carries none: HEAD responses,
+    /// 204 and 304 (their Content-Length still describes it).
+    func writeBody(_ piece: Data, status: Int, for head: HTTPRequestHead, in channelContext: ChannelHandlerContext) {
+        guard !piece.isEmpty, head.method != .HEAD, status != 204, status != 304 else { return }
+        channelContext.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: piece)))), promise: nil)
+    }
+
+    /// Ends the response, then keeps the connection or closes it gracefully.
+    func endResponse(keepAlive: Bool, in channelContext: ChannelHandlerContext) {
         // Set before writing: ending the response lets the pipeline hand over the next request.
         if !keepAlive { state = .closing }
-        channelContext.write(wrapOutboundOut(.head(responseHead(status: status, headers: headers, bodySize: body.count, for: head, keepAlive: keepAlive))), promise: nil)
-        // HEAD responses, 204 and 304 carry no body (the Content-Length still describes it).
-        if !body.isEmpty, head.method != .HEAD, status != 204, status != 304 {
-            channelContext.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
-        }
         channelContext.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         if !keepAlive {
             closeAfterLastResponse(channelContext)
         }
     }
 
-    private func responseHead(status: Int, headers: HTTPFields, bodySize: Int, for head: HTTPRequestHead, keepAlive: Bool) -> HTTPResponseHead {
+    func responseHead(status: Int, headers: HTTPFields, bodySize: Int, for head: HTTPRequestHead, keepAlive: Bool) -> HTTPResponseHead {
         // Every field as given, in order, repeated names kept (two Set-Cookie stay two).
         var fields = HTTPHeaders(headers.map { ($0.name.rawName, $0.value) })
         if status == 204 || status == 304 || (100..<200).contains(status) {
@@ -229,29 +185,6 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         if !keepAlive { fields.replaceOrAdd(name: "Connection", value: "close") }
         return HTTPResponseHead(version: head.version, status: HTTPResponseStatus(statusCode: status), headers: fields)
-    }
-
-    /// Sends the head, then the body in the plan's pieces.
-    private func dribbleOut(_ body: Data, planned: PlannedResponse, plan: DribblePlan, head: HTTPRequestHead, recorder: ExchangeRecorder, in channelContext: ChannelHandlerContext) {
-        let keepAlive = head.isKeepAlive
-        channelContext.writeAndFlush(wrapOutboundOut(.head(responseHead(status: planned.status, headers: planned.wireHeaders, bodySize: body.count, for: head, keepAlive: keepAlive))), promise: nil)
-        let (pieces, interval) = plan.pieces(of: body)
-        let loopBound = NIOLoopBound((self, channelContext), eventLoop: channelContext.eventLoop)
-        for (index, piece) in pieces.enumerated() {
-            let isLast = index == pieces.count - 1
-            channelContext.eventLoop.scheduleTask(in: .saturatingSeconds(interval * Double(index))) {
-                let (handler, channelContext) = loopBound.value
-                guard channelContext.channel.isActive else { return }
-                channelContext.write(handler.wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: piece)))), promise: nil)
-                guard isLast else { return channelContext.flush() }
-                if !keepAlive { handler.state = .closing }
-                channelContext.writeAndFlush(handler.wrapOutboundOut(.end(nil)), promise: nil)
-                if !keepAlive {
-                    handler.closeAfterLastResponse(channelContext)
-                }
-                handler.report(head, status: planned.status, fault: nil, recorder: recorder)
-            }
-        }
     }
 
     /// A request body over the cap: 413 with how to raise it, then the connection closes.
@@ -265,8 +198,7 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
     // MARK: Faults
 
     /// Misbehaves on the wire as the fault says.
-    private func actOut(_ fault: MockResponse.Fault, head: HTTPRequestHead, recorder: ExchangeRecorder, in channelContext: ChannelHandlerContext) {
-        recorder.record(.fault(fault))
+    func actOut(_ fault: MockResponse.Fault, head: HTTPRequestHead, recorder: ExchangeRecorder, in channelContext: ChannelHandlerContext) {
         report(head, status: nil, fault: fault.description, recorder: recorder)
         let channel = channelContext.channel
         switch fault.kind {
@@ -299,7 +231,7 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    private func report(_ head: HTTPRequestHead, status: Int?, fault: String?, recorder: ExchangeRecorder) {
+    func report(_ head: HTTPRequestHead, status: Int?, fault: String?, recorder: ExchangeRecorder) {
         guard let handler = context.configuration.exchangeHandler else { return }
         let duration = Date().timeIntervalSince(recorder.started)
         // The console and logs see the target through the mock's redaction.
@@ -378,7 +310,7 @@ final class MockServerHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// Sends an unmatched request to its real host (the `.passthrough` policy, and recording) and
     /// relays the answer.
-    private func forward(_ incoming: IncomingRequest, head: HTTPRequestHead, recording: Bool, recorder: ExchangeRecorder, in channelContext: ChannelHandlerContext) {
+    func forward(_ incoming: IncomingRequest, head: HTTPRequestHead, recording: Bool, recorder: ExchangeRecorder, in channelContext: ChannelHandlerContext) {
         var fields: [(name: String, value: String)] = []
         for field in head.headers where !Self.hopByHop.contains(field.name.lowercased()) {
             if recording, field.name.lowercased() == "accept-encoding" {
