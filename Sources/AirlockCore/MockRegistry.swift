@@ -3,10 +3,12 @@ import Foundation
 /// The stubs of one mock, their response queues, its unmocked policy and its journal, behind one
 /// lock: the engine that every transport of the mock asks.
 ///
-/// You do not use a registry directly: ``Mocking`` gives `HTTPMock` and `MockServer` the API over
+/// Not API: it is `@_spi(AirlockTransport)`, for the package's own transports. You do not use a
+/// registry directly: ``Mocking`` gives `HTTPMock` and `MockServer` the API over
 /// it, and two transports serve the same stubs when they share one (`MockServer(mock: httpMock)`).
 /// Registering is O(1) per stub and matching a request walks tries keyed by the request's own host
 /// labels and path segments, so neither grows with the number of stubs.
+@_spi(AirlockTransport)
 public final class MockRegistry: Sendable {
     private let state = Locked(State())
     private let reporter = Locked<(@Sendable (String) -> Void)?>(nil)

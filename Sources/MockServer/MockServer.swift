@@ -1,4 +1,4 @@
-import AirlockCore
+@_spi(AirlockTransport) import AirlockCore
 import Foundation
 import Logging
 import NIOCore
@@ -44,7 +44,7 @@ import NIOPosix
 /// HTTP/1.1 client pipeline (TLS verified with the system's trust roots).
 public final class MockServer: Mocking {
     /// The stubs, queues, policy and journal the server serves.
-    public let registry: MockRegistry
+    @_spi(AirlockTransport) public let registry: MockRegistry
     /// How the server binds and reports.
     public let configuration: Configuration
 

@@ -1,5 +1,7 @@
+@_spi(AirlockTransport) import AirlockCore
 import Foundation
 import HTTPTypes
+import URLProtocolSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
