@@ -146,6 +146,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "X509", package: "swift-certificates", condition: .when(traits: ["HTTPS"])),
                 .product(name: "SwiftASN1", package: "swift-asn1", condition: .when(traits: ["HTTPS"])),
             ],
