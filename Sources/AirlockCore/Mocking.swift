@@ -17,7 +17,7 @@ public protocol Mocking: Journaling {
 
 extension Mocking {
     /// The journal of the mock's registry.
-    public var journal: RequestJournal { registry.journal }
+    @_spi(AirlockTransport) public var journal: RequestJournal { registry.journal }
 
     /// What happens to a request that no queued response matches. Defaults to `.notFound`.
     ///
@@ -66,6 +66,7 @@ extension Mocking {
 ///
 /// The queries, redaction and HAR export are written once, here.
 public protocol Journaling: AnyObject, Sendable {
-    /// Where the requests are recorded. Opaque; read it through the queries below.
-    var journal: RequestJournal { get }
+    /// Where the requests are recorded. Not API (only the package's own types conform): read it
+    /// through the queries below.
+    @_spi(AirlockTransport) var journal: RequestJournal { get }
 }

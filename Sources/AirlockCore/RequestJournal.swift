@@ -6,6 +6,7 @@ import HTTPTypes
 ///
 /// Requests are numbered from 1; ``Journaling/clearRequests()`` starts the numbering again, and outcomes that
 /// arrive for requests recorded before a clear are dropped instead of landing on a newer entry.
+@_spi(AirlockTransport)
 public final class RequestJournal: Sendable {
     private struct State {
         /// The kept entries, oldest first, from `head` on (the slots before it are dropped).

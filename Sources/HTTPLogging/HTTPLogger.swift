@@ -1,4 +1,4 @@
-import AirlockCore
+@_spi(AirlockTransport) import AirlockCore
 import Foundation
 import Logging
 #if canImport(FoundationNetworking)
@@ -32,7 +32,7 @@ public final class HTTPLogger: Journaling, ForwardingObserver {
     public let forwardingSession: URLSession
 
     /// Where the logged requests are recorded: the journal type of the mocks.
-    public let journal = RequestJournal()
+    @_spi(AirlockTransport) public let journal = RequestJournal()
     private let slot: Int
     private let protocolClass: URLProtocol.Type
 

@@ -1,4 +1,4 @@
-import AirlockCore
+@_spi(AirlockTransport) import AirlockCore
 import Foundation
 import HTTPTypes
 import URLProtocolSupport
