@@ -57,11 +57,17 @@ package struct IncomingRequest: Sendable {
         self.parsedItems = queryItems
     }
 
-    /// The query as sent, if it was not given as items.
-    package var queryText: String? { rawQuery }
-
     /// The query parameters in order, percent-decoded. `+` is kept as it is, as `URLComponents` does.
+    /// Setting them (a cassette's `beforeRecord` closure) leaves ``url`` as it is.
     package var queryItems: [QueryItem] {
+        get { parse() }
+        set {
+            parsedItems = newValue
+            rawQuery = nil
+        }
+    }
+
+    private func parse() -> [QueryItem] {
         if let parsedItems { return parsedItems }
         guard let rawQuery, !rawQuery.isEmpty else { return [] }
         return rawQuery.split(separator: "&", omittingEmptySubsequences: true).map { pair in

@@ -43,39 +43,35 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
         set { writable.sequence = newValue }
     }
     /// The HTTP method, uppercased.
-    public var method: String { storage.method }
+    public var method: String { storage.request.method }
     /// The absolute URL.
     public internal(set) var url: String {
-        get { storage.url }
-        set { writable.url = newValue }
+        get { storage.request.url }
+        set { writable.request.url = newValue }
     }
     /// The host, lowercased.
-    public var host: String { storage.host }
+    public var host: String { storage.request.host }
     /// The percent-decoded path.
-    public var path: String { storage.path }
+    public var path: String { storage.request.path }
     /// The query parameters in order.
     public internal(set) var queryItems: [QueryItem] {
-        get {
-            if let queryOverride = storage.queryOverride { return queryOverride }
-            return IncomingRequest(method: method, url: url, host: host, path: path, query: storage.rawQuery).queryItems
-                .map { QueryItem(name: $0.name, value: $0.value) }
-        }
-        set { writable.queryOverride = newValue }
+        get { storage.request.queryItems.map { QueryItem(name: $0.name, value: $0.value) } }
+        set { writable.request.queryItems = newValue.map { IncomingRequest.QueryItem(name: $0.name, value: $0.value) } }
     }
     /// The header fields: in the order the client set them where the transport keeps an order,
     /// sorted by name where it keeps a dictionary (`URLRequest`). Settable, for a cassette's
     /// `beforeRecord` closure.
     public var headers: [Header] {
-        get { storage.headerFields.fields.map { Header(name: $0.name, value: $0.value) } }
-        set { writable.headerFields = .list(newValue.map { (name: $0.name, value: $0.value) }) }
+        get { storage.request.headerFields.fields.map { Header(name: $0.name, value: $0.value) } }
+        set { writable.request.headerFields = .list(newValue.map { (name: $0.name, value: $0.value) }) }
     }
     /// The complete body, however it was sent (`httpBody`, a body stream, or an upload task);
     /// `nil` when there was none. When the journal's capacity limits body sizes, a longer body
     /// keeps its first bytes only (see ``bodySize`` and ``bodyDigest``). Settable, for a
     /// cassette's `beforeRecord` closure.
     public var body: Data? {
-        get { storage.body }
-        set { writable.body = newValue }
+        get { storage.request.body }
+        set { writable.request.body = newValue }
     }
     /// The body's full length in bytes, also when only a prefix is kept.
     public var bodySize: Int { storage.truncatedBody?.size ?? body?.count ?? 0 }
@@ -99,9 +95,10 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
         set { writable.response = newValue }
     }
 
-    /// The fields, behind one reference: every request is recorded, and an entry travels through
-    /// the journal, the transports and the tests' queries by copies — each one a single retain.
-    /// Changes copy the storage first unless this value is its only owner (copy on write).
+    /// The request as its transport read it, with what the journal adds, behind one reference:
+    /// every request is recorded, and an entry travels through the journal, the transports and
+    /// the tests' queries by copies — each one a single retain. Changes copy the storage first
+    /// unless this value is its only owner (copy on write).
     private var storage: Storage
 
     /// The storage, made this value's own before it is changed.
@@ -116,40 +113,24 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
     // owns it; shared storages are never changed.
     private final class Storage: @unchecked Sendable {
         var sequence: Int
-        let method: String
-        var url: String
-        let host: String
-        let path: String
-        // Recording happens for every request, so it only copies references; the query is
-        // parsed and the header dictionary ordered when someone reads them.
-        let rawQuery: String?
-        var queryOverride: [QueryItem]?
-        var headerFields: HeaderFieldStorage
-        var body: Data?
+        /// The request exactly as the transport read it, once: the journal keeps this value
+        /// rather than a copy of its fields (the query is parsed, and a header dictionary ordered,
+        /// only when someone reads them).
+        var request: IncomingRequest
         /// The length and digest of a body kept as a prefix.
         var truncatedBody: (size: Int, digest: String)?
         let date: Date
         var answeredBy: StubDescription?
         var response: RecordedResponse?
 
-        init(sequence: Int, method: String, url: String, host: String, path: String, rawQuery: String?, queryOverride: [QueryItem]?, headerFields: HeaderFieldStorage, body: Data?, date: Date) {
+        init(sequence: Int, request: IncomingRequest, date: Date) {
             self.sequence = sequence
-            self.method = method
-            self.url = url
-            self.host = host
-            self.path = path
-            self.rawQuery = rawQuery
-            self.queryOverride = queryOverride
-            self.headerFields = headerFields
-            self.body = body
+            self.request = request
             self.date = date
         }
 
         func copy() -> Storage {
-            let copy = Storage(
-                sequence: sequence, method: method, url: url, host: host, path: path, rawQuery: rawQuery,
-                queryOverride: queryOverride, headerFields: headerFields, body: body, date: date
-            )
+            let copy = Storage(sequence: sequence, request: request, date: date)
             copy.truncatedBody = truncatedBody
             copy.answeredBy = answeredBy
             copy.response = response
@@ -158,25 +139,16 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
     }
 
     package init(sequence: Int, request: IncomingRequest, date: Date) {
-        let text = request.queryText
-        storage = Storage(
-            sequence: sequence,
-            method: request.method,
-            url: request.url,
-            host: request.host,
-            path: request.path,
-            rawQuery: text,
-            queryOverride: text == nil ? request.queryItems.map { QueryItem(name: $0.name, value: $0.value) } : nil,
-            headerFields: request.headerFields,
-            body: request.body,
-            date: date
-        )
+        storage = Storage(sequence: sequence, request: request, date: date)
     }
+
+    /// The request as its transport read it.
+    package var incoming: IncomingRequest { storage.request }
 
     /// The header fields as swift-http-types' `HTTPFields`, in the order sent, repeated names
     /// kept (the fields whose names are not RFC 9110 tokens are left out).
     public var headerFields: HTTPFields {
-        HTTPFields(pairs: storage.headerFields.fields)
+        HTTPFields(pairs: storage.request.headerFields.fields)
     }
 
     /// The value of the first header with this name, compared case-insensitively.
