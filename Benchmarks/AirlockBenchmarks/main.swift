@@ -4,7 +4,8 @@
 //
 // Prints one table: registration time and peak memory at 100,000 stubs; per-request median and
 // p99 through a real URLSession for HTTPMock and for a minimal dictionary-lookup URLProtocol; and
-// per-match time in the core alone, with exact and wildcard stubs at 1, 1,000 and 100,000.
+// per-match time in the core alone, with exact and wildcard stubs at 1, 1,000 and 100,000; and
+// matched requests served beside 10,000 unmatched ones at 100,000 stubs (`--only unmatched`).
 @_spi(AirlockTransport) import AirlockCore
 import Foundation
 import HTTPMock
@@ -47,7 +48,7 @@ func indexes(count: Int, stubs: Int) -> [Int] {
 
 let arguments = CommandLine.arguments
 let requestCount = arguments.firstIndex(of: "--requests").flatMap { Int(arguments[$0 + 1]) } ?? 3_000
-/// `--only register|session|core` runs one part, for profiling.
+/// `--only register|session|core|unmatched` runs one part, for profiling.
 let only = arguments.firstIndex(of: "--only").map { arguments[$0 + 1] }
 func runs(_ part: String) -> Bool { only == nil || only == part }
 let sizes = ProcessInfo.processInfo.environment["BENCH_SIZES"].map { $0.split(separator: ",").compactMap { Int($0) } } ?? [1, 1_000, 100_000]
@@ -180,6 +181,72 @@ for kind in Kind.allCases where runs("core") {
     }
 }
 
+// MARK: Unmatched requests beside matched ones
+
+/// Matched requests served on this thread, alone and while another thread sends 10,000 unmatched
+/// requests (each answered `404` with the diagnosis, as `airlock serve` answers them) at 100,000
+/// wildcard stubs. Phases alternate, alone first, so that drift in the machine's speed hits both.
+func unmatchedLoadRows() -> [[String]] {
+    let registry = MockRegistry(snippetStyle: .json)
+    registry.register((0..<100_000).map(Kind.wildcard.registration))
+    let matched = indexes(count: 2_000, stubs: 100_000).map { i in
+        IncomingRequest(method: "GET", url: "", host: "api.example.com", path: Kind.wildcard.requestPath(i), queryItems: [])
+    }
+    // Near the stubs' paths (`/v1/item<i>/detail` against `/v1/items<i>/*`), so that each
+    // diagnosis has neighbours to rank.
+    let unmatched = indexes(count: 10_000, stubs: 100_000).map { i in
+        IncomingRequest(method: "GET", url: "http://api.example.com/v1/item\(i)/detail", host: "api.example.com", path: "/v1/item\(i)/detail", queryItems: [])
+    }
+    func serve(_ request: IncomingRequest) -> Duration {
+        let start = clock.now
+        let exchange = registry.resolve(request, for: .urlSession)
+        let elapsed = clock.now - start
+        guard exchange.stub != nil else { fatalError("benchmark request \(request.path) did not match") }
+        return elapsed
+    }
+    // Warm-up, including one unmatched request: the first one sorts the path indexes.
+    for request in matched { _ = serve(request) }
+    _ = registry.resolve(unmatched[0], for: .socket)
+
+    var alone = Samples()
+    var beside = Samples()
+    var load = Samples()
+    for _ in 0..<2 {
+        var served = 0
+        for request in matched + matched {
+            alone.append(serve(request))
+            served += 1
+        }
+        let done = Locked(false)
+        let loadSamples = Locked(Samples())
+        let thread = Thread {
+            var samples = Samples()
+            for request in unmatched {
+                let start = clock.now
+                let exchange = registry.resolve(request, for: .socket)
+                samples.append(clock.now - start)
+                guard case .answer(.respond(let planned)) = exchange.action, planned.status == 404 else { fatalError("an unmatched request was answered") }
+            }
+            loadSamples.withLock { $0 = samples }
+            done.withLock { $0 = true }
+        }
+        thread.start()
+        var next = 0
+        while !done.withLock({ $0 }) {
+            beside.append(serve(matched[next % matched.count]))
+            next += 1
+        }
+        load.values += loadSamples.withLock { $0.values }
+    }
+    func cells(_ samples: Samples) -> String { formatNanos(samples.median) + " / " + formatNanos(samples.p99) }
+    return [
+        ["matched, alone", "\(alone.values.count.formatted())", cells(alone), "", ""],
+        ["matched, beside 10,000 unmatched", "\(beside.values.count.formatted())", cells(beside),
+         String(format: "%.2f", beside.median / alone.median), String(format: "%.2f", beside.p99 / alone.p99)],
+        ["unmatched (the load, with diagnosis)", "\(load.values.count.formatted())", cells(load), "", ""],
+    ]
+}
+
 // MARK: Table
 
 let header = ["row", "stubs", "HTTPMock median / p99", "minimal median / p99", "ratio median", "ratio p99"]
@@ -192,6 +259,19 @@ print("AirlockBenchmarks: \(requestCount) requests per URLSession row, 38,000 ma
 print(line(header))
 print("|" + widths.map { String(repeating: "-", count: $0 + 2) }.joined(separator: "|") + "|")
 for row in rows { print(line(row)) }
+
+if runs("unmatched") {
+    let loadRows = unmatchedLoadRows()
+    let loadHeader = ["row (100,000 wildcard stubs)", "requests", "median / p99", "ratio median", "ratio p99"]
+    let loadWidths = (0..<loadHeader.count).map { column in ([loadHeader] + loadRows).map { $0[column].count }.max() ?? 0 }
+    print("")
+    print("Matched requests beside unmatched ones: the core's resolve on one thread while another sends 10,000 unmatched requests")
+    print("| " + loadHeader.enumerated().map { pad($1, loadWidths[$0]) }.joined(separator: " | ") + " |")
+    print("|" + loadWidths.map { String(repeating: "-", count: $0 + 2) }.joined(separator: "|") + "|")
+    for row in loadRows {
+        print("| " + row.enumerated().map { $0 == 0 ? pad($1, loadWidths[$0]) : padLeft($1, loadWidths[$0]) }.joined(separator: " | ") + " |")
+    }
+}
 
 var swiftVersion: String {
     #if swift(>=6.3)
