@@ -4,7 +4,8 @@
 //
 // Prints one table: registration time and peak memory at 100,000 stubs; per-request median and
 // p99 through a real URLSession for HTTPMock and for a minimal dictionary-lookup URLProtocol; and
-// per-match time in the core alone, with exact and wildcard stubs at 1, 1,000 and 100,000.
+// per-match time in the core alone, with exact and wildcard stubs at 1, 1,000 and 100,000; and
+// matched requests served beside 10,000 unmatched ones at 100,000 stubs (`--only unmatched`).
 @_spi(AirlockTransport) import AirlockCore
 import Foundation
 import HTTPMock
@@ -47,9 +48,11 @@ func indexes(count: Int, stubs: Int) -> [Int] {
 
 let arguments = CommandLine.arguments
 let requestCount = arguments.firstIndex(of: "--requests").flatMap { Int(arguments[$0 + 1]) } ?? 3_000
-/// `--only register|session|core` runs one part, for profiling.
+/// `--only register|session|core|unmatched` runs one part, for profiling.
 let only = arguments.firstIndex(of: "--only").map { arguments[$0 + 1] }
 func runs(_ part: String) -> Bool { only == nil || only == part }
+/// `--unmatched N`: how many unmatched requests the load thread sends per round (10,000).
+let unmatchedCount = arguments.firstIndex(of: "--unmatched").flatMap { Int(arguments[$0 + 1]) } ?? 10_000
 let sizes = ProcessInfo.processInfo.environment["BENCH_SIZES"].map { $0.split(separator: ",").compactMap { Int($0) } } ?? [1, 1_000, 100_000]
 let clock = ContinuousClock()
 var rows: [[String]] = []
@@ -180,6 +183,105 @@ for kind in Kind.allCases where runs("core") {
     }
 }
 
+// MARK: Unmatched requests beside matched ones
+
+/// Matched requests served on this thread, alone and while another thread sends 10,000 unmatched
+/// requests (each answered `404` with the diagnosis, as `airlock serve` answers them) at 100,000
+/// wildcard stubs. Phases alternate, alone first, so that drift in the machine's speed hits both.
+func unmatchedLoadRows() -> [[String]] {
+    let registry = MockRegistry(snippetStyle: .json)
+    registry.register((0..<100_000).map(Kind.wildcard.registration))
+    let matched = indexes(count: 2_000, stubs: 100_000).map { i in
+        IncomingRequest(method: "GET", url: "", host: "api.example.com", path: Kind.wildcard.requestPath(i), queryItems: [])
+    }
+    // Near the stubs' paths (`/v1/item<i>/detail` against `/v1/items<i>/*`), so that each
+    // diagnosis has neighbours to rank.
+    let unmatched = indexes(count: unmatchedCount, stubs: 100_000).map { i in
+        IncomingRequest(method: "GET", url: "http://api.example.com/v1/item\(i)/detail", host: "api.example.com", path: "/v1/item\(i)/detail", queryItems: [])
+    }
+    func serve(_ request: IncomingRequest) -> Duration {
+        let start = clock.now
+        let exchange = registry.resolve(request, for: .urlSession)
+        let elapsed = clock.now - start
+        guard exchange.stub != nil else { fatalError("benchmark request \(request.path) did not match") }
+        return elapsed
+    }
+    // Warm-up, including one unmatched request: the first one after registering sorts the new
+    // stubs into the path indexes, under the lock, once.
+    for request in matched { _ = serve(request) }
+    let firstStart = clock.now
+    _ = registry.resolve(unmatched[0], for: .socket)
+    let first = nanoseconds(clock.now - firstStart)
+
+    // The control: the same unmatched load sent to another registry holding the same stubs, so
+    // that the CPU, caches and allocator are shared alike and only the lock differs.
+    let other = MockRegistry(snippetStyle: .json)
+    other.register((0..<100_000).map(Kind.wildcard.registration))
+    _ = other.resolve(unmatched[0], for: .socket)
+
+    struct Phase {
+        var samples = Samples()
+        var time = Duration.zero
+        var rate: Double { Double(samples.values.count) / (nanoseconds(time) / 1e9) }
+    }
+    var alone = Phase()
+    var control = Phase()
+    var beside = Phase()
+    var load = Samples()
+    /// Serves matched requests until `target` has answered every unmatched request.
+    func phase(_ result: inout Phase, loading target: MockRegistry) -> Samples {
+        let done = Locked(false)
+        let loadSamples = Locked(Samples())
+        let thread = Thread {
+            var samples = Samples()
+            for request in unmatched {
+                let start = clock.now
+                let exchange = target.resolve(request, for: .socket)
+                samples.append(clock.now - start)
+                guard case .answer(.respond(let planned)) = exchange.action, planned.status == 404 else { fatalError("an unmatched request was answered") }
+            }
+            loadSamples.withLock { $0 = samples }
+            done.withLock { $0 = true }
+        }
+        let start = clock.now
+        thread.start()
+        var next = 0
+        while !done.withLock({ $0 }) {
+            result.samples.append(serve(matched[next % matched.count]))
+            next += 1
+        }
+        result.time += clock.now - start
+        return loadSamples.withLock { $0 }
+    }
+    for _ in 0..<2 {
+        let start = clock.now
+        for request in matched + matched {
+            alone.samples.append(serve(request))
+        }
+        alone.time += clock.now - start
+        _ = phase(&control, loading: other)
+        load.values += phase(&beside, loading: registry).values
+    }
+    // Throughput shows what percentiles hide: a request blocked behind a diagnosis held under
+    // the lock is one slow sample among many, but the thread serves nothing meanwhile.
+    func cells(_ samples: Samples) -> String {
+        [samples.median, samples.p99, samples.percentile(99.9), samples.percentile(100)].map(formatNanos).joined(separator: " / ")
+    }
+    func ratio(_ value: Double) -> String { String(format: "%.2f", value) }
+    func row(_ label: String, _ phase: Phase, against base: Phase?) -> [String] {
+        [label, phase.samples.values.count.formatted(), cells(phase.samples), "\(Int(phase.rate).formatted())/s",
+         base.map { ratio(phase.samples.median / $0.samples.median) } ?? "", base.map { ratio(phase.samples.p99 / $0.samples.p99) } ?? "",
+         base.map { ratio(phase.rate / $0.rate) } ?? ""]
+    }
+    return [
+        row("matched, alone", alone, against: nil),
+        row("matched, beside the load on another registry (control)", control, against: alone),
+        row("matched, beside the load on the same registry", beside, against: control),
+        ["unmatched (the load: \(unmatchedCount.formatted()) per round, with diagnosis)", load.values.count.formatted(), cells(load), "", "", "", ""],
+        ["first unmatched after registering", "1", formatNanos(first), "", "", "", ""],
+    ]
+}
+
 // MARK: Table
 
 let header = ["row", "stubs", "HTTPMock median / p99", "minimal median / p99", "ratio median", "ratio p99"]
@@ -192,6 +294,19 @@ print("AirlockBenchmarks: \(requestCount) requests per URLSession row, 38,000 ma
 print(line(header))
 print("|" + widths.map { String(repeating: "-", count: $0 + 2) }.joined(separator: "|") + "|")
 for row in rows { print(line(row)) }
+
+if runs("unmatched") {
+    let loadRows = unmatchedLoadRows()
+    let loadHeader = ["row (100,000 wildcard stubs)", "requests", "median / p99 / p99.9 / max", "throughput", "ratio median", "ratio p99", "ratio throughput"]
+    let loadWidths = (0..<loadHeader.count).map { column in ([loadHeader] + loadRows).map { $0[column].count }.max() ?? 0 }
+    print("")
+    print("Matched requests beside unmatched ones: the core's resolve on one thread while another sends \(unmatchedCount.formatted()) unmatched requests, twice")
+    print("| " + loadHeader.enumerated().map { pad($1, loadWidths[$0]) }.joined(separator: " | ") + " |")
+    print("|" + loadWidths.map { String(repeating: "-", count: $0 + 2) }.joined(separator: "|") + "|")
+    for row in loadRows {
+        print("| " + row.enumerated().map { $0 == 0 ? pad($1, loadWidths[$0]) : padLeft($1, loadWidths[$0]) }.joined(separator: " | ") + " |")
+    }
+}
 
 var swiftVersion: String {
     #if swift(>=6.3)

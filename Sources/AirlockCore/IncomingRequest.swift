@@ -81,11 +81,7 @@ package struct IncomingRequest: Sendable {
 
     /// The query as lists of values per name, each list sorted so that order does not matter.
     var queryValues: [String: [String]] {
-        var values: [String: [String]] = [:]
-        for item in queryItems {
-            values[item.name, default: []].append(item.value ?? "")
-        }
-        return values.mapValues { $0.sorted() }
+        QueryConstraint.lists(queryItems.lazy.map { (name: $0.name, value: $0.value) })
     }
 }
 

@@ -8,9 +8,15 @@ extension MockRegistry {
         /// The cassette that records what no stub answers, or explains why it cannot.
         var cassette: Cassette?
         /// The current state of each scenario that has left ``ScenarioStep/started``.
-        var scenarios: [String: String] = [:]
+        private(set) var scenarios: [String: String] = [:]
         /// Every scenario a stub names.
         var scenarioNames: Set<String> = []
+        /// Bumped by every change that can change which response a request gets (registering,
+        /// taking a response, clearing, moving a scenario), so that a match decided on what the
+        /// registry held before unlocking can tell whether it still holds.
+        private(set) var generation = 0
+        /// The generation of the last ``removeAll()``: route ids from before it name other routes.
+        private(set) var epoch = 0
 
         private(set) var routes: [Route] = []
         /// Host patterns; each payload indexes `pathTries`.
@@ -26,6 +32,9 @@ extension MockRegistry {
         private var labelRanges: [Range<Int>] = []
         private var segmentRanges: [Range<Int>] = []
         private var matchScratch = SegmentTrie.MatchScratch()
+        /// Every route by path text, and by host and then path text: the diagnosis's neighbours.
+        private var byPath = SortedPathIndex()
+        private var byHostAndPath = SortedPathIndex()
         /// How many trie steps the last request's match took (hosts and paths), for tests that
         /// check matching stays bounded.
         private(set) var lastMatchSteps = 0
@@ -53,8 +62,8 @@ extension MockRegistry {
             guard !registration.responses.isEmpty else { return nil }
 
             let query = registration.query.map { QueryConstraint($0, matching: registration.queryMatching) }
-            let key = RouteKey(host: host.source, path: path.source, query: query)
-            let id = route(for: key, host: host, path: path, query: query, requirement: registration.requirement, scenario: registration.scenario)
+            let id = route(host: host, path: path, query: query, requirement: registration.requirement, scenario: registration.scenario)
+            generation &+= 1
             if registration.reportsEachResponse { routes[id].reportsEachResponse = true }
             if let scenario = registration.scenario { scenarioNames.insert(scenario.name) }
             let wasEternal = routes[id].queue.hasEternal
@@ -71,7 +80,6 @@ extension MockRegistry {
 
         /// The route registered with the same patterns and query, added if there is none yet.
         private mutating func route(
-            for key: RouteKey,
             host: Pattern,
             path: Pattern,
             query: QueryConstraint?,
@@ -96,12 +104,17 @@ extension MockRegistry {
             let id = routes.count
             routes.append(
                 Route(
-                    key: key,
+                    host: host,
+                    path: path,
+                    query: query,
                     requirement: requirement,
                     scenario: scenario,
-                    rank: Rank(host: host, path: path, query: query, requirement: requirement, scenario: scenario, order: id)
+                    rank: Rank(host: host, path: path, query: query, requirement: requirement, scenario: scenario, order: id),
+                    pathTrie: pathTrie
                 )
             )
+            byPath.append(id: id, key: 0, path: path.source)
+            byHostAndPath.append(id: id, key: pathTrie, path: path.source)
             routeGroups[group.value].ids.append(id)
             if requirement == nil { routeGroups[group.value].share(id, for: shared) }
             return id
@@ -116,18 +129,33 @@ extension MockRegistry {
         // MARK: Matching
 
         /// Takes the next response of the most specific matching stub, or says what the unmocked
-        /// policy wants (with the diagnosis its message needs); records the request either way.
-        mutating func decide(_ request: IncomingRequest, at date: Date, journal: RequestJournal) -> Decision {
-            // The journal entry is made when something needs it: a stub's request condition, the
-            // journal (unless it keeps nothing), a cassette, or the unmatched-request diagnosis.
-            var recorded: RecordedRequest?
+        /// policy wants; records the request either way. Runs no code of the user's: when a stub's
+        /// `requiring:` matcher must be asked, it returns ``Outcome/evaluate(_:)`` and the caller
+        /// asks it after unlocking, then calls again with the answers in `conditions`.
+        mutating func decide(_ request: IncomingRequest, at date: Date, journal: RequestJournal, conditions: ConditionResults) -> Outcome {
+            // The journal entry is made when something needs it: a stub's request condition (made
+            // then outside the lock, and handed in), the journal (unless it keeps nothing), a
+            // cassette, or the unmatched-request diagnosis.
+            var recorded = conditions.recorded
             func entry() -> RecordedRequest {
                 if let recorded { return recorded }
                 let made = RecordedRequest(sequence: 0, request: request, date: date)
                 recorded = made
                 return made
             }
-            if let id = bestRoute(for: request, recorded: entry), let response = routes[id].queue.next() {
+            let known = conditions.epoch == epoch ? conditions : ConditionResults()
+            var found: Int?
+            if let pending = known.pending, pending.generation == generation, let choice = known.choice(in: pending) {
+                // Nothing changed since the candidates were taken: the answer stands.
+                found = choice
+            } else {
+                switch bestRoute(for: request, known: known) {
+                case .decided(let id): found = id
+                case .undecided(let pending): return .evaluate(pending)
+                }
+            }
+            if let id = found, let response = routes[id].queue.next() {
+                generation &+= 1
                 routes[id].served += 1
                 if let step = routes[id].scenario, let newState = step.newState {
                     scenarios[step.name] = newState
@@ -139,43 +167,46 @@ extension MockRegistry {
                     answered.answeredBy = stub
                     return answered
                 }, started: date)
-                return .matched(response, stub: stub, recorder: recorder)
+                return .decided(.matched(response, stub: stub, recorder: recorder))
             }
             if let cassette, cassette.isRecording {
-                return .record(recorder: journal.append(entry, started: date, cassette: cassette))
+                return .decided(.record(recorder: journal.append(entry, started: date, cassette: cassette)))
             }
             if let cassette {
                 // A cassette that only replays answers for every request no stub took: a miss
                 // fails, whatever the unmocked policy, so no plausible answer hides it.
-                let diagnosis = self.diagnosis(for: entry(), redaction: journal.redaction)
-                return .replayMiss(cassette, diagnosis: diagnosis, recorder: journal.append(entry, started: date))
+                let snapshot = diagnosisSnapshot(for: entry())
+                return .replayMiss(cassette, snapshot: snapshot, recorder: journal.append(entry, started: date))
             }
-            var diagnosis: UnmatchedDiagnosis?
+            var snapshot: DiagnosisSnapshot?
             switch unmockedPolicy {
-            case .notFound, .fatalError: diagnosis = self.diagnosis(for: entry(), redaction: journal.redaction)
+            case .notFound, .fatalError: snapshot = diagnosisSnapshot(for: entry())
             case .mock, .passthrough: break
             }
-            return .unmatched(unmockedPolicy, diagnosis: diagnosis, recorder: journal.append(entry, started: date))
+            return .unmatched(unmockedPolicy, snapshot: snapshot, recorder: journal.append(entry, started: date))
         }
 
-        /// The most specific route that matches and still has a response queued. `recorded` makes
-        /// the journal entry a stub's request condition looks at.
-        private mutating func bestRoute(for request: IncomingRequest, recorded: () -> RecordedRequest) -> Int? {
+        /// The most specific route that matches and still has a response queued, or the routes
+        /// whose `requiring:` matchers must be asked first. `known` holds the answers so far.
+        private mutating func bestRoute(for request: IncomingRequest, known: ConditionResults) -> RouteChoice {
             matchedHosts.removeAll(keepingCapacity: true)
             SegmentView.with(request.host, separator: UInt8(ascii: "."), ranges: &labelRanges) { labels in
                 hostTrie.collectMatches(labels, into: &matchedHosts, scratch: &matchScratch)
             }
             lastMatchSteps = matchScratch.steps
-            if let best = bestRoute(amongHosts: request, recorded: recorded) { return best }
-            // A request addressed to the server itself (origin mode, `Host: 127.0.0.1:<port>`)
-            // names no host a stub could name: the stubs of every host answer it.
-            guard request.isAddressedToServer, !pathTries.isEmpty else { return nil }
-            matchedHosts = Array(pathTries.indices)
-            return bestRoute(amongHosts: request, recorded: recorded)
+            let own = bestRoute(amongHosts: request, known: known)
+            if case .decided(nil) = own {
+                // A request addressed to the server itself (origin mode, `Host: 127.0.0.1:<port>`)
+                // names no host a stub could name: the stubs of every host answer it.
+                guard request.isAddressedToServer, !pathTries.isEmpty else { return own }
+                matchedHosts = Array(pathTries.indices)
+                return bestRoute(amongHosts: request, known: known)
+            }
+            return own
         }
 
         /// The best route among the path tries of ``matchedHosts``.
-        private mutating func bestRoute(amongHosts request: IncomingRequest, recorded: () -> RecordedRequest) -> Int? {
+        private mutating func bestRoute(amongHosts request: IncomingRequest, known: ConditionResults) -> RouteChoice {
             matchedGroups.removeAll(keepingCapacity: true)
             // Only origin-form paths match (`OPTIONS *` names no resource).
             if !matchedHosts.isEmpty, request.path.utf8.first == UInt8(ascii: "/") {
@@ -188,20 +219,84 @@ extension MockRegistry {
             }
             var requestQuery: [String: [String]]?
             var best: Int?
+            // Routes whose matcher has not been asked yet, when they would beat `best`.
+            var unasked: [Int] = []
             for group in matchedGroups {
                 for id in routeGroups[group].ids {
                     guard !routes[id].queue.isEmpty else { continue }
                     if let best, routes[best].rank <= routes[id].rank { continue }
-                    if let query = routes[id].key.query {
+                    if let query = routes[id].query {
                         if requestQuery == nil { requestQuery = request.queryValues }
                         guard query.matches(requestQuery!) else { continue }
                     }
                     if let step = routes[id].scenario, let required = step.requiredState, state(of: step.name) != required { continue }
-                    if let requirement = routes[id].requirement, !requirement.matches(recorded()) { continue }
+                    if routes[id].requirement != nil {
+                        switch known.results[id] {
+                        case false?: continue
+                        case nil:
+                            unasked.append(id)
+                            continue
+                        case true?: break
+                        }
+                    }
                     best = id
                 }
             }
-            return best
+            if let best { unasked.removeAll { routes[best].rank <= routes[$0].rank } }
+            guard !unasked.isEmpty else { return .decided(best) }
+            unasked.sort { routes[$0].rank < routes[$1].rank }
+            var seen = Set<Int>()
+            unasked.removeAll { !seen.insert($0).inserted }
+            return .undecided(
+                PendingMatch(
+                    generation: generation,
+                    epoch: epoch,
+                    candidates: unasked.map { (id: $0, requirement: routes[$0].requirement!) },
+                    fallback: best
+                )
+            )
+        }
+        // MARK: The diagnosis's candidates
+
+        /// The routes an unmatched-request diagnosis considers (see ``MockRegistry/DiagnosisSnapshot``),
+        /// in registration order: found through the tries and the sorted path indexes, so that the
+        /// cost follows the request and the few stubs near it, not the number of stubs.
+        mutating func nearbyRoutes(host: String, path: String) -> [Int] {
+            typealias Snapshot = MockRegistry.DiagnosisSnapshot
+            matchedHosts.removeAll(keepingCapacity: true)
+            SegmentView.with(host, separator: UInt8(ascii: "."), ranges: &labelRanges) { labels in
+                hostTrie.collectMatches(labels, into: &matchedHosts, scratch: &matchScratch)
+            }
+            var hosts: [Int] = []
+            for pathTrie in matchedHosts where !hosts.contains(pathTrie) { hosts.append(pathTrie) }
+            matchedGroups.removeAll(keepingCapacity: true)
+            if !hosts.isEmpty, path.utf8.first == UInt8(ascii: "/") {
+                SegmentView.with(path, skipping: 1, separator: UInt8(ascii: "/"), ranges: &segmentRanges) { segments in
+                    for pathTrie in hosts {
+                        pathTries[pathTrie].collectMatches(segments, into: &matchedGroups, scratch: &matchScratch)
+                    }
+                }
+            }
+            var ids = Set<Int>()
+            var matching: [Int] = []
+            for group in Set(matchedGroups) {
+                for id in routeGroups[group].ids where !routes[id].cleared && ids.insert(id).inserted {
+                    matching.append(id)
+                }
+            }
+            if matching.count > Snapshot.matchingLimit {
+                matching.sort { self.routes[$0].rank < self.routes[$1].rank }
+                ids = Set(matching.prefix(Snapshot.matchingLimit))
+            }
+            let current = routes
+            let isLive = { (id: Int) in !current[id].cleared }
+            byPath.settle(isLive: isLive)
+            byHostAndPath.settle(isLive: isLive)
+            for pathTrie in hosts.prefix(Snapshot.neighbourHosts) {
+                ids.formUnion(byHostAndPath.nearest(to: path, key: pathTrie, count: Snapshot.neighbourCount, isLive: isLive))
+            }
+            ids.formUnion(byPath.nearest(to: path, key: 0, count: Snapshot.neighbourCount, isLive: isLive))
+            return ids.sorted()
         }
 
         /// Stubs that have served nothing and were not cleared; for a cassette's stubs, also the
@@ -218,11 +313,23 @@ extension MockRegistry {
             }
         }
 
-        // MARK: Clearing
+        // MARK: Scenarios and clearing
 
         /// A scenario's current state.
         func state(of scenario: String) -> String {
             scenarios[scenario] ?? ScenarioStep.started
+        }
+
+        /// Moves a scenario to a state.
+        mutating func setScenario(_ name: String, to newState: String) {
+            scenarios[name] = newState
+            generation &+= 1
+        }
+
+        /// Returns every scenario to its start.
+        mutating func resetScenarios() {
+            scenarios = [:]
+            generation &+= 1
         }
 
         mutating func removeAll() {
@@ -233,16 +340,23 @@ extension MockRegistry {
             hostTrie = SegmentTrie()
             pathTries = []
             routeGroups = []
+            byPath = SortedPathIndex()
+            byHostAndPath = SortedPathIndex()
+            generation &+= 1
+            epoch = generation
         }
 
         mutating func removeAll(forHost host: String) {
             guard let pattern = try? Pattern.host(host), let pathTrie = hostTrie.value(for: pattern) else { return }
             hostTrie.setValue(nil, for: pattern)
             pathTries[pathTrie] = SegmentTrie()
-            for id in routes.indices where routes[id].key.host == pattern.source {
+            for id in routes.indices where routes[id].host.source == pattern.source {
                 routes[id].queue = ResponseQueue()
                 routes[id].cleared = true
             }
+            byPath.noteRemovals()
+            byHostAndPath.noteRemovals()
+            generation &+= 1
         }
 
         var queuedResponseCount: Int {
@@ -290,20 +404,18 @@ extension MockRegistry {
         let scenario: ScenarioStep?
     }
 
-    /// What makes two registrations share one queue.
-    struct RouteKey: Hashable, Sendable {
-        let host: String
-        let path: String
-        let query: QueryConstraint?
-    }
-
     /// A registered stub and its queue.
     struct Route: Sendable {
-        let key: RouteKey
+        /// The patterns as parsed when registered: nothing parses a route's text again.
+        let host: Pattern
+        let path: Pattern
+        let query: QueryConstraint?
         let requirement: RequestMatcher?
         /// The scenario state the stub needs and moves to.
         let scenario: ScenarioStep?
         let rank: Rank
+        /// The path trie its host pattern leads to.
+        let pathTrie: Int
         var queue = ResponseQueue()
         /// How many responses it has served.
         var served = 0
@@ -313,7 +425,7 @@ extension MockRegistry {
         var reportsEachResponse = false
 
         var stub: StubDescription {
-            StubDescription(host: key.host, path: key.path, query: key.query, requirement: requirement?.template, scenario: scenario)
+            StubDescription(host: host.source, path: path.source, query: query, requirement: requirement?.template, scenario: scenario)
         }
     }
 

@@ -71,9 +71,29 @@ public final class MockRegistry: Sendable {
     /// Decides everything about one request for a transport: finds the most specific stub and
     /// takes its next response, or applies the unmocked policy; records the request in the
     /// journal; and plans the delivery.
+    ///
+    /// Nothing slow or written by the user runs under the lock. When the most specific stubs have
+    /// `requiring:` matchers, the lock is released, the matchers are asked (most specific first,
+    /// each at most once), and the response is taken under the lock again — at once if nothing
+    /// changed meanwhile, else after matching again with the answers so far. The unmatched-request
+    /// diagnosis is built from a snapshot taken under the lock.
     package func resolve<Kind>(_ request: IncomingRequest, for transport: Transport<Kind>, at date: Date = Date()) -> ResolvedExchange<Kind> {
-        let decision = state.withLock { $0.decide(request, at: date, journal: journal) }
-        return ResolvedExchange(decision, request: request, transport: transport)
+        var conditions = ConditionResults()
+        while true {
+            let decision: Decision
+            switch state.withLock({ $0.decide(request, at: date, journal: journal, conditions: conditions) }) {
+            case .decided(let decided):
+                decision = decided
+            case .unmatched(let policy, let snapshot, let recorder):
+                decision = .unmatched(policy, diagnosis: snapshot?.diagnosis(redaction: journal.redaction), recorder: recorder)
+            case .replayMiss(let cassette, let snapshot, let recorder):
+                decision = .replayMiss(cassette, diagnosis: snapshot.diagnosis(redaction: journal.redaction), recorder: recorder)
+            case .evaluate(let pending):
+                conditions.evaluate(pending, request: request, date: date)
+                continue
+            }
+            return ResolvedExchange(decision, request: request, transport: transport)
+        }
     }
 
     /// Serves a cassette: registers its entries as stubs and, while it records, forwards what no
@@ -116,18 +136,18 @@ public final class MockRegistry: Sendable {
 
     /// Moves a scenario to a state.
     package func setScenario(_ name: String, to newState: String) {
-        state.withLock { $0.scenarios[name] = newState }
+        state.withLock { $0.setScenario(name, to: newState) }
     }
 
     /// Returns every scenario to its start.
     package func resetScenarios() {
-        state.withLock { $0.scenarios = [:] }
+        state.withLock { $0.resetScenarios() }
     }
 
     /// The unmatched-request diagnosis for a recorded request.
     package func diagnosis(for request: RecordedRequest) -> UnmatchedDiagnosis {
-        let redaction = journal.redaction
-        return state.withLock { $0.diagnosis(for: request, redaction: redaction) }
+        let snapshot = state.withLock { $0.diagnosisSnapshot(for: request) }
+        return snapshot.diagnosis(redaction: journal.redaction)
     }
 
     /// Stubs registered but never used (and not cleared), described.
@@ -140,7 +160,7 @@ public final class MockRegistry: Sendable {
         let redaction = journal.redaction
         return state.withLock { state in
             state.routes.filter { !$0.cleared }.map {
-                StubSummary(description: redaction.text($0.stub.description), host: $0.key.host, path: $0.key.path, queued: $0.queue.count, served: $0.served)
+                StubSummary(description: redaction.text($0.stub.description), host: $0.host.source, path: $0.path.source, queued: $0.queue.count, served: $0.served)
             }
         }
     }

@@ -58,6 +58,11 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
         get { storage.request.queryItems.map { QueryItem(name: $0.name, value: $0.value) } }
         set { writable.request.queryItems = newValue.map { IncomingRequest.QueryItem(name: $0.name, value: $0.value) } }
     }
+    /// The query as lists of values per name, each list sorted so that order does not matter.
+    var queryValues: [String: [String]] {
+        QueryConstraint.lists(queryItems.lazy.map { (name: $0.name, value: $0.value) })
+    }
+
     /// The header fields: in the order the client set them where the transport keeps an order,
     /// sorted by name where it keeps a dictionary (`URLRequest`). Settable, for a cassette's
     /// `beforeRecord` closure.

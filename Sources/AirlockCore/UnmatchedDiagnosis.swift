@@ -81,8 +81,7 @@ package struct UnmatchedDiagnosis: Sendable {
     /// The request's query, one `name: value` (or `name: [values]`) entry per name, names sorted,
     /// with names and values written by `literal`.
     private func queryEntries(_ literal: (String) -> String) -> [String] {
-        var query: [String: [String]] = [:]
-        for item in request.queryItems { query[item.name, default: []].append(item.value ?? "") }
+        let query = QueryConstraint.lists(request.queryItems.lazy.map { (name: $0.name, value: $0.value) }, sorted: false)
         return query.keys.sorted().map { name in
             let values = query[name, default: []]
             let value = values.count == 1 ? literal(values[0]) : "[" + values.map(literal).joined(separator: ", ") + "]"

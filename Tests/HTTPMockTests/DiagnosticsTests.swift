@@ -63,4 +63,35 @@ struct DiagnosticsTests {
         #expect(second.status == 404)
         #expect(second.text.contains("  1. host \"a.test\", path \"/once\"\n     host ✓  path ✓  used up (served 1)"))
     }
+
+    @Test func everyStubIsConsideredHoweverManyThereAre() async throws {
+        let mock = HTTPMock()
+        mock.registerResponses {
+            Host("a.test") {
+                for index in 0..<30_000 {
+                    Path("/items/\(index)", query: ["page": "1"]) { MockResponse.plaintext("item \(index)") }
+                }
+            }
+            Host("b.test") {
+                Path("/orders/7") { MockResponse.plaintext("order") }
+            }
+        }
+        // The stubs registered last are as near as the first: the diagnosis looks them up
+        // through the registry's indexes, not through a scan of the first stubs.
+        let nearPath = try await mock.fetch("https://a.test/items/29999?page=2")
+        #expect(nearPath.status == 404)
+        #expect(nearPath.text.contains("""
+            Nearest registered stubs:
+              1. host "a.test", path "/items/29999", query exactly page=1
+                 host ✓  path ✓  query page=2 vs 1
+              2. host "a.test", path "/items/2999
+            """))
+        // A stub of another host with the same path is named, with the host that differs.
+        let otherHost = try await mock.fetch("https://c.test/orders/7")
+        #expect(otherHost.text.contains("""
+            Nearest registered stubs:
+              1. host "b.test", path "/orders/7"
+                 host ✗ b.test vs c.test  path ✓
+            """))
+    }
 }

@@ -264,11 +264,7 @@ struct EntryComparison: Sendable {
     }
 
     private static func query(_ items: [RecordedRequest.QueryItem], ignoring ignored: Set<String>) -> [String: [String]] {
-        var query: [String: [String]] = [:]
-        for item in items where !ignored.contains(item.name.lowercased()) {
-            query[item.name, default: []].append(item.value ?? "")
-        }
-        return query.mapValues { $0.sorted() }
+        QueryConstraint.lists(items.lazy.filter { !ignored.contains($0.name.lowercased()) }.map { (name: $0.name, value: $0.value) })
     }
 
     private static func body(of entry: RecordedRequest, matching: Cassette.Matching) -> Body {

@@ -55,6 +55,18 @@ struct QueryConstraint: Hashable, Sendable {
         return true
     }
 
+    /// A query as value lists per name, the form a constraint compares with: each list sorted, so
+    /// that order does not matter, or (`sorted: false`) in the order sent. Stub matching, the
+    /// `.query(…)` request matcher, cassette entries and the unmatched-request diagnosis all read
+    /// a query through this.
+    static func lists(_ items: some Sequence<(name: String, value: String?)>, sorted: Bool = true) -> [String: [String]] {
+        var lists: [String: [String]] = [:]
+        for item in items {
+            lists[item.name, default: []].append(item.value ?? "")
+        }
+        return sorted ? lists.mapValues { $0.sorted() } : lists
+    }
+
     /// `q=swift&page=1`, names sorted, repeated names repeated.
     static func describe(_ values: [String: [String]]) -> String {
         guard !values.isEmpty else { return "(none)" }

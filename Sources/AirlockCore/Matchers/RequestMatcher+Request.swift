@@ -54,9 +54,7 @@ extension RequestMatcher {
         let constraint = QueryConstraint(items, matching: matching)
         let label = "query \(matching == .exact ? "exactly" : "contains") \(QueryConstraint.describe(constraint.values))"
         return RequestMatcher(description: label) { request in
-            var actual: [String: [String]] = [:]
-            for item in request.queryItems { actual[item.name, default: []].append(item.value ?? "") }
-            return constraint.differences(from: actual.mapValues { $0.sorted() })
+            constraint.differences(from: request.queryValues)
         }
     }
 
