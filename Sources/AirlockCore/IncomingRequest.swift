@@ -57,6 +57,9 @@ package struct IncomingRequest: Sendable {
         self.parsedItems = queryItems
     }
 
+    /// The query as sent, if it was not given as items.
+    package var queryText: String? { rawQuery }
+
     /// The query parameters in order, percent-decoded. `+` is kept as it is, as `URLComponents` does.
     /// Setting them (a cassette's `beforeRecord` closure) leaves ``url`` as it is.
     package var queryItems: [QueryItem] {
