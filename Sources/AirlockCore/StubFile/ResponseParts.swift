@@ -21,11 +21,17 @@ package struct ResponseParts: Sendable {
         case fault(MockResponse.Fault)
     }
 
+    /// The status; `.ok` unless given.
     package var status: MockResponse.Status = .ok
+    /// The header fields, checked against ``ResponseLimits``.
     package var headers: [String: String] = [:]
+    /// What is sent.
     package var body: Body = .empty
+    /// How many requests it answers.
     package var lifetime: MockResponse.Lifetime = .single
+    /// When it is sent.
     package var delivery: MockResponse.Delivery = .instant
+    /// The body in pieces over time, if so.
     package var dribble: (chunks: Int, seconds: TimeInterval)?
     /// Set for a response made from each request (body, JSON strings and headers as templates).
     package var templates: ResponseTemplates?
@@ -35,13 +41,11 @@ package struct ResponseParts: Sendable {
     /// The response.
     package var response: MockResponse {
         let dribble = dribble
-        if let templates {
-            if case .fault = body {} else {
-                let status = status
-                return MockResponse.computed(lifetime: lifetime, delivery: delivery) { request in
-                    let response = templates.render(request, status: status)
-                    return dribble.map { response.dribbled(inChunks: $0.chunks, over: $0.seconds) } ?? response
-                }
+        if let templates, !isFault {
+            let status = status
+            return MockResponse.computed(lifetime: lifetime, delivery: delivery) { request in
+                let response = templates.render(request, status: status)
+                return dribble.map { response.dribbled(inChunks: $0.chunks, over: $0.seconds) } ?? response
             }
         }
         let response: MockResponse =
@@ -53,6 +57,12 @@ package struct ResponseParts: Sendable {
             case .empty: .empty(status: status, lifetime: lifetime, delivery: delivery, headers: headers)
             }
         return dribble.map { response.dribbled(inChunks: $0.chunks, over: $0.seconds) } ?? response
+    }
+
+    /// A fault has no body or headers to fill in: its templates are checked, never rendered.
+    private var isFault: Bool {
+        if case .fault = body { return true }
+        return false
     }
 }
 

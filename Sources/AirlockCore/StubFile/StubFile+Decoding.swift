@@ -77,19 +77,17 @@ extension StubFile {
     private static func queryConstraint(_ node: JSONNode) throws(StubFileError) -> [String: [String]] {
         var query: [String: [String]] = [:]
         for (name, field) in try node.members("an object of parameter names and values") {
-            let expected = "a string or an array of strings"
             switch field.value {
             case .string(let value):
                 query[name] = [value]
             case .array:
                 var values: [String] = []
                 for item in try field.array(of: "strings") {
-                    guard case .string(let value) = item.value else { throw item.mismatch(expected: "a string") }
-                    values.append(value)
+                    values.append(try item.string())
                 }
                 query[name] = values
             default:
-                throw field.mismatch(expected: expected)
+                throw field.mismatch(expected: "a string or an array of strings")
             }
         }
         return query
