@@ -8,6 +8,9 @@ let package = Package(
     // sources). Airgap builds on Linux only. The same standard library release on each platform.
     platforms: [.macOS(.v12), .iOS(.v15), .tvOS(.v15), .watchOS(.v8), .visionOS(.v1)],
     products: [
+        // The values every product shares (MockResponse, RecordedRequest, RequestMatcher, Cassette,
+        // Redaction, …) with their own reference; HTTPMock and MockServer re-export it.
+        .library(name: "AirlockCore", targets: ["AirlockCore"]),
         .library(name: "HTTPMock", targets: ["HTTPMock"]),
         .library(name: "HTTPMockTesting", targets: ["HTTPMockTesting"]),
         .library(name: "HTTPLogging", targets: ["HTTPLogging"]),
@@ -53,13 +56,17 @@ let package = Package(
         // zlib from the system (Debian: zlib1g-dev; Apple SDKs): gzip and deflate bodies are read
         // to redact them, and decoded for URLSession clients as a real server's would be.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
+        // The URLProtocol plumbing HTTPMock and HTTPLogging share: answering a load exactly once,
+        // request bodies from streams and uploads, timers, the request timeout, forwarding, and
+        // the slot classes that tell a load its owner. Not a product.
+        .target(name: "URLProtocolSupport", dependencies: ["AirlockCore", .product(name: "HTTPTypes", package: "swift-http-types")]),
         // The URLSession adapter: a URLProtocol over the core, plus the documented HTTPMock API.
-        .target(name: "HTTPMock", dependencies: ["AirlockCore", .product(name: "HTTPTypes", package: "swift-http-types")]),
+        .target(name: "HTTPMock", dependencies: ["AirlockCore", "URLProtocolSupport", .product(name: "HTTPTypes", package: "swift-http-types")]),
         // Verification for tests: count assertions and unused-stub checks for Swift Testing and
         // XCTest, for any mock (HTTPMock, MockServer) or logger.
         .target(name: "HTTPMockTesting", dependencies: ["AirlockCore"]),
         // HTTPLogger: a logging URLProtocol for real traffic, through swift-log.
-        .target(name: "HTTPLogging", dependencies: ["HTTPMock", "AirlockCore", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "HTTPLogging", dependencies: ["AirlockCore", "URLProtocolSupport", .product(name: "Logging", package: "swift-log")]),
         // MockServer: the core served over a real loopback socket (SwiftNIO); passthrough over
         // SwiftNIO's HTTP/1.1 client pipeline. No FoundationNetworking.
         .target(
@@ -139,6 +146,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "X509", package: "swift-certificates", condition: .when(traits: ["HTTPS"])),
                 .product(name: "SwiftASN1", package: "swift-asn1", condition: .when(traits: ["HTTPS"])),
             ],
@@ -173,21 +181,48 @@ let package = Package(
             ],
             resources: [.process("Fixtures")]
         ),
-        .testTarget(
-            name: "HTTPMockTests",
+        // What the tests of HTTPMock, HTTPMockTesting and HTTPLogging share: a loopback HTTP
+        // server, a refusing port, request helpers and hang guards. Not a product.
+        .target(
+            name: "HTTPTestSupport",
             dependencies: [
+                "AirlockCore",
                 "HTTPMock",
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                "HTTPMockTesting",
-                "HTTPLogging",
-                .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
-            // Cassettes are read from the source tree (beside the tests), not bundled.
-            exclude: ["__Cassettes__"],
+            path: "Tests/HTTPTestSupport"
+        ),
+        // A test target per product.
+        .testTarget(
+            name: "HTTPMockTests",
+            dependencies: [
+                "HTTPMock",
+                "HTTPMockTesting",
+                "HTTPTestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             resources: [.process("Fixtures")]
+        ),
+        .testTarget(
+            name: "HTTPMockTestingTests",
+            dependencies: ["HTTPMock", "HTTPMockTesting", "HTTPTestSupport"],
+            // Cassettes are read from the source tree (beside the tests), not bundled.
+            exclude: ["__Cassettes__"]
+        ),
+        .testTarget(
+            name: "HTTPLoggingTests",
+            dependencies: [
+                "HTTPLogging",
+                "HTTPMock",
+                "HTTPTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ]
         ),
     ]
 )

@@ -5,7 +5,7 @@
 // Prints one table: registration time and peak memory at 100,000 stubs; per-request median and
 // p99 through a real URLSession for HTTPMock and for a minimal dictionary-lookup URLProtocol; and
 // per-match time in the core alone, with exact and wildcard stubs at 1, 1,000 and 100,000.
-import AirlockCore
+@_spi(AirlockTransport) import AirlockCore
 import Foundation
 import HTTPMock
 #if canImport(FoundationNetworking)

@@ -70,6 +70,6 @@ extension Journaling {
     /// try mock.exportHAR().write(to: URL(fileURLWithPath: "failing-test.har"))
     /// ```
     public func exportHAR() -> Data {
-        HAR.document(for: requests, redaction: redaction)
+        HTTPArchive(entries: requests).data(redaction: redaction)
     }
 }

@@ -12,7 +12,7 @@ extension MockRegistry {
         guard var request = IncomingRequest(method: method, target: target, hostHeader: host) else { return nil }
         request.headers = headers.map { (name: $0.key, value: $0.value) }
         request.body = body
-        guard case .respond(let planned) = resolve(request, for: .socket).action else { return nil }
+        guard case .answer(.respond(let planned)) = resolve(request, for: .socket).action else { return nil }
         return planned.status
     }
 }

@@ -3,10 +3,12 @@ import Foundation
 /// The stubs of one mock, their response queues, its unmocked policy and its journal, behind one
 /// lock: the engine that every transport of the mock asks.
 ///
-/// You do not use a registry directly: ``Mocking`` gives `HTTPMock` and `MockServer` the API over
+/// Not API: it is `@_spi(AirlockTransport)`, for the package's own transports. You do not use a
+/// registry directly: ``Mocking`` gives `HTTPMock` and `MockServer` the API over
 /// it, and two transports serve the same stubs when they share one (`MockServer(mock: httpMock)`).
 /// Registering is O(1) per stub and matching a request walks tries keyed by the request's own host
 /// labels and path segments, so neither grows with the number of stubs.
+@_spi(AirlockTransport)
 public final class MockRegistry: Sendable {
     private let state = Locked(State())
     private let reporter = Locked<(@Sendable (String) -> Void)?>(nil)
@@ -69,7 +71,7 @@ public final class MockRegistry: Sendable {
     /// Decides everything about one request for a transport: finds the most specific stub and
     /// takes its next response, or applies the unmocked policy; records the request in the
     /// journal; and plans the delivery.
-    package func resolve(_ request: IncomingRequest, for transport: Transport, at date: Date = Date()) -> ResolvedExchange {
+    package func resolve<Kind>(_ request: IncomingRequest, for transport: Transport<Kind>, at date: Date = Date()) -> ResolvedExchange<Kind> {
         let decision = state.withLock { $0.decide(request, at: date, journal: journal) }
         return ResolvedExchange(decision, request: request, transport: transport)
     }

@@ -22,7 +22,7 @@ public struct MockResponse: Hashable, Sendable {
     public static func == (lhs: MockResponse, rhs: MockResponse) -> Bool {
         lhs.status == rhs.status && lhs.lifetime == rhs.lifetime && lhs.delivery == rhs.delivery
             && lhs.explicitHeaders == rhs.explicitHeaders && lhs.defaultContentType == rhs.defaultContentType
-            && lhs.body == rhs.body && lhs.dribble?.chunks == rhs.dribble?.chunks && lhs.dribble?.seconds == rhs.dribble?.seconds
+            && lhs.body == rhs.body && lhs.dribble == rhs.dribble
     }
 
     /// Hashes what `==` compares.
@@ -53,8 +53,8 @@ public struct MockResponse: Hashable, Sendable {
     package var defaultContentType: String? { storage.defaultContentType }
     /// Where the body comes from.
     package var body: Body { storage.body }
-    /// Send the body in this many chunks spread over this many seconds, if set.
-    package var dribble: (chunks: Int, seconds: TimeInterval)? { storage.dribble }
+    /// How the body is paced, when it is dribbled.
+    package var dribble: DribblePlan? { storage.dribble }
 
     /// Whether the body is already decoded although ``headerFields`` name a `Content-Encoding`:
     /// a replayed HAR text or what a `URLSession` decoded while recording. A server then sends
@@ -75,7 +75,7 @@ public struct MockResponse: Hashable, Sendable {
         let explicitHeaders: ExplicitHeaders
         let defaultContentType: String?
         let body: Body
-        let dribble: (chunks: Int, seconds: TimeInterval)?
+        let dribble: DribblePlan?
         let bodyIsDecoded: Bool
 
         init(
@@ -85,7 +85,7 @@ public struct MockResponse: Hashable, Sendable {
             explicitHeaders: ExplicitHeaders,
             defaultContentType: String?,
             body: Body,
-            dribble: (chunks: Int, seconds: TimeInterval)?,
+            dribble: DribblePlan?,
             bodyIsDecoded: Bool = false
         ) {
             self.bodyIsDecoded = bodyIsDecoded
@@ -223,7 +223,7 @@ public struct MockResponse: Hashable, Sendable {
         explicitHeaders: ExplicitHeaders,
         lifetime: Lifetime,
         delivery: Delivery? = nil,
-        dribble: (chunks: Int, seconds: TimeInterval)?
+        dribble: DribblePlan?
     ) {
         storage = Storage(
             status: other.status,
@@ -324,7 +324,7 @@ extension MockResponse {
     ///     ``ResponseLimits/maximumSeconds``. Other values are rejected when the stub is registered.
     /// - Returns: The dribbling response.
     public func dribbled(inChunks chunks: Int, over seconds: TimeInterval) -> MockResponse {
-        MockResponse(copying: self, explicitHeaders: explicitHeaders, lifetime: lifetime, dribble: (chunks, seconds))
+        MockResponse(copying: self, explicitHeaders: explicitHeaders, lifetime: lifetime, dribble: DribblePlan(chunks: chunks, seconds: seconds))
     }
 
     /// A copy with another lifetime (the unmocked policy's response is served as `.eternal`).

@@ -3,16 +3,16 @@
 /// `HTTPMock` (URLSession) and `MockServer` (a socket) are mocks. The registration API
 /// (`addResponses`, `registerResponses`, `registerStubs`), the policy, the journal queries,
 /// redaction and HAR export are written once, here, and offered the same way by both. Two mocks
-/// share stubs, queues and journal when one is made over the other's ``registry``:
+/// share stubs, queues and journal when one is made over the other:
 ///
 /// ```swift
 /// let mock = HTTPMock()
 /// let server = MockServer(mock: mock)   // serves mock's stubs over a loopback socket
 /// ```
 public protocol Mocking: Journaling {
-    /// The engine behind the mock: its stubs, queues, policy and journal. Opaque; pass it on by
-    /// handing the mock to another transport.
-    var registry: MockRegistry { get }
+    /// The engine behind the mock: its stubs, queues, policy and journal. Not API (only the
+    /// package's own mocks conform): pass it on by handing the mock to another transport.
+    @_spi(AirlockTransport) var registry: MockRegistry { get }
 }
 
 extension Mocking {

@@ -1,6 +1,5 @@
 import AirlockCore
 import Foundation
-import HTTPMock
 import Logging
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -81,7 +80,7 @@ public final class HTTPLogger: Journaling, ForwardingObserver {
 
     // MARK: ForwardingObserver
 
-    package func willForward(_ request: IncomingRequest) {
+    func willForward(_ request: IncomingRequest) {
         let redaction = self.redaction
         logger.debug(
             "→ \(request.method) \(redaction.url(request.url))",
@@ -94,7 +93,7 @@ public final class HTTPLogger: Journaling, ForwardingObserver {
         )
     }
 
-    package func didForward(_ request: IncomingRequest, response: HTTPURLResponse?, body: Data?, error: (any Error)?, duration: TimeInterval) {
+    func didForward(_ request: IncomingRequest, response: HTTPURLResponse?, body: Data?, error: (any Error)?, duration: TimeInterval) {
         let method = request.method
         let url = redaction.url(request.url)
         let milliseconds = Int((duration * 1000).rounded())

@@ -1,4 +1,6 @@
+@_spi(AirlockTransport) import AirlockCore
 import Foundation
+import URLProtocolSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -49,7 +51,7 @@ public final class HTTPMock: Mocking {
 
     /// The stubs, queues, policy and journal, shared with any other transport that serves this
     /// mock (`MockServer(mock: mock)`).
-    public let registry = MockRegistry(snippetStyle: .swift)
+    @_spi(AirlockTransport) public let registry = MockRegistry(snippetStyle: .swift)
 
     /// This mock's slot in the directory, which names its URLProtocol subclass.
     private let slot: Int

@@ -1,4 +1,4 @@
-import AirlockCore
+@_spi(AirlockTransport) import AirlockCore
 import Foundation
 import Logging
 import NIOCore
@@ -44,7 +44,7 @@ import NIOPosix
 /// HTTP/1.1 client pipeline (TLS verified with the system's trust roots).
 public final class MockServer: Mocking {
     /// The stubs, queues, policy and journal the server serves.
-    public let registry: MockRegistry
+    @_spi(AirlockTransport) public let registry: MockRegistry
     /// How the server binds and reports.
     public let configuration: Configuration
 
@@ -128,8 +128,6 @@ public final class MockServer: Mocking {
         }
         let tls = try configuration.tls.map { TLSTermination(authority: try CertificateAuthority.loadOrCreate(in: $0.certificateAuthorityDirectory)) }
         let context = ServerContext(server: self, forwarder: Forwarder(group: configuration.eventLoopGroup), tls: tls)
-        let host = configuration.host
-        let logger = configuration.logger
         let channel: any Channel
         do {
             channel = try await ServerBootstrap(group: configuration.eventLoopGroup)
@@ -137,25 +135,7 @@ public final class MockServer: Mocking {
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
                 .childChannelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        guard let activity = context.server?.admit(channel) else {
-                            return Self.refuseConnection(channel, limit: context.configuration.limits.maxConnections)
-                        }
-                        let guardian = ConnectionGuard(limits: context.configuration.limits, activity: activity)
-                        let pipeline = channel.pipeline.syncOperations
-                        // SwiftNIO's standard pipeline, with its 400 responder replaced by one that says why.
-                        try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: false)
-                        try pipeline.addHandler(BadRequestResponder())
-                        try pipeline.addHandler(RequestPhaseObserver(guardian))
-                        try pipeline.addHandler(MockServerHandler(context: context))
-                        try pipeline.addHandler(ByteArrivalObserver(guardian), position: .first)
-                        if let tls {
-                            // HTTPS and plain HTTP (proxy requests, CONNECT) share the port. A client
-                            // that sends no SNI called an address: the one it reached.
-                            let address = channel.localAddress?.ipAddress ?? host
-                            try pipeline.addHandler(TLSDetector(termination: tls, fallbackHost: address, logger: logger), position: .first)
-                        }
-                    }
+                    channel.eventLoop.makeCompletedFuture { try Self.accept(channel, server: context) }
                 }
                 .bind(to: address)
                 .get()
@@ -212,16 +192,31 @@ public final class MockServer: Mocking {
         return activity
     }
 
+    /// Takes a connection in: admits it (making room at the limit) and sets up its pipeline, or
+    /// answers `503` when every connection is busy.
+    private static func accept(_ channel: any Channel, server context: ServerContext) throws {
+        guard let activity = context.server?.admit(channel) else {
+            return refuseConnection(channel, limit: context.configuration.limits.maxConnections)
+        }
+        try ServerConnection.configurePipeline(of: channel, server: context, activity: activity)
+    }
+
+    /// Takes a connection in as ``start()`` does for each one it accepts, on a channel the caller
+    /// made: tests drive the server's real pipeline on an `EmbeddedChannel`. Call it on the
+    /// channel's event loop; passthrough requests are forwarded on that loop.
+    package func acceptConnection(_ channel: any Channel) throws {
+        let context = ServerContext(server: self, forwarder: Forwarder(group: channel.eventLoop), tls: state.withLock { $0.tls })
+        try Self.accept(channel, server: context)
+    }
+
     /// Answers a connection over the limit with `503` and closes it.
     private static func refuseConnection(_ channel: any Channel, limit: Int) {
         let message = "Airlock MockServer: \(limit) connections are open and none is idle; try again later, "
             + "or raise the limit (MockServer.ConnectionLimits.maxConnections, airlock serve --max-connections).\n"
-        let response = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: \(message.utf8.count)\r\n"
-            + "Connection: close\r\nRetry-After: 1\r\n\r\n" + message
-        channel.writeAndFlush(ByteBuffer(string: response)).whenComplete { _ in
-            channel.close(mode: .output, promise: nil)
-            channel.eventLoop.scheduleTask(in: MockServerHandler.lingeringCloseTimeout) { channel.close(promise: nil) }
-        }
+        GracefulClose.writeRawThenClose(
+            GracefulClose.rawResponse(status: "503 Service Unavailable", message: message, extraFields: ["Retry-After: 1"]),
+            on: channel
+        )
     }
 
     /// Whether an address is loopback: 127.0.0.0/8, `::1`, or an IPv4-mapped 127.x.
@@ -281,7 +276,7 @@ final class ServerContext: Sendable {
     /// Sends `.passthrough` requests on.
     let forwarder: Forwarder
     /// What the core is told about this server: a token-protected one shows no stubs in messages.
-    let transport: Transport
+    let transport: Transport<SocketTransport>
     /// Ends TLS (origin-mode HTTPS and inside CONNECT tunnels); `nil` without TLS.
     let tls: TLSTermination?
 

@@ -1,4 +1,5 @@
 @testable import AirlockCore
+@_spi(AirlockTransport) import AirlockCore
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
 @testable import AirlockCore
+@_spi(AirlockTransport) import AirlockCore
 import Foundation
 import Testing
 
@@ -14,8 +15,8 @@ struct RegistryTests {
         )
     }
 
-    private func body(_ exchange: ResolvedExchange) -> String? {
-        guard exchange.stub != nil, case .respond(let planned) = exchange.action, let data = planned.body.bytesInMemory else { return nil }
+    private func body(_ exchange: ResolvedExchange<URLSessionTransport>) -> String? {
+        guard exchange.stub != nil, case .answer(.respond(let planned)) = exchange.action, let data = planned.body.bytesInMemory else { return nil }
         return String(decoding: data, as: UTF8.self)
     }
 
@@ -32,15 +33,17 @@ struct RegistryTests {
     @Test func unmatchedRequestsGetTheTransportsSnippet() throws {
         let registry = MockRegistry(snippetStyle: .swift)
         let unmatched = request("a.test", "/x", query: [("q", "1"), ("q", "2")])
-        for (transport, snippet) in [(Transport.urlSession, #"Path("/x", query: ["q": ["1", "2"]])"#), (.socket, #""query": { "q": ["1", "2"] }"#)] {
+        func expectSnippet<Kind>(_ snippet: String, for transport: Transport<Kind>) {
             let exchange = registry.resolve(unmatched, for: transport)
-            guard case .respond(let planned) = exchange.action, let data = planned.body.bytesInMemory else {
+            guard case .answer(.respond(let planned)) = exchange.action, let data = planned.body.bytesInMemory else {
                 Issue.record("expected a 404 response")
-                continue
+                return
             }
             #expect(planned.status == 404)
             #expect(String(decoding: data, as: UTF8.self).contains(snippet))
         }
+        expectSnippet(#"Path("/x", query: ["q": ["1", "2"]])"#, for: .urlSession)
+        expectSnippet(#""query": { "q": ["1", "2"] }"#, for: .socket)
     }
 
     @Test func thePassthroughPolicyForwards() {
@@ -90,7 +93,7 @@ struct TrieTests {
     private func body(_ registry: MockRegistry, _ host: String, _ path: String) -> String? {
         let request = IncomingRequest(method: "GET", url: "https://\(host)\(path)", host: host, path: path, query: nil)
         let exchange = registry.resolve(request, for: .urlSession)
-        guard exchange.stub != nil, case .respond(let planned) = exchange.action, let data = planned.body.bytesInMemory else { return nil }
+        guard exchange.stub != nil, case .answer(.respond(let planned)) = exchange.action, let data = planned.body.bytesInMemory else { return nil }
         return String(decoding: data, as: UTF8.self)
     }
 

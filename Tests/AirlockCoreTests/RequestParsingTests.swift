@@ -1,4 +1,5 @@
 @testable import AirlockCore
+@_spi(AirlockTransport) import AirlockCore
 import Testing
 
 /// The one request parser every transport uses: URL strings (URLSession) and request heads (the

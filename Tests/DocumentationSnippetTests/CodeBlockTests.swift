@@ -28,9 +28,10 @@ struct CodeBlockTests {
 
     @Test(arguments: Documentation.swiftSamples)
     func swiftSampleIsCompiled(_ block: CodeBlock) {
-        let body = Documentation.normalized(block.lines.filter { !$0.hasPrefix("import ") }.joined(separator: "\n"))
-        let imports = Set(block.lines.filter { $0.hasPrefix("import ") })
-        let homes = Documentation.snippetSources.filter { Documentation.normalized($0.text).contains(body) }
+        let (imports, lines) = Self.splitImports(block.lines)
+        let body = Documentation.normalized(lines.joined(separator: "\n"))
+        // A block of imports alone is at home in any file (`contains("")` is false).
+        let homes = Documentation.snippetSources.filter { body.isEmpty || Documentation.normalized($0.text).contains(body) }
         if !homes.contains(where: { imports.isEmpty || Self.imports(of: $0.text) == imports }) {
             if let other = homes.first {
                 // A sample that shows its imports must compile with exactly those, as a reader's file.
@@ -55,6 +56,28 @@ struct CodeBlockTests {
                 )
             }
         }
+    }
+
+    /// A sample's `import` lines — conditional ones (`#if canImport(X)` / `import X` / `#endif`,
+    /// as Linux needs for FoundationNetworking) included — and the rest of its lines.
+    static func splitImports(_ lines: [String]) -> (imports: Set<String>, body: [String]) {
+        var imports: Set<String> = []
+        var body: [String] = []
+        var index = 0
+        while index < lines.count {
+            let line = lines[index].trimmingCharacters(in: .whitespaces)
+            if line.hasPrefix("#if canImport("), index + 2 < lines.count,
+                lines[index + 1].trimmingCharacters(in: .whitespaces).hasPrefix("import "),
+                lines[index + 2].trimmingCharacters(in: .whitespaces) == "#endif"
+            {
+                imports.insert(lines[index + 1].trimmingCharacters(in: .whitespaces))
+                index += 3
+                continue
+            }
+            if line.hasPrefix("import ") { imports.insert(line) } else { body.append(lines[index]) }
+            index += 1
+        }
+        return (imports, body)
     }
 
     /// The `import` lines of a source file, conditional ones included.

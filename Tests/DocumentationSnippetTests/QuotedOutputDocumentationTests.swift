@@ -1,6 +1,9 @@
 import Foundation
 import HTTPMock
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// Output the DocC articles quote — the `airlock` banners and errors, Troubleshooting's messages —
 /// is what the real code path prints: each is produced here and compared line by line, with only

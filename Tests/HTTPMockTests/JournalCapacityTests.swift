@@ -1,7 +1,12 @@
+import HTTPTestSupport
 import Foundation
 import HTTPMock
 import HTTPMockTesting
 import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// The journal keeps what its capacity allows, drops the oldest first, and keeps exact counts.
 struct JournalCapacityTests {

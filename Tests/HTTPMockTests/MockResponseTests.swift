@@ -1,3 +1,4 @@
+import HTTPTestSupport
 import Foundation
 import HTTPMock
 import Testing

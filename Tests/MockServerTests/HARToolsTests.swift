@@ -32,7 +32,7 @@ struct HARToolsTests {
 
     @Test func theJournalExportIsHAR12ThatHaralyzerReads() async throws {
         // The upstream's answers, each served by a stub of a MockServer: every kind of body and
-        // head goes through the journal, and out through `exportHAR()` (`HAR.document(for:)`).
+        // head goes through the journal, and out through `exportHAR()` (`HTTPArchive.data(redaction:)`).
         var live: [String: WireResponse] = [:]
         try await withFidelityUpstream { upstream in
             live = try await fetchAll(port: upstream) { $0.request(target: $0.target, host: "127.0.0.1:\(upstream)") }

@@ -4,7 +4,7 @@ extension ResolvedExchange {
     /// Plans the delivery of what the registry decided, for `transport`: the one place where the
     /// unmocked policy turns into an action and a response into a status, headers, a body source,
     /// a dribble plan and a redirect rule.
-    init(_ decision: MockRegistry.Decision, request: IncomingRequest, transport: Transport) {
+    init(_ decision: MockRegistry.Decision, request: IncomingRequest, transport: Transport<Kind>) {
         switch decision {
         case .matched(let response, let stub, let recorder):
             self.init(response, stub: stub, recorder: recorder, request: request, transport: transport)
@@ -22,42 +22,55 @@ extension ResolvedExchange {
                 self.init(response, stub: nil, recorder: recorder, request: request, transport: transport)
             case .passthrough:
                 self.init(action: .forward(recording: false), delay: 0, recorder: recorder, stub: nil, transport: transport)
-            case .fatalError where transport.mayStopProcess:
-                self.init(action: .stop(message: message + "\n(unmockedPolicy is .fatalError)"), delay: 0, recorder: recorder, stub: nil, transport: transport)
             case .fatalError:
-                let failure = MockResponse.plaintext(
-                    message + "\n(unmockedPolicy is .fatalError: a server answers 500 instead of stopping.)\n",
-                    status: .internalServerError
-                )
-                self.init(failure, stub: nil, recorder: recorder, request: request, transport: transport)
+                if let stop = transport.stopping(message + "\n(unmockedPolicy is .fatalError)") {
+                    self.init(action: .stop(stop), delay: 0, recorder: recorder, stub: nil, transport: transport)
+                } else {
+                    let failure = MockResponse.plaintext(
+                        message + "\n(unmockedPolicy is .fatalError: a server answers 500 instead of stopping.)\n",
+                        status: .internalServerError
+                    )
+                    self.init(failure, stub: nil, recorder: recorder, request: request, transport: transport)
+                }
             }
         }
     }
 
-    private init(_ stubbed: MockResponse, stub: StubDescription?, recorder: ExchangeRecorder, request: IncomingRequest, transport: Transport) {
+    private init(_ stubbed: MockResponse, stub: StubDescription?, recorder: ExchangeRecorder, request: IncomingRequest, transport: Transport<Kind>) {
         var response = Self.computing(stubbed, stub: stub, recorder: recorder, request: request)
         if stub == nil || !response.isIdentical(to: stubbed), let (problem, fix) = ResponseLimits.problem(with: response) {
             // Registered stubs were checked when they were registered; what a closure, a template
             // or the unmocked policy makes is checked here, before a transport acts on it.
             response = Self.failure("\(problem). \(fix)", like: stubbed.with(lifetime: stubbed.lifetime, delivery: .instant))
         }
-        let action: Action
+        let answer: Answer
         switch response.body {
         case .error(let box):
             // A socket cannot carry a Swift error: the closest it can do is reset the connection.
-            action = transport.carriesErrors ? .fail(ErrorBox(error: box.error)) : .fault(.connectionReset)
+            answer = transport.carry(box).map(Answer.fail) ?? .fault(.connectionReset)
         case .fault(let fault):
-            action = .fault(fault)
+            answer = .fault(fault)
         case .computed:
-            // `computing` never returns a computed response.
-            action = .respond(PlannedResponse(.plaintext("", status: .internalServerError), redirect: nil))
-        case .data, .file, .failure:
-            let status = response.status.code
-            let redirect = (300..<400).contains(status)
-                ? RedirectRule(status: status, headers: response.headerFields, requestURL: request.url, requestMethod: request.method) : nil
-            action = .respond(PlannedResponse(response, redirect: redirect))
+            // A closure that returned another computed response: what it returns is served, never run.
+            let name = stub.map { "stub \($0.shown(by: .standard))" } ?? "the unmocked policy's response"
+            let problem = "the response closure of \(name) returned another computed response; return the response itself."
+            answer = .respond(PlannedResponse(Self.failure(problem, like: response), body: .unavailable(problem), redirect: nil))
+        case .data(let data):
+            answer = .respond(Self.planned(response, body: .bytes(data), request: request))
+        case .file(let url):
+            answer = .respond(Self.planned(response, body: .file(url), request: request))
+        case .failure(let problem):
+            answer = .respond(Self.planned(response, body: .unavailable(problem), request: request))
         }
-        self.init(action: action, delay: response.delivery.seconds, recorder: recorder, stub: stub, transport: transport)
+        self.init(action: .answer(answer), delay: response.delivery.seconds, recorder: recorder, stub: stub, transport: transport)
+    }
+
+    /// A response to send, with the redirect it asks for.
+    private static func planned(_ response: MockResponse, body: ResponseBodySource, request: IncomingRequest) -> PlannedResponse {
+        let status = response.status.code
+        let redirect = (300..<400).contains(status)
+            ? RedirectRule(status: status, headers: response.headerFields, requestURL: request.url, requestMethod: request.method) : nil
+        return PlannedResponse(response, body: body, redirect: redirect)
     }
 
     /// The response a computed one makes for this request — with the stub's own headers under
@@ -72,9 +85,6 @@ extension ResolvedExchange {
             produced = try computation.make(recorded)
         } catch {
             return failure("the response closure of \(name) threw: \(error). Return a MockResponse, or MockResponse.error(…) to fail the request on purpose.", like: response)
-        }
-        if case .computed = produced.body {
-            return failure("the response closure of \(name) returned another computed response; return the response itself.", like: response)
         }
         let delivery = response.delivery.seconds > 0 ? response.delivery : produced.delivery
         return produced.inheriting(response.headers).with(lifetime: response.lifetime, delivery: delivery)

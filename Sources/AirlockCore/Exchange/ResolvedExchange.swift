@@ -1,57 +1,60 @@
 import Foundation
 import HTTPTypes
 
-/// Everything the core decided about one request, for a transport to carry out: what to do
-/// (respond, fail, misbehave, forward, stop), after which delay, and where to record the outcome.
+/// Everything the core decided about one request, for a transport to carry out: answer it (after
+/// a delay) with a response, a failure or a fault; forward it to the real network; or stop.
 ///
-/// Adapters map this onto their transport (`URLProtocolClient` calls, channel writes) and make no
-/// decision of their own: the unmocked policy is already applied, the response chosen, its body
-/// source, dribble plan and redirect rule worked out.
-package struct ResolvedExchange: Sendable {
+/// Adapters make no decision of their own: the unmocked policy is already applied, the response
+/// chosen, its payload resolved (bytes, a file, or a failure) and its dribble plan and redirect
+/// rule worked out. ``deliver(to:)`` carries the answer out — delay, load, record, dribble — and
+/// the transport's ``ExchangeSink`` only writes what it is handed.
+package struct ResolvedExchange<Kind: TransportKind>: Sendable {
     /// What the transport does.
     package enum Action: Sendable {
-        /// Send this response.
-        case respond(PlannedResponse)
-        /// Fail the request with this error (only for transports that carry errors).
-        case fail(ErrorBox)
-        /// Misbehave on the connection instead of answering.
-        case fault(MockResponse.Fault)
+        /// Answer the client, after ``ResolvedExchange/delay``.
+        case answer(Answer)
         /// Send the request to the real network and relay the answer: the `.passthrough` policy, or
         /// a cassette recording (which wants the body unencoded: the transport asks for identity
         /// coding where it decompresses nothing itself).
         case forward(recording: Bool)
-        /// Stop the process with this message (the `.fatalError` policy, where allowed).
-        case stop(message: String)
+        /// Stop the process with this message (the `.fatalError` policy, where the transport allows it).
+        case stop(Kind.Stop)
     }
 
-    /// An error to fail a request with.
-    // @unchecked Sendable: errors given to `MockResponse.error(_:)` are values the test made and
-    // never changes; the box only carries one reference across threads.
-    package struct ErrorBox: @unchecked Sendable {
-        package let error: any Error
+    /// How the client is answered.
+    package enum Answer: Sendable {
+        /// Send this response.
+        case respond(PlannedResponse)
+        /// Fail the request with this error — only transports that carry errors can be given one.
+        case fail(Kind.Failure)
+        /// Misbehave on the connection instead of answering.
+        case fault(MockResponse.Fault)
     }
 
     /// What to do.
     package let action: Action
-    /// How long to wait before doing it, in seconds.
+    /// How long to wait before answering, in seconds.
     package let delay: TimeInterval
     /// Where the outcome goes in the journal.
     package let recorder: ExchangeRecorder
     /// The stub that answered; `nil` when the unmocked policy did.
     package let stub: StubDescription?
     /// The transport the decision was made for.
-    package let transport: Transport
+    package let transport: Transport<Kind>
 }
 
 /// A response to send: status, headers, where the body comes from, and how to pace it.
 package struct PlannedResponse: Sendable {
     /// The stub's response (kept whole: reading its parts costs nothing, copying them would).
     private let response: MockResponse
+    /// Where the body comes from.
+    package let body: ResponseBodySource
     /// Where a redirect leads, for transports that follow redirects themselves.
     package let redirect: RedirectRule?
 
-    init(_ response: MockResponse, redirect: RedirectRule?) {
+    init(_ response: MockResponse, body: ResponseBodySource, redirect: RedirectRule?) {
         self.response = response
+        self.body = body
         self.redirect = redirect
     }
 
@@ -70,22 +73,11 @@ package struct PlannedResponse: Sendable {
     /// The header fields as one dictionary (repeated fields joined), for `HTTPURLResponse`.
     package var headerDictionary: [String: String] { response.headers }
     /// How to pace the body, when it is dribbled.
-    package var dribble: DribblePlan? { response.dribble.map { DribblePlan(chunks: $0.chunks, seconds: $0.seconds) } }
-
-    /// Where the body comes from.
-    package var body: ResponseBodySource {
-        switch response.body {
-        case .data(let data): .bytes(data)
-        case .file(let url): .file(url)
-        case .failure(let problem): .unavailable(problem)
-        // Planning turns these into other actions; a response carrying one has no body.
-        case .error, .fault, .computed: .bytes(Data())
-        }
-    }
+    package var dribble: DribblePlan? { response.dribble }
 }
 
 /// How a dribbled body is paced: the pieces and the time between them.
-package struct DribblePlan: Sendable, Equatable {
+package struct DribblePlan: Sendable, Hashable {
     /// How many pieces, at most.
     package let chunks: Int
     /// From the first piece to the last, in seconds.

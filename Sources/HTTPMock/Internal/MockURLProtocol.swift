@@ -1,5 +1,7 @@
+@_spi(AirlockTransport) import AirlockCore
 import Foundation
 import HTTPTypes
+import URLProtocolSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -25,8 +27,7 @@ class MockURLProtocol: LoadingURLProtocol {
                     .unknown,
                     message: "HTTPMock: this URLSession's HTTPMock has been released. Keep the HTTPMock alive "
                         + "for as long as you use its urlSession or the sessions it made."
-                ),
-                recording: nil
+                )
             )
         }
         withRequestBody { loader, body in
@@ -34,115 +35,19 @@ class MockURLProtocol: LoadingURLProtocol {
         }
     }
 
-    /// Resolves one request — the client's, or a redirect's next hop — and carries out the plan.
+    /// Resolves one request — the client's, or a redirect's next hop — and has the core carry
+    /// the plan out on this load.
     private func answer(_ load: Load) {
         guard var incoming = IncomingRequest(load.request) else {
-            return fail(URLError(.badURL, message: "HTTPMock: the request has no URL with a host: \(load.request)"), recording: nil)
+            return fail(URLError(.badURL, message: "HTTPMock: the request has no URL with a host: \(load.request)"))
         }
         incoming.body = load.body
-        let exchange = load.mock.registry.resolve(incoming, for: .urlSession)
-        if exchange.delay == 0, case .respond(let planned) = exchange.action, let body = planned.body.bytesInMemory {
-            // The common case: bytes in memory, no delay. Answer right away.
-            return deliver(planned, body: body, load: load, exchange: exchange)
-        }
-        switch exchange.action {
-        case .forward:
-            forward(load, recorder: exchange.recorder)
-        case .stop(let message):
-            fatalError(message)
-        case .respond, .fail, .fault:
-            if let timeout = timeout(reachedBy: exchange.delay) {
-                return timeOut(after: timeout, because: "its mocked response is delayed \(Self.seconds(exchange.delay)) s", recorder: exchange.recorder)
-            }
-            let handle = Handle(self)
-            // On a global queue once the delay has passed (reading a file there blocks no one).
-            schedule(after: exchange.delay) { (handle.base as! MockURLProtocol).carryOut(exchange, load: load) }
-        }
+        load.mock.registry.resolve(incoming, for: .urlSession).deliver(to: Sink(self, load: load))
     }
 
-    private func carryOut(_ exchange: ResolvedExchange, load: Load) {
-        switch exchange.action {
-        case .respond(let planned):
-            switch planned.body.load(for: exchange.stub) {
-            case .success(let body): deliver(planned, body: body, load: load, exchange: exchange)
-            case .failure(let failure): fail(URLError(failure.urlErrorCode, message: failure.description), recording: (exchange.recorder, .failure(failure.description)))
-            }
-        case .fail(let box):
-            fail(box.error, recording: (exchange.recorder, .failure(box.summary)))
-        case .fault(let fault):
-            fail(fault.urlError, recording: (exchange.recorder, .fault(fault)))
-        case .forward, .stop:
-            preconditionFailure("answer(_:) carries these out itself")
-        }
-    }
-
-    // MARK: Delivering a response
-
-    private func deliver(_ planned: PlannedResponse, body wireBody: Data, load: Load, exchange: ResolvedExchange) {
-        guard let url = load.request.url,
-            let http = HTTPURLResponse(url: url, statusCode: planned.status, httpVersion: "HTTP/1.1", headerFields: planned.headerDictionary)
-        else {
-            return fail(URLError(.badServerResponse, message: "HTTPMock: cannot build a response for \(load.request)"), recording: nil)
-        }
-        exchange.recorder.record(.response(status: planned.status), headers: planned.headers, body: wireBody, bodyIsEncoded: !planned.bodyIsDecoded)
-        // A URLSession decodes gzip and deflate bodies for its callers; so does the mock.
-        let body = planned.bodyIsDecoded ? wireBody : planned.headers.contentCoding.flatMap { ContentCoding.decode(wireBody, coding: $0) } ?? wireBody
-        if let redirect = planned.redirect {
-            return follow(redirect, after: http, load: load)
-        }
-        if let dribble = planned.dribble, body.count > 1 {
-            return dribbleBody(body, response: http, plan: dribble, recorder: exchange.recorder)
-        }
-        guard claimDelivery(), let client else { return }
-        client.urlProtocol(self, didReceive: http, cacheStoragePolicy: .notAllowed)
-        if !body.isEmpty {
-            client.urlProtocol(self, didLoad: body)
-        }
-        client.urlProtocolDidFinishLoading(self)
-    }
-
-    private func fail(_ error: any Error, recording: (ExchangeRecorder, RecordedResponse.Outcome)?) {
+    private func fail(_ error: any Error) {
         guard claimDelivery() else { return }
-        if let (recorder, outcome) = recording { recorder.record(outcome) }
         client?.urlProtocol(self, didFailWithError: error)
-    }
-
-    /// Sends the response head at once and the body in the plan's pieces, one timer after another;
-    /// a cancelled load stops receiving pieces.
-    ///
-    /// swift-corelibs-foundation keeps only the last `didLoad` chunk for tasks with a completion
-    /// handler (including `data(for:)`), so on Linux the head goes at once and the whole body
-    /// when the spread has passed. When the time between two pieces reaches the request's
-    /// timeout, the load times out instead, as a real body that stalls that long would.
-    private func dribbleBody(_ body: Data, response: HTTPURLResponse, plan: DribblePlan, recorder: ExchangeRecorder) {
-        guard !isStopped, let client else { return }
-        client.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
-        let gap = plan.pieces(of: body).interval
-        if let timeout = timeout(reachedBy: gap) {
-            return timeOut(after: timeout, because: "its mocked body is dribbled with \(Self.seconds(gap)) s between pieces", recorder: recorder)
-        }
-        #if canImport(FoundationNetworking)
-        sendPiece(0, of: [body], every: plan.seconds)
-        #else
-        let (pieces, interval) = plan.pieces(of: body)
-        sendPiece(0, of: pieces, every: interval)
-        #endif
-    }
-
-    private func sendPiece(_ index: Int, of pieces: [Data], every interval: TimeInterval) {
-        let handle = Handle(self)
-        DispatchQueue.global().asyncAfter(deadline: .now() + interval) {
-            let loader = handle.base as! MockURLProtocol
-            if index == pieces.count - 1 {
-                guard loader.claimDelivery(), let client = loader.client else { return }
-                client.urlProtocol(loader, didLoad: pieces[index])
-                client.urlProtocolDidFinishLoading(loader)
-                return
-            }
-            guard !loader.isStopped, let client = loader.client else { return }
-            client.urlProtocol(loader, didLoad: pieces[index])
-            loader.sendPiece(index + 1, of: pieces, every: interval)
-        }
     }
 
     /// Follows a mocked redirect. Apple's URL loading system follows what a protocol reports;
@@ -163,7 +68,7 @@ class MockURLProtocol: LoadingURLProtocol {
         #if canImport(FoundationNetworking)
         guard load.hops < RedirectRule.maximumHops else {
             let error = URLError(.httpTooManyRedirects, message: "HTTPMock: more than \(RedirectRule.maximumHops) redirects, from \(load.request.url?.absoluteString ?? "?")")
-            return fail(error, recording: nil)
+            return fail(error)
         }
         answer(Load(mock: load.mock, request: next, body: redirect.dropsBody ? nil : load.body, hops: load.hops + 1))
         #else
@@ -183,6 +88,91 @@ class MockURLProtocol: LoadingURLProtocol {
             } else if let http = response as? HTTPURLResponse {
                 recorder.record(.response(status: http.statusCode), headers: http.recordedFields, body: data ?? Data())
             }
+        }
+    }
+}
+
+extension MockURLProtocol {
+    /// One load as the core's delivery sees it: the client calls, the load's timers (cancelled by
+    /// `stopLoading()`), and the request's timeout.
+    // @unchecked Sendable: see `Handle` — the protocol's request and client are set before
+    // startLoading() and never change; its own state sits behind a lock.
+    final class Sink: ExchangeSink, @unchecked Sendable {
+        typealias Kind = URLSessionTransport
+
+        private let loader: MockURLProtocol
+        private let load: Load
+
+        init(_ loader: MockURLProtocol, load: Load) {
+            self.loader = loader
+            self.load = load
+        }
+
+        func schedule(after seconds: TimeInterval, _ work: @escaping @Sendable () -> Void) {
+            loader.schedule(after: seconds, work)
+        }
+
+        var idleTimeout: TimeInterval? { loader.effectiveTimeout }
+
+        /// swift-corelibs-foundation keeps only the last `didLoad` piece for tasks with a
+        /// completion handler (including `data(for:)`), so on Linux the whole body goes at once
+        /// when the spread has passed.
+        var takesBodyInPieces: Bool {
+            #if canImport(FoundationNetworking)
+            false
+            #else
+            true
+            #endif
+        }
+
+        func timeOut(after seconds: TimeInterval, because reason: String, recorder: ExchangeRecorder) {
+            loader.timeOut(after: seconds, because: reason, recorder: recorder)
+        }
+
+        func begin(_ response: PlannedResponse, bodySize: Int) -> Bool {
+            guard let url = load.request.url,
+                let http = HTTPURLResponse(url: url, statusCode: response.status, httpVersion: "HTTP/1.1", headerFields: response.headerDictionary)
+            else {
+                loader.fail(URLError(.badServerResponse, message: "HTTPMock: cannot build a response for \(load.request)"))
+                return false
+            }
+            if let redirect = response.redirect {
+                loader.follow(redirect, after: http, load: load)
+                return false
+            }
+            guard !loader.isStopped, let client = loader.client else { return false }
+            client.urlProtocol(loader, didReceive: http, cacheStoragePolicy: .notAllowed)
+            return true
+        }
+
+        func send(_ piece: Data, isLast: Bool, of response: PlannedResponse) {
+            guard isLast ? loader.claimDelivery() : !loader.isStopped, let client = loader.client else { return }
+            if !piece.isEmpty {
+                client.urlProtocol(loader, didLoad: piece)
+            }
+            if isLast {
+                client.urlProtocolDidFinishLoading(loader)
+            }
+        }
+
+        func fail(_ failure: ExchangeFailure) {
+            loader.fail(URLError(failure.urlErrorCode, message: failure.description))
+        }
+
+        func fail(carrying error: MockResponse.ErrorBox) {
+            loader.fail(error.error)
+        }
+
+        func actOut(_ fault: MockResponse.Fault) {
+            loader.fail(fault.urlError)
+        }
+
+        func forward(recording: Bool, recorder: ExchangeRecorder) {
+            loader.forward(load, recorder: recorder)
+        }
+
+        func stop(_ message: String) -> Never {
+            fatalError(message)
         }
     }
 }

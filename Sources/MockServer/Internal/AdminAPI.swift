@@ -1,5 +1,5 @@
 import Foundation
-import AirlockCore
+@_spi(AirlockTransport) import AirlockCore
 import NIOHTTP1
 
 /// The admin API under `/__admin/`: stubs as JSON (the stub-file format), the journal, the

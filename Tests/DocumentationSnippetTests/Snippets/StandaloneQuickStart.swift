@@ -1,6 +1,9 @@
 import Foundation
 import HTTPMock
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 // A sample that shows its imports is compiled in a file with exactly those imports, so that it
 // compiles as a reader's own file would (CodeBlockTests checks this).

@@ -9,11 +9,11 @@ import Darwin
 /// A TCP port on 127.0.0.1 that refuses every connection for as long as this value lives: a
 /// socket is bound to it and never listens, so the kernel answers a connect with a reset at once,
 /// and no other server can take the port meanwhile (unlike guessing that nothing listens on 9).
-final class RefusingPort {
-    let port: Int
+package final class RefusingPort {
+    package let port: Int
     private let descriptor: Int32
 
-    init() throws {
+    package init() throws {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
         var address = sockaddr_in()

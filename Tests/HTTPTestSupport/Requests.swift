@@ -6,14 +6,20 @@ import FoundationNetworking
 #endif
 
 /// What a request through a mock's real URLSession came back with.
-struct Fetched: Sendable {
-    let status: Int
-    let headers: [String: String]
-    let data: Data
+package struct Fetched: Sendable {
+    package let status: Int
+    package let headers: [String: String]
+    package let data: Data
 
-    var text: String { String(decoding: data, as: UTF8.self) }
+    package init(status: Int, headers: [String: String], data: Data) {
+        self.status = status
+        self.headers = headers
+        self.data = data
+    }
 
-    func header(_ name: String) -> String? {
+    package var text: String { String(decoding: data, as: UTF8.self) }
+
+    package func header(_ name: String) -> String? {
         headers.first { $0.key.lowercased() == name.lowercased() }?.value
     }
 }
@@ -23,7 +29,7 @@ extension HTTPMock {
     /// ``TimedOut`` after ``hangGuard`` instead of waiting forever. `timeout` is the request's
     /// `timeoutInterval` (a test whose response is delayed far off sets it further off still, so
     /// that only the test's own cancellation can end the request, however slow the machine).
-    func fetch(_ address: String, method: String = "GET", headers: [String: String] = [:], timeout: TimeInterval? = nil) async throws -> Fetched {
+    package func fetch(_ address: String, method: String = "GET", headers: [String: String] = [:], timeout: TimeInterval? = nil) async throws -> Fetched {
         var request = URLRequest(url: URL(string: address)!)
         request.httpMethod = method
         if let timeout { request.timeoutInterval = timeout }
@@ -40,7 +46,7 @@ extension HTTPMock {
     }
 
     /// The bodies of `count` sequential GETs.
-    func texts(_ address: String, count: Int) async throws -> [String] {
+    package func texts(_ address: String, count: Int) async throws -> [String] {
         var texts: [String] = []
         for _ in 0..<count {
             texts.append(try await fetch(address).text)
@@ -50,7 +56,7 @@ extension HTTPMock {
 }
 
 /// The `URLError` a request failed with.
-func urlError(_ body: () async throws -> Void) async -> URLError? {
+package func urlError(_ body: () async throws -> Void) async -> URLError? {
     do {
         try await body()
         return nil

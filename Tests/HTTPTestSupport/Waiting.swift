@@ -10,14 +10,14 @@ import FoundationNetworking
 /// A hang guard, not a performance limit: it is far above how long anything here takes even on a
 /// loaded machine, and only turns a wait that would never end into a failure that names what did
 /// not happen. No test asserts how fast anything is.
-let hangGuard: Duration = .seconds(60)
+package let hangGuard: Duration = .seconds(60)
 
 /// What a bounded wait throws when what it waited for did not happen in time.
-struct TimedOut: Error, CustomStringConvertible {
-    let what: String
-    let limit: Duration
+package struct TimedOut: Error, CustomStringConvertible {
+    package let what: String
+    package let limit: Duration
 
-    var description: String { "\(what) did not finish within \(limit) (a hang guard, not a performance limit)" }
+    package var description: String { "\(what) did not finish within \(limit) (a hang guard, not a performance limit)" }
 }
 
 /// Runs `operation` and returns its result, or throws ``TimedOut`` once `limit` has passed.
@@ -25,7 +25,7 @@ struct TimedOut: Error, CustomStringConvertible {
 /// The operation runs in a task of its own (inheriting task-local values such as the current
 /// test), which is cancelled on time-out and when the caller is cancelled; the caller gets its
 /// answer at the deadline even if the operation ignores cancellation.
-func withTimeout<T: Sendable>(
+package func withTimeout<T: Sendable>(
     _ what: String,
     limit: Duration = hangGuard,
     _ operation: @escaping @Sendable () async throws -> T
@@ -111,7 +111,7 @@ private final class TimeoutRace<T: Sendable>: @unchecked Sendable {
 
 /// Polls `condition` until it holds; records an issue and throws if it still does not hold after
 /// `limit`, so a condition that never comes true fails the test instead of hanging it.
-func waitUntil(
+package func waitUntil(
     _ what: String,
     limit: Duration = hangGuard,
     sourceLocation: SourceLocation = #_sourceLocation,
@@ -129,16 +129,16 @@ func waitUntil(
 }
 
 /// A request's answer, carried out of the task that awaited it.
-struct Answer: @unchecked Sendable {
+package struct Answer: @unchecked Sendable {
     // @unchecked Sendable: `URLResponse` is an immutable value object once a task hands it over;
     // swift-corelibs-foundation just does not annotate it.
-    let data: Data
-    let response: URLResponse
+    package let data: Data
+    package let response: URLResponse
 }
 
 extension URLSession {
     /// `data(for:)`, failing with ``TimedOut`` after ``hangGuard`` instead of waiting forever.
-    func boundedData(for request: URLRequest) async throws -> (Data, URLResponse) {
+    package func boundedData(for request: URLRequest) async throws -> (Data, URLResponse) {
         let answer = try await withTimeout("\(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "?")") {
             let (data, response) = try await self.data(for: request)
             return Answer(data: data, response: response)
@@ -147,12 +147,12 @@ extension URLSession {
     }
 
     /// `data(from:)`, failing with ``TimedOut`` after ``hangGuard`` instead of waiting forever.
-    func boundedData(from url: URL) async throws -> (Data, URLResponse) {
+    package func boundedData(from url: URL) async throws -> (Data, URLResponse) {
         try await boundedData(for: URLRequest(url: url))
     }
 
     /// `upload(for:from:)`, failing with ``TimedOut`` after ``hangGuard`` instead of waiting forever.
-    func boundedUpload(for request: URLRequest, from body: Data) async throws -> (Data, URLResponse) {
+    package func boundedUpload(for request: URLRequest, from body: Data) async throws -> (Data, URLResponse) {
         let answer = try await withTimeout("upload to \(request.url?.absoluteString ?? "?")") {
             let (data, response) = try await self.upload(for: request, from: body)
             return Answer(data: data, response: response)
@@ -161,7 +161,7 @@ extension URLSession {
     }
 
     /// `upload(for:fromFile:)`, failing with ``TimedOut`` after ``hangGuard`` instead of waiting forever.
-    func boundedUpload(for request: URLRequest, fromFile file: URL) async throws -> (Data, URLResponse) {
+    package func boundedUpload(for request: URLRequest, fromFile file: URL) async throws -> (Data, URLResponse) {
         let answer = try await withTimeout("upload of \(file.lastPathComponent) to \(request.url?.absoluteString ?? "?")") {
             let (data, response) = try await self.upload(for: request, fromFile: file)
             return Answer(data: data, response: response)

@@ -1,3 +1,4 @@
+import AirlockCore
 
 /// Which owner — an `HTTPMock` or a forwarding observer (`HTTPLogger`) — serves which protocol slot.
 ///
@@ -7,7 +8,7 @@
 /// only once `quarantine` later slots have been released too, so that a configuration copied from
 /// a released mock does not quietly reach the next owner of its slot, while the number of distinct
 /// protocol classes stays near the number of mocks alive at once.
-final class SlotDirectory<Owner: Sendable>: Sendable {
+package final class SlotDirectory<Owner: Sendable>: Sendable {
     private struct Entry {
         /// The owner, held weakly (owners are classes; `Owner` may be a class-bound existential).
         weak var owner: AnyObject?
@@ -24,8 +25,10 @@ final class SlotDirectory<Owner: Sendable>: Sendable {
 
     private let state = Locked(State())
 
+    package init() {}
+
     /// Takes a free slot, empty until ``assign(_:to:)``.
-    func reserve() -> Int {
+    package func reserve() -> Int {
         state.withLock { state in
             if state.free.count - state.freeHead > quarantine {
                 let slot = state.free[state.freeHead]
@@ -42,12 +45,12 @@ final class SlotDirectory<Owner: Sendable>: Sendable {
     }
 
     /// Puts `owner` in its reserved slot.
-    func assign(_ slot: Int, to owner: Owner) {
+    package func assign(_ slot: Int, to owner: Owner) {
         state.withLock { $0.entries[slot] = Entry(owner: owner as AnyObject) }
     }
 
     /// Returns a slot for reuse once its owner is gone.
-    func release(_ slot: Int) {
+    package func release(_ slot: Int) {
         state.withLock { state in
             state.entries[slot] = Entry(owner: nil)
             state.free.append(slot)
@@ -55,15 +58,9 @@ final class SlotDirectory<Owner: Sendable>: Sendable {
     }
 
     /// The owner holding `slot`, if it is alive.
-    func owner(at slot: Int) -> Owner? {
+    package func owner(at slot: Int) -> Owner? {
         state.withLock { state in
             state.entries.indices.contains(slot) ? state.entries[slot].owner as? Owner : nil
         }
     }
-}
-
-/// The process's directories: one for mocks, one for forwarding observers (loggers).
-enum Directories {
-    static let mocks = SlotDirectory<HTTPMock>()
-    static let forwarders = SlotDirectory<any ForwardingObserver>()
 }

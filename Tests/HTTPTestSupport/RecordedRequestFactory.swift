@@ -2,8 +2,8 @@ import AirlockCore
 import Foundation
 
 /// Builds recorded requests directly, for matcher tests that need no session.
-enum RecordedRequestFactory {
-    static func make(method: String, url: String, headers: [(String, String)] = [], body: String? = nil) -> RecordedRequest {
+package enum RecordedRequestFactory {
+    package static func make(method: String, url: String, headers: [(String, String)] = [], body: String? = nil) -> RecordedRequest {
         let components = URLComponents(string: url)!
         var incoming = IncomingRequest(
             method: method,

@@ -5,7 +5,7 @@ import FoundationNetworking
 
 extension URLError {
     /// A `URLError` whose `localizedDescription` is `message`.
-    init(_ code: URLError.Code, message: String) {
+    package init(_ code: URLError.Code, message: String) {
         self.init(code, userInfo: [NSLocalizedDescriptionKey: message])
     }
 }

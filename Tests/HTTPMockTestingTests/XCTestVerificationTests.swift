@@ -1,3 +1,4 @@
+import HTTPTestSupport
 import HTTPMock
 import HTTPMockTesting
 import XCTest

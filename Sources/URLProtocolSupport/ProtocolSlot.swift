@@ -5,62 +5,36 @@
 /// `N`, a binary number spelled in nested generic types (`One<Zero<One<End>>>` is 5). Building
 /// the type for a number takes O(log n) steps, and reading the number back from inside a loading
 /// request is a few static calls.
-protocol SlotNumber {
+package protocol SlotNumber {
     static var value: Int { get }
 }
 
 /// The most significant end of a slot number: zero.
-enum SlotEnd: SlotNumber {
-    static var value: Int { 0 }
+package enum SlotEnd: SlotNumber {
+    package static var value: Int { 0 }
 }
 
 /// Appends a 0 bit.
-enum Zero<Higher: SlotNumber>: SlotNumber {
-    static var value: Int { Higher.value << 1 }
+package enum Zero<Higher: SlotNumber>: SlotNumber {
+    package static var value: Int { Higher.value << 1 }
 }
 
 /// Appends a 1 bit.
-enum One<Higher: SlotNumber>: SlotNumber {
-    static var value: Int { Higher.value << 1 | 1 }
+package enum One<Higher: SlotNumber>: SlotNumber {
+    package static var value: Int { Higher.value << 1 | 1 }
 }
 
-/// The mock protocol subclass for one slot.
-final class SlottedMockURLProtocol<Slot: SlotNumber>: MockURLProtocol {
-    override class var slot: Int { Slot.value }
-}
-
-/// The forwarding (logging) protocol subclass for one slot.
-final class SlottedForwardingURLProtocol<Slot: SlotNumber>: ForwardingURLProtocol {
-    override class var slot: Int { Slot.value }
-}
-
-enum ProtocolSlot {
-    /// The `URLProtocol` class whose requests go to the mock holding `slot`.
-    static func mockProtocolClass(for slot: Int) -> MockURLProtocol.Type {
-        withSlotType(slot, MockClass())
-    }
-
-    /// The `URLProtocol` class whose requests go to the observer holding `slot`.
-    static func forwardingProtocolClass(for slot: Int) -> ForwardingURLProtocol.Type {
-        withSlotType(slot, ForwardingClass())
-    }
-
+/// Hands the type that spells a slot number to a visitor, which makes the slot's `URLProtocol`
+/// subclass from it (`SlottedMockURLProtocol<Slot>` in HTTPMock, the forwarding one in HTTPLogging).
+package enum ProtocolSlot {
     /// Something to make from a slot number's type.
-    private protocol Visitor {
+    package protocol Visitor {
         associatedtype Result
         func visit<Slot: SlotNumber>(_: Slot.Type) -> Result
     }
 
-    private struct MockClass: Visitor {
-        func visit<Slot: SlotNumber>(_: Slot.Type) -> MockURLProtocol.Type { SlottedMockURLProtocol<Slot>.self }
-    }
-
-    private struct ForwardingClass: Visitor {
-        func visit<Slot: SlotNumber>(_: Slot.Type) -> ForwardingURLProtocol.Type { SlottedForwardingURLProtocol<Slot>.self }
-    }
-
     /// Spells `slot` as a type, most significant bit outermost, and hands it to `visitor`.
-    private static func withSlotType<V: Visitor>(_ slot: Int, _ visitor: V) -> V.Result {
+    package static func withSlotType<V: Visitor>(_ slot: Int, _ visitor: V) -> V.Result {
         precondition(slot >= 0)
         var number: any SlotNumber.Type = SlotEnd.self
         let bits = Int.bitWidth - slot.leadingZeroBitCount

@@ -8,10 +8,10 @@ import NIOPosix
 /// `real <METHOD> <URI>` (plus ` body=<body>` when the request had one), echoes the `X-Probe`
 /// request header as `X-Probe-Echo`, numbers its responses (`X-Request-Number: 1`, 2, …), and
 /// counts the requests it received.
-final class LoopbackServer: Sendable {
+package final class LoopbackServer: Sendable {
     private let channel: any Channel
     private let counter: RequestCounter
-    let port: Int
+    package let port: Int
 
     private init(channel: any Channel, counter: RequestCounter) {
         self.channel = channel
@@ -23,9 +23,9 @@ final class LoopbackServer: Sendable {
     private static let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
     /// How many requests the server has received.
-    var requestCount: Int { counter.count }
+    package var requestCount: Int { counter.count }
 
-    static func start() async throws -> LoopbackServer {
+    package static func start() async throws -> LoopbackServer {
         let counter = RequestCounter()
         let channel = try await ServerBootstrap(group: Self.eventLoops)
             .serverChannelOption(.backlog, value: 64)
@@ -42,7 +42,7 @@ final class LoopbackServer: Sendable {
     }
 
     /// Runs `body` with a started server and always shuts it down.
-    static func with(_ body: (LoopbackServer) async throws -> Void) async throws {
+    package static func with(_ body: (LoopbackServer) async throws -> Void) async throws {
         let server = try await start()
         do {
             try await body(server)
@@ -54,19 +54,19 @@ final class LoopbackServer: Sendable {
     }
 
     /// Stops the server: nothing answers on its port afterwards.
-    func stop() async throws {
+    package func stop() async throws {
         try await channel.close()
     }
 
-    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+    package func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
 }
 
-final class RequestCounter: Sendable {
+package final class RequestCounter: Sendable {
     private let value = Locked(0)
 
-    var count: Int { value.withLock { $0 } }
+    package var count: Int { value.withLock { $0 } }
 
-    func increment() { value.withLock { $0 += 1 } }
+    package func increment() { value.withLock { $0 += 1 } }
 }
 
 private final class EchoHandler: ChannelInboundHandler {

@@ -1,3 +1,4 @@
+import AirlockCore
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -21,7 +22,7 @@ extension LoadingURLProtocol {
     /// A protocol cannot see whether the request's `timeoutInterval` was set, so a value other
     /// than the default (60) counts as set; at 60, the session's `timeoutIntervalForRequest`
     /// applies (they differ only when the code set exactly 60 on a session configured otherwise).
-    var effectiveTimeout: TimeInterval? {
+    package var effectiveTimeout: TimeInterval? {
         var timeout = request.timeoutInterval
         if timeout == Self.defaultTimeout, let configured = sessionConfiguration?.timeoutIntervalForRequest {
             timeout = configured
@@ -29,17 +30,11 @@ extension LoadingURLProtocol {
         return timeout.isFinite && timeout > 0 ? timeout : nil
     }
 
-    /// The timeout when waiting `seconds` for the next thing to send reaches it, else `nil`.
-    func timeout(reachedBy seconds: TimeInterval) -> TimeInterval? {
-        guard seconds > 0, let timeout = effectiveTimeout, seconds >= timeout else { return nil }
-        return timeout
-    }
-
     /// Fails the load with `URLError(.timedOut)` after `timeout` seconds — unless it stops first —
     /// and records the failure in the journal.
     /// - Parameter reason: What the client was waiting for, such as "its mocked response is
     ///   delayed 600 s".
-    func timeOut(after timeout: TimeInterval, because reason: String, recorder: ExchangeRecorder) {
+    package func timeOut(after timeout: TimeInterval, because reason: String, recorder: ExchangeRecorder) {
         let target = "\(request.httpMethod ?? "GET") \(request.url.map { Redaction.standard.url($0.absoluteString) } ?? "?")"
         let message = "HTTPMock: \(target) timed out after \(Self.seconds(timeout)) s: \(reason), and URLSession fails a request "
             + "that receives nothing for its timeout (the request's timeoutInterval, else the session's timeoutIntervalForRequest). "
@@ -54,7 +49,7 @@ extension LoadingURLProtocol {
     }
 
     /// `2` or `0.5`.
-    static func seconds(_ value: TimeInterval) -> String {
+    package static func seconds(_ value: TimeInterval) -> String {
         value == value.rounded() ? String(Int(value)) : String(value)
     }
 
@@ -69,7 +64,7 @@ extension LoadingURLProtocol {
     /// The session that made the task. swift-corelibs-foundation keeps it in the task's stored
     /// `session` and offers no API for it, so it is read through reflection; `nil` on Apple
     /// platforms.
-    var owningSession: URLSession? {
+    package var owningSession: URLSession? {
         #if canImport(FoundationNetworking)
         guard let task else { return nil }
         var mirror: Mirror? = Mirror(reflecting: task)

@@ -8,10 +8,10 @@ import FoundationNetworking
 /// What the mock and logging protocols share: answering the client exactly once (never after
 /// `stopLoading()`), reading bodies that travel outside the request, timers, and forwarding to a
 /// real session — all without blocking the process-wide queue `startLoading()` runs on.
-class LoadingURLProtocol: URLProtocol {
+open class LoadingURLProtocol: URLProtocol {
     private let state = Locked(State.idle)
 
-    override class func canInit(with request: URLRequest) -> Bool {
+    override open class func canInit(with request: URLRequest) -> Bool {
         guard let scheme = request.url?.scheme else { return false }
         // Case-insensitive "http" or "https", without allocating a lowercased copy.
         let utf8 = scheme.utf8
@@ -19,11 +19,11 @@ class LoadingURLProtocol: URLProtocol {
         return zip(utf8, "https".utf8).allSatisfy { $0 | 0x20 == $1 }
     }
 
-    override class func canonicalRequest(for request: URLRequest) -> URLRequest {
+    override open class func canonicalRequest(for request: URLRequest) -> URLRequest {
         request
     }
 
-    override func stopLoading() {
+    override open func stopLoading() {
         let previous = state.withLock { state in
             defer { state = .stopped }
             return state
@@ -37,7 +37,7 @@ class LoadingURLProtocol: URLProtocol {
 
     /// Calls `body` with the complete request body: at once when it is `httpBody` or absent, on a
     /// global queue when it is a stream or an upload task's body (reading may block).
-    func withRequestBody(_ body: @escaping @Sendable (LoadingURLProtocol, Data?) -> Void) {
+    package func withRequestBody(_ body: @escaping @Sendable (LoadingURLProtocol, Data?) -> Void) {
         guard request.httpBody == nil, RequestBody.travelsOutsideTheRequest(request, task: task) else {
             return body(self, request.httpBody)
         }
@@ -49,7 +49,7 @@ class LoadingURLProtocol: URLProtocol {
     }
 
     /// Runs `work` on a global queue after `delay` seconds, unless the load stops first.
-    func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) {
+    package func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) {
         let item = DispatchWorkItem(block: work)
         let scheduled = state.withLock { state in
             switch state {
@@ -70,7 +70,7 @@ class LoadingURLProtocol: URLProtocol {
     }
 
     /// Whether the load was stopped or already answered.
-    var isStopped: Bool {
+    package var isStopped: Bool {
         state.withLock { state in
             if case .stopped = state { return true }
             return false
@@ -78,7 +78,7 @@ class LoadingURLProtocol: URLProtocol {
     }
 
     /// Takes the right to talk to the client once; false after `stopLoading()`.
-    func claimDelivery() -> Bool {
+    package func claimDelivery() -> Bool {
         state.withLock { state in
             switch state {
             case .stopped: return false
@@ -91,7 +91,7 @@ class LoadingURLProtocol: URLProtocol {
 
     /// Sends the request (with `body` when it had to be read from a stream or task) through
     /// `session`, reports the outcome, and relays it to the client.
-    func forward(
+    package func forward(
         _ request: URLRequest,
         body: Data?,
         using session: URLSession,
@@ -151,10 +151,10 @@ extension LoadingURLProtocol {
     // @unchecked Sendable: URLProtocol is not Sendable on Linux, but the loading system sets its
     // request and client before startLoading() and never changes them; the client's methods may
     // be called from any thread; and what these classes add (`state`) sits behind a Locked (pthread mutex).
-    struct Handle: @unchecked Sendable {
-        let base: LoadingURLProtocol
+    package struct Handle: @unchecked Sendable {
+        package let base: LoadingURLProtocol
 
-        init(_ base: LoadingURLProtocol) {
+        package init(_ base: LoadingURLProtocol) {
             self.base = base
         }
     }

@@ -1,3 +1,4 @@
+import AirlockCore
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking

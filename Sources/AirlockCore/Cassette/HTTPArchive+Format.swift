@@ -1,23 +1,5 @@
 import Foundation
 
-/// HAR 1.2 (HTTP Archive) export of recorded requests, for browser dev tools, Charles, Proxyman
-/// and other HTTP tools.
-///
-/// ```swift
-/// try mock.exportHAR().write(to: URL(fileURLWithPath: "traffic.har"))
-/// ```
-public enum HAR {
-    /// A HAR 1.2 document (`log.entries` with request, response and timings) for `requests`,
-    /// with credentials hidden by `redaction`.
-    /// - Parameters:
-    ///   - requests: The requests, such as `mock.requests`.
-    ///   - redaction: What to hide. Defaults to ``Redaction/standard``.
-    /// - Returns: The JSON document.
-    public static func document(for requests: [RecordedRequest], redaction: Redaction = .standard) -> Data {
-        HTTPArchive(entries: requests).data(redaction: redaction)
-    }
-}
-
 /// The HAR 1.2 document model: every field the specification requires is written, and reading
 /// accepts what browsers and other tools write (unknown fields are ignored, optional ones may be
 /// missing).

@@ -1,3 +1,4 @@
+import HTTPTestSupport
 import Foundation
 import HTTPMock
 import HTTPMockTesting
@@ -14,7 +15,7 @@ struct CassetteTraitTests {
     @Test(.cassette) func replaysThroughTheTrait() async throws {
         let mock = try HTTPMock(cassette: .current())
         let path = try #require(mock.cassette?.url.path)
-        #expect(path.hasSuffix("Tests/HTTPMockTests/__Cassettes__/CassetteTraitTests/replaysThroughTheTrait.har"))
+        #expect(path.hasSuffix("Tests/HTTPMockTestingTests/__Cassettes__/CassetteTraitTests/replaysThroughTheTrait.har"))
         #expect(try await mock.texts("https://api.example.com/greeting", count: 2) == ["hello from the cassette", "hello again"])
         #expect(mock.unusedStubs.isEmpty)
     }

@@ -1,13 +1,14 @@
+import AirlockCore
 import Foundation
 import HTTPTypes
+import URLProtocolSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// Who a forwarding protocol reports to: an `HTTPLogger` (in the HTTPLogging module, so that
-/// `HTTPMock` users do not link swift-log). It records each request in ``journal``, sends it on
+/// Who a forwarding protocol reports to: an `HTTPLogger`. It records each request in ``journal``, sends it on
 /// through ``forwardingSession`` and is told about both ends of the exchange.
-package protocol ForwardingObserver: AnyObject, Sendable {
+protocol ForwardingObserver: AnyObject, Sendable {
     /// Where requests are recorded.
     var journal: RequestJournal { get }
     /// The session that carries requests to the network.
@@ -19,20 +20,20 @@ package protocol ForwardingObserver: AnyObject, Sendable {
 }
 
 /// The slots of forwarding observers: each owns a `URLProtocol` subclass that reports to it.
-package enum ForwardingSlots {
+enum ForwardingSlots {
     /// Takes a slot and returns it with the protocol class that reports to its observer.
-    package static func reserveSlot() -> (slot: Int, protocolClass: URLProtocol.Type) {
+    static func reserveSlot() -> (slot: Int, protocolClass: URLProtocol.Type) {
         let slot = Directories.forwarders.reserve()
         return (slot, ProtocolSlot.forwardingProtocolClass(for: slot))
     }
 
     /// Puts `observer` in its reserved slot.
-    package static func assign(_ slot: Int, to observer: any ForwardingObserver) {
+    static func assign(_ slot: Int, to observer: any ForwardingObserver) {
         Directories.forwarders.assign(slot, to: observer)
     }
 
     /// Gives a slot back once its observer is gone.
-    package static func release(_ slot: Int) {
+    static func release(_ slot: Int) {
         Directories.forwarders.release(slot)
     }
 }
@@ -76,5 +77,26 @@ class ForwardingURLProtocol: LoadingURLProtocol {
             }
             observer.didForward(incoming, response: http, body: data, error: error, duration: Date().timeIntervalSince(started))
         }
+    }
+}
+
+/// The forwarding (logging) protocol subclass for one slot.
+final class SlottedForwardingURLProtocol<Slot: SlotNumber>: ForwardingURLProtocol {
+    override class var slot: Int { Slot.value }
+}
+
+/// The process's live loggers, by slot.
+enum Directories {
+    static let forwarders = SlotDirectory<any ForwardingObserver>()
+}
+
+extension ProtocolSlot {
+    /// The `URLProtocol` class whose requests go to the observer holding `slot`.
+    static func forwardingProtocolClass(for slot: Int) -> ForwardingURLProtocol.Type {
+        withSlotType(slot, ForwardingClass())
+    }
+
+    private struct ForwardingClass: Visitor {
+        func visit<Slot: SlotNumber>(_: Slot.Type) -> ForwardingURLProtocol.Type { SlottedForwardingURLProtocol<Slot>.self }
     }
 }

@@ -1,0 +1,143 @@
+import Dispatch
+import Foundation
+
+/// What a transport does with an exchange the core carries out: the writes and the timer, and
+/// nothing else. ``ResolvedExchange/deliver(to:)`` drives it through the one sequence every
+/// transport shares — forward or stop, or wait out the delay, load the body (files off the
+/// transport's thread), record the outcome in the journal, then send the response whole or
+/// dribbled — so no transport decides any of it again.
+///
+/// Every method is called on the thread the delivery began on, or inside work given to
+/// ``schedule(after:_:)``; only `schedule` may be called from any thread.
+package protocol ExchangeSink: AnyObject, Sendable {
+    /// What the transport can be handed besides a response.
+    associatedtype Kind: TransportKind
+
+    /// Runs `work` after `seconds` (0: as soon as it can) on the transport's own timer and
+    /// thread, unless the exchange is over by then (the client went away).
+    func schedule(after seconds: TimeInterval, _ work: @escaping @Sendable () -> Void)
+
+    /// How long the client waits for the next thing to arrive before it gives up, if it does
+    /// (a `URLSession`'s timeout); `nil` for a socket, whose client decides alone.
+    var idleTimeout: TimeInterval? { get }
+
+    /// Whether the client takes a body in pieces as they arrive. `false` when only the last piece
+    /// would reach it (swift-corelibs-foundation's completion handlers): the whole body is then
+    /// sent once the dribble's time has passed.
+    var takesBodyInPieces: Bool { get }
+
+    /// Fails the exchange with a timeout after `seconds`, unless it ends first, and records it.
+    /// - Parameter reason: What the client was waiting for, such as "its mocked response is
+    ///   delayed 600 s".
+    func timeOut(after seconds: TimeInterval, because reason: String, recorder: ExchangeRecorder)
+
+    /// Starts the response: its status and fields, for a body of `bodySize` bytes. Returns
+    /// `false` when the transport answered otherwise (it followed the redirect the response asks
+    /// for): no body follows then.
+    func begin(_ response: PlannedResponse, bodySize: Int) -> Bool
+
+    /// Sends a piece of the body; the last one ends the response.
+    func send(_ piece: Data, isLast: Bool, of response: PlannedResponse)
+
+    /// Answers with what kept the core from producing the response (a missing file, a closure
+    /// that threw), already recorded.
+    func fail(_ failure: ExchangeFailure)
+
+    /// Fails the request with the stub's Swift error, already recorded.
+    func fail(carrying error: Kind.Failure)
+
+    /// Misbehaves on the connection as the fault says, already recorded.
+    func actOut(_ fault: MockResponse.Fault)
+
+    /// Sends the request to the real network and relays the answer, recording it with `recorder`.
+    /// - Parameter recording: Whether a cassette records the exchange (it wants bodies it can read).
+    func forward(recording: Bool, recorder: ExchangeRecorder)
+
+    /// Stops the process (the `.fatalError` policy, on a transport that may stop it).
+    func stop(_ stop: Kind.Stop) -> Never
+}
+
+extension ResolvedExchange {
+    /// Carries the exchange out on `sink`: the one delivery sequence of every transport.
+    ///
+    /// Bytes in memory with no delay are answered before this returns, on the caller's thread —
+    /// no timer, no task. A delay waits on the sink's timer (or times out first when the client
+    /// would give up sooner); a file is read on a global queue; the outcome is recorded before the
+    /// first byte goes out; a dribbled body goes out in the plan's pieces.
+    package func deliver<Sink: ExchangeSink>(to sink: Sink) where Sink.Kind == Kind {
+        switch action {
+        case .forward(let recording):
+            sink.forward(recording: recording, recorder: recorder)
+        case .stop(let stop):
+            sink.stop(stop)
+        case .answer(let answer):
+            guard delay > 0 else { return carryOut(answer, on: sink) }
+            if let timeout = sink.idleTimeout, delay >= timeout {
+                return sink.timeOut(after: timeout, because: "its mocked response is delayed \(Self.seconds(delay)) s", recorder: recorder)
+            }
+            sink.schedule(after: delay) { carryOut(answer, on: sink) }
+        }
+    }
+
+    private func carryOut<Sink: ExchangeSink>(_ answer: Answer, on sink: Sink) where Sink.Kind == Kind {
+        switch answer {
+        case .respond(let planned):
+            if case .bytes(let body) = planned.body {
+                return respond(planned, body: .success(body), on: sink)
+            }
+            // Reading a file may block: never on the transport's thread.
+            let stub = self.stub
+            DispatchQueue.global().async {
+                let loaded = planned.body.load(for: stub)
+                sink.schedule(after: 0) { respond(planned, body: loaded, on: sink) }
+            }
+        case .fail(let error):
+            recorder.record(.failure(error.summary))
+            sink.fail(carrying: error)
+        case .fault(let fault):
+            recorder.record(.fault(fault))
+            sink.actOut(fault)
+        }
+    }
+
+    private func respond<Sink: ExchangeSink>(_ planned: PlannedResponse, body loaded: Result<Data, ExchangeFailure>, on sink: Sink) where Sink.Kind == Kind {
+        let wireBody: Data
+        switch loaded {
+        case .failure(let failure):
+            recorder.record(.failure(failure.description))
+            return sink.fail(failure)
+        case .success(let body):
+            wireBody = body
+        }
+        recorder.record(.response(status: planned.status), headers: planned.headers, body: wireBody, bodyIsEncoded: !planned.bodyIsDecoded)
+        // A URLSession decodes gzip and deflate bodies for its callers; a socket sends them as kept.
+        let body = transport.decodesContentCoding && !planned.bodyIsDecoded
+            ? planned.headers.contentCoding.flatMap { ContentCoding.decode(wireBody, coding: $0) } ?? wireBody : wireBody
+        guard sink.begin(planned, bodySize: body.count) else { return }
+        guard let dribble = planned.dribble, body.count > 1 else {
+            return sink.send(body, isLast: true, of: planned)
+        }
+        let (pieces, interval) = dribble.pieces(of: body)
+        if interval > 0, let timeout = sink.idleTimeout, interval >= timeout {
+            return sink.timeOut(after: timeout, because: "its mocked body is dribbled with \(Self.seconds(interval)) s between pieces", recorder: recorder)
+        }
+        if sink.takesBodyInPieces {
+            send(pieces, from: 0, every: interval, of: planned, on: sink)
+        } else {
+            sink.schedule(after: dribble.seconds) { sink.send(body, isLast: true, of: planned) }
+        }
+    }
+
+    /// Sends piece `index` now and the next ones `interval` apart.
+    private func send<Sink: ExchangeSink>(_ pieces: [Data], from index: Int, every interval: TimeInterval, of planned: PlannedResponse, on sink: Sink) {
+        let isLast = index == pieces.count - 1
+        sink.send(pieces[index], isLast: isLast, of: planned)
+        guard !isLast else { return }
+        sink.schedule(after: interval) { send(pieces, from: index + 1, every: interval, of: planned, on: sink) }
+    }
+
+    /// `2` or `0.5`.
+    private static func seconds(_ value: TimeInterval) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
+    }
+}

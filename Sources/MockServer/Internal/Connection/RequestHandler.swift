@@ -1,0 +1,107 @@
+@_spi(AirlockTransport) import AirlockCore
+import Foundation
+import HTTPTypes
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+
+/// Hands each request of one connection to where it goes, and its answer to delivery.
+///
+/// It sits behind SwiftNIO's standard server pipeline (`configureHTTPServerPipeline` with
+/// pipelining assistance), which hands it one request at a time and holds pipelined requests
+/// back until the previous response has ended. It feeds each request part to the connection's
+/// ``ServerConnection/StateMachine`` (which keeps the body under its cap and knows when the
+/// connection is closing), routes the complete request (``RequestRoute``: a ``ConnectTunnel``,
+/// the ``AdminAPI``, or the registry), and leaves the answer to the core's delivery onto an
+/// ``ExchangeDelivery``: every decision is the core's.
+final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let server: ServerContext
+    private let connection: ServerConnection
+
+    init(server: ServerContext, connection: ServerConnection) {
+        self.server = server
+        self.connection = connection
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch connection.received(unwrapInboundIn(data), now: context.eventLoop.now) {
+        case .deliver(let head, let body):
+            route(head, body: body.map { Data($0.readableBytesView) }, in: context)
+        case .rejectOversizedBody(let head, let limit):
+            delivery(of: head, in: context).rejectOversizedBody(limit: limit)
+        case .none, .drop, .armTimer, .answerTimeout, .closeGracefully, .close:
+            break
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        switch error {
+        case is HTTPParserError:
+            // The pipeline's error handler has just written a 400; let the client read it.
+            connection.closeAfterBadRequest(in: context)
+        case is ByteToMessageDecoderError where connection.isClosing:
+            // More bytes after a malformed request: read only to be dropped.
+            break
+        case let error as NIOSSLError:
+            // Most often a client that does not trust the CA: say which file to trust.
+            if case .handshakeFailed = error, let authority = server.tls?.authority {
+                server.configuration.logger.notice(
+                    "Airlock: a TLS handshake failed (\(error)). If the client rejected the certificate, have it trust the Airlock CA at \(authority.certificateFile.path)."
+                )
+            }
+            context.close(promise: nil)
+        default:
+            context.close(promise: nil)
+        }
+    }
+
+    private func delivery(of head: HTTPRequestHead, in context: ChannelHandlerContext) -> ExchangeDelivery {
+        ExchangeDelivery(server: server, connection: connection, context: context, head: head)
+    }
+
+    // MARK: Routing
+
+    private func route(_ head: HTTPRequestHead, body: Data?, in context: ChannelHandlerContext) {
+        let delivery = delivery(of: head, in: context)
+        switch RequestRoute(head) {
+        case .tunnel(let tunnel):
+            open(tunnel, for: head, in: context)
+        case .admin:
+            let answer = AdminAPI(context: server, localPort: context.channel.localAddress?.port ?? 0).handle(head, body: body)
+            delivery.respond(status: answer.status, headers: [.contentType: "application/json"], body: answer.body)
+        case .mock:
+            guard let incoming = IncomingRequest(
+                head: head,
+                body: body,
+                proxy: ReverseProxyTarget(upstream: server.configuration.upstream, for: head, isTunnel: connection.isTunnel),
+                isTunnel: connection.isTunnel,
+                isSecure: isSecure(context),
+                localAddress: context.channel.localAddress
+            ) else {
+                let message = IncomingRequest.unreadableTargetMessage(head)
+                return delivery.respond(status: 400, headers: [.contentType: "text/plain"], body: Data(message.utf8), closing: true)
+            }
+            delivery.deliver(server.registry.resolve(incoming, for: server.transport), for: incoming)
+        }
+    }
+
+    /// Whether this connection's requests arrive over TLS (origin-mode HTTPS, or a tunnel whose
+    /// TLS the server ends).
+    private func isSecure(_ context: ChannelHandlerContext) -> Bool {
+        server.tls != nil && (try? context.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self)) != nil
+    }
+
+    /// Accepts a `CONNECT` and reshapes the pipeline for the tunnel, or refuses it with `501`.
+    private func open(_ tunnel: ConnectTunnel, for head: HTTPRequestHead, in context: ChannelHandlerContext) {
+        if let refusal = tunnel.refusal(for: head.uri, tlsIsOn: server.tls != nil) {
+            return connection.refuse(with: refusal, in: context)
+        }
+        connection.tunnelOpened()
+        context.write(wrapOutboundOut(.head(ConnectTunnel.established(version: head.version))), promise: nil)
+        connection.endResponse(keepAlive: true, in: context)
+        tunnel.open(in: context, tls: server.tls, logger: server.configuration.logger)
+    }
+}

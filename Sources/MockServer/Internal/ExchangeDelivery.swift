@@ -1,0 +1,197 @@
+@_spi(AirlockTransport) import AirlockCore
+import Foundation
+import HTTPTypes
+import NIOCore
+import NIOHTTP1
+
+/// Writes the answer to one request onto its connection: the server's side of the core's
+/// delivery (``Sink``, driven by `ResolvedExchange.deliver(to:)`: the head, the body's pieces, a
+/// `500` for what could not be produced, a fault acted out on the wire, a passthrough relayed),
+/// and the responses of the server's own (`413`, `400`, the admin API's JSON).
+///
+/// It decides nothing: the plan and its sequence are the core's, and the connection's state is
+/// the ``ServerConnection``'s, which it tells when a response ends.
+struct ExchangeDelivery {
+    let server: ServerContext
+    let connection: ServerConnection
+    /// The request handler's context: responses go through the HTTP encoder from there.
+    let context: ChannelHandlerContext
+    /// The request answered.
+    let head: HTTPRequestHead
+
+    /// Has the core carry out what it resolved for `incoming`, writing onto this connection.
+    func deliver(_ exchange: ResolvedExchange<SocketTransport>, for incoming: IncomingRequest) {
+        exchange.deliver(to: Sink(self, incoming: incoming, recorder: exchange.recorder))
+    }
+
+    /// The core's delivery, onto this connection: timers on its event loop, writes through the
+    /// HTTP encoder, each finished exchange reported to the server's exchange handler.
+    final class Sink: ExchangeSink {
+        typealias Kind = SocketTransport
+
+        private let delivery: NIOLoopBound<ExchangeDelivery>
+        private let eventLoop: any EventLoop
+        private let incoming: IncomingRequest
+        private let recorder: ExchangeRecorder
+
+        init(_ delivery: ExchangeDelivery, incoming: IncomingRequest, recorder: ExchangeRecorder) {
+            self.delivery = NIOLoopBound(delivery, eventLoop: delivery.context.eventLoop)
+            eventLoop = delivery.context.eventLoop
+            self.incoming = incoming
+            self.recorder = recorder
+        }
+
+        func schedule(after seconds: TimeInterval, _ work: @escaping @Sendable () -> Void) {
+            if seconds > 0 {
+                eventLoop.scheduleTask(in: .saturatingSeconds(seconds), work)
+            } else {
+                eventLoop.execute(work)
+            }
+        }
+
+        /// A socket's client decides alone how long it waits.
+        var idleTimeout: TimeInterval? { nil }
+
+        var takesBodyInPieces: Bool { true }
+
+        /// Closes the connection after `seconds`, as a client that gave up would find it (the core
+        /// asks only transports with an ``idleTimeout``, which a socket has not).
+        func timeOut(after seconds: TimeInterval, because reason: String, recorder: ExchangeRecorder) {
+            let channel = delivery.value.context.channel
+            schedule(after: seconds) {
+                recorder.record(.failure(reason))
+                channel.close(promise: nil)
+            }
+        }
+
+        func begin(_ response: PlannedResponse, bodySize: Int) -> Bool {
+            let delivery = delivery.value
+            guard delivery.context.channel.isActive else { return false }
+            let head = delivery.responseHead(status: response.status, headers: response.wireHeaders, bodySize: bodySize, keepAlive: delivery.head.isKeepAlive)
+            delivery.context.write(NIOAny(HTTPServerResponsePart.head(head)), promise: nil)
+            return true
+        }
+
+        func send(_ piece: Data, isLast: Bool, of response: PlannedResponse) {
+            let delivery = delivery.value
+            guard delivery.context.channel.isActive else { return }
+            delivery.writeBody(piece, status: response.status)
+            guard isLast else { return delivery.context.flush() }
+            delivery.report(status: response.status, fault: nil, recorder: recorder)
+            delivery.connection.endResponse(keepAlive: delivery.head.isKeepAlive, in: delivery.context)
+        }
+
+        func fail(_ failure: ExchangeFailure) {
+            let delivery = delivery.value
+            delivery.report(status: 500, fault: nil, recorder: recorder)
+            delivery.respond(status: 500, headers: [.contentType: "text/plain"], body: Data((failure.description + "\n").utf8))
+        }
+
+        func fail(carrying error: Never) {}
+
+        func actOut(_ fault: MockResponse.Fault) {
+            delivery.value.misbehave(fault, recorder: recorder)
+        }
+
+        func forward(recording: Bool, recorder: ExchangeRecorder) {
+            let delivery = delivery.value
+            let relay = PassthroughRelay(forwarder: delivery.server.forwarder, limit: delivery.server.configuration.maxRequestBodySize)
+            let loopBound = self.delivery
+            relay.relay(incoming, head: delivery.head, recording: recording, recorder: recorder, on: eventLoop).whenSuccess { answer in
+                loopBound.value.relay(answer, recorder: recorder)
+            }
+        }
+
+        func stop(_ stop: Never) -> Never {}
+    }
+
+    // MARK: Responses
+
+    /// Sends the answer a passthrough relay received (or its `502`), already recorded.
+    func relay(_ answer: PassthroughRelay.Answer, recorder: ExchangeRecorder) {
+        report(status: answer.status, fault: nil, recorder: recorder)
+        respond(status: answer.status, headers: answer.headers, body: answer.body)
+    }
+
+    /// Writes a complete response and keeps or closes the connection.
+    func respond(status: Int, headers: HTTPFields, body: Data, closing: Bool = false) {
+        let keepAlive = head.isKeepAlive && !closing
+        context.write(NIOAny(HTTPServerResponsePart.head(responseHead(status: status, headers: headers, bodySize: body.count, keepAlive: keepAlive))), promise: nil)
+        writeBody(body, status: status)
+        connection.endResponse(keepAlive: keepAlive, in: context)
+    }
+
+    /// Writes a piece of a response's body, unless the response carries none: HEAD responses,
+    /// 204 and 304 (their Content-Length still describes it).
+    func writeBody(_ piece: Data, status: Int) {
+        guard !piece.isEmpty, head.method != .HEAD, status != 204, status != 304 else { return }
+        context.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: piece)))), promise: nil)
+    }
+
+    /// A request body over the cap: `413` with how to raise it, then the connection closes.
+    func rejectOversizedBody(limit: Int) {
+        let message = "Airlock: the request body is larger than this server accepts (\(limit) bytes). Raise the limit with "
+            + "MockServer.Configuration(maxRequestBodySize:) or `airlock serve --max-body-size <bytes>`.\n"
+        respond(status: 413, headers: [.contentType: "text/plain"], body: Data(message.utf8), closing: true)
+    }
+
+    func responseHead(status: Int, headers: HTTPFields, bodySize: Int, keepAlive: Bool) -> HTTPResponseHead {
+        // Every field as given, in order, repeated names kept (two Set-Cookie stay two).
+        var fields = HTTPHeaders(headers.map { ($0.name.rawName, $0.value) })
+        if status == 204 || status == 304 || (100..<200).contains(status) {
+            // No body follows, and a length would describe one that does not (RFC 9110 §8.6).
+            fields.remove(name: "Content-Length")
+        } else {
+            fields.replaceOrAdd(name: "Content-Length", value: "\(bodySize)")
+        }
+        if !keepAlive { fields.replaceOrAdd(name: "Connection", value: "close") }
+        return HTTPResponseHead(version: head.version, status: HTTPResponseStatus(statusCode: status), headers: fields)
+    }
+
+    // MARK: Faults
+
+    /// Misbehaves on the wire as the fault says (already recorded).
+    func misbehave(_ fault: MockResponse.Fault, recorder: ExchangeRecorder) {
+        report(status: nil, fault: fault.description, recorder: recorder)
+        let channel = context.channel
+        switch fault.kind {
+        case .connectionReset:
+            // SO_LINGER with a zero timeout turns close() into a TCP reset.
+            guard let provider = channel as? any SocketOptionProvider else {
+                channel.close(promise: nil)
+                return
+            }
+            provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in
+                channel.close(promise: nil)
+            }
+        case .emptyResponse:
+            channel.close(promise: nil)
+        case .malformedChunkedBody:
+            writeRawThenClose(Data("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Type: text/plain\r\n\r\nZZZ\r\nnot a chunk\r\n".utf8))
+        case .randomBytesThenClose:
+            writeRawThenClose(Data((0..<64).map { _ in UInt8.random(in: 0...255) }))
+        }
+    }
+
+    /// Writes bytes as they are, below the HTTP encoder, then closes at once: a fault is a broken
+    /// connection, not a graceful end.
+    private func writeRawThenClose(_ bytes: Data) {
+        let channel = context.channel
+        guard let encoder = GracefulClose.encoderContext(in: context) else {
+            return channel.close(promise: nil)
+        }
+        encoder.writeAndFlush(NIOAny(ByteBuffer(bytes: bytes))).whenComplete { _ in
+            channel.close(promise: nil)
+        }
+    }
+
+    // MARK: Reporting
+
+    func report(status: Int?, fault: String?, recorder: ExchangeRecorder) {
+        guard let handler = server.configuration.exchangeHandler else { return }
+        let duration = Date().timeIntervalSince(recorder.started)
+        // The console and logs see the target through the mock's redaction.
+        let target = server.registry.journal.redaction.url(head.uri)
+        handler(MockServer.Exchange(method: head.method.rawValue, target: target, status: status, fault: fault, duration: duration))
+    }
+}

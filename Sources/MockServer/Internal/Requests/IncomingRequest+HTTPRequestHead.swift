@@ -1,0 +1,49 @@
+import AirlockCore
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+extension IncomingRequest {
+    /// The request the core matches, read from a request the server received: its URL from the
+    /// target and `Host` (or from the reverse proxy's upstream), its fields and body.
+    ///
+    /// - Parameters:
+    ///   - head: The request's head.
+    ///   - body: The request's body, if it has one.
+    ///   - proxy: The upstream an origin-form request is addressed to (reverse-proxy mode).
+    ///   - isTunnel: Whether the request came through a `CONNECT` tunnel.
+    ///   - isSecure: Whether it arrived over TLS.
+    ///   - localAddress: The address the connection came in on, to tell a request to the server
+    ///     itself.
+    /// - Returns: `nil` when the target and `Host` make no URL (see ``unreadableTargetMessage(_:)``).
+    init?(
+        head: HTTPRequestHead,
+        body: Data?,
+        proxy: ReverseProxyTarget?,
+        isTunnel: Bool,
+        isSecure: Bool,
+        localAddress: SocketAddress?
+    ) {
+        let hostHeader = proxy?.authority ?? head.headers.first(name: "Host")
+        let target = proxy?.target(head.uri) ?? head.uri
+        let scheme = proxy?.scheme ?? (isSecure ? "https" : "http")
+        self.init(method: head.method.rawValue, target: target, hostHeader: hostHeader, scheme: scheme)
+        headers = head.headers.map { field in
+            (name: field.name, value: proxy != nil && field.name.lowercased() == "host" ? hostHeader ?? field.value : field.value)
+        }
+        self.body = body
+        if proxy == nil, !isTunnel, head.uri.hasPrefix("/"), let localAddress {
+            isAddressedToServer = IncomingRequest.isAddressedToServer(
+                hostHeader: head.headers.first(name: "Host"),
+                port: localAddress.port ?? 0,
+                boundAddress: localAddress.ipAddress
+            )
+        }
+    }
+
+    /// What a client is told when its request's target and `Host` make no URL.
+    static func unreadableTargetMessage(_ head: HTTPRequestHead) -> String {
+        "Airlock: cannot parse the request target \(head.uri) with Host \(head.headers.first(name: "Host") ?? "(none)")."
+            + " Send an origin-form target (/path?query) with a Host header, or an absolute URL (proxy mode).\n"
+    }
+}
