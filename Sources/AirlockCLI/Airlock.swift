@@ -128,7 +128,7 @@ struct Serve: AsyncParsableCommand {
                 throw ExitCode.badInput
             }
             rejected = server.registerStubs(file)
-            summary = "\(file.stubs.count) stub(s)"
+            summary = "\(file.stubCount) stub(s)"
         }
         guard rejected.isEmpty else {
             for error in rejected {

@@ -107,7 +107,7 @@ extension MockResponse {
         }
 
         /// Whether the code is a valid HTTP status (100–599).
-        public var isValid: Bool { (100...599).contains(code) }
+        public var isValid: Bool { ResponseLimits.statusCodes.contains(code) }
 
         /// The numeric code as text.
         public var description: String { String(code) }

@@ -16,12 +16,15 @@ public enum ResponseLimits {
     /// The most pieces a body may be dribbled in.
     public static let maximumDribbleChunks = 100_000
 
+    /// The HTTP status codes a response may have.
+    package static let statusCodes: ClosedRange<Int> = 100...599
+
     /// Why a response cannot be served as it is, and how to fix it; `nil` when it can.
     package static func problem(with response: MockResponse) -> (problem: String, fix: String)? {
-        if case .multiple(let count) = response.lifetime, count < 1 {
-            return ("the lifetime .multiple(\(count)) would never serve the response", "Use .multiple(n) with n ≥ 1, .single or .eternal.")
+        if let problem = lifetimeProblem(response.lifetime) {
+            return (problem, "Use .multiple(n) with n ≥ 1, .single or .eternal.")
         }
-        if case .delayed(let seconds) = response.delivery, let problem = durationProblem(seconds, named: "the delay") {
+        if let problem = delayProblem(response.delivery) {
             return (problem, "Use .delayed(seconds) with 0 ≤ seconds ≤ \(Int(maximumSeconds)) (one day), or .instant.")
         }
         if let dribble = response.dribble {
@@ -29,8 +32,8 @@ public enum ResponseLimits {
                 return (problem, "Use .dribbled(inChunks: n, over: seconds) with 1 ≤ n ≤ \(maximumDribbleChunks) and 0 ≤ seconds ≤ \(Int(maximumSeconds)).")
             }
         }
-        if !response.status.isValid {
-            return ("the status \(response.status.code) is not an HTTP status code", "Use a code from 100 to 599.")
+        if let problem = statusProblem(response.status) {
+            return (problem, "Use a code from \(statusCodes.lowerBound) to \(statusCodes.upperBound).")
         }
         for (name, value) in response.headers {
             if let problem = headerProblem(name: name, value: value) {
@@ -38,6 +41,23 @@ public enum ResponseLimits {
             }
         }
         return nil
+    }
+
+    /// Why a lifetime would never serve its response, if it would not: `.multiple(n)` with n < 1.
+    package static func lifetimeProblem(_ lifetime: MockResponse.Lifetime) -> String? {
+        guard case .multiple(let count) = lifetime, count < 1 else { return nil }
+        return "the lifetime .multiple(\(count)) would never serve the response"
+    }
+
+    /// Why a delivery cannot be waited for, if it cannot (see ``durationProblem(_:named:)``).
+    package static func delayProblem(_ delivery: MockResponse.Delivery) -> String? {
+        guard case .delayed(let seconds) = delivery else { return nil }
+        return durationProblem(seconds, named: "the delay")
+    }
+
+    /// Why a status cannot be sent, if it cannot: a code outside ``statusCodes``.
+    package static func statusProblem(_ status: MockResponse.Status) -> String? {
+        statusCodes.contains(status.code) ? nil : "the status \(status.code) is not an HTTP status code"
     }
 
     /// Why a number of seconds cannot be waited, if it cannot: not a number, negative, infinite

@@ -57,6 +57,33 @@ struct AdminAPITests {
         }
     }
 
+    /// A field of the wrong type is a `400` naming its path, never a default: the admin API reads
+    /// stubs as `airlock serve` reads a stub file.
+    @Test func aFieldOfTheWrongTypeIsRejectedWithItsPathNotDefaulted() async throws {
+        let cases = [
+            (#"{"status": "ok"}"#, "stubs[0].responses[0].status: has the wrong type; expected an integer"),
+            (#"{"delay": "1"}"#, "stubs[0].responses[0].delay: has the wrong type; expected a number"),
+            (#"{"lifetime": 1.5}"#, "stubs[0].responses[0].lifetime: has the wrong type; expected an integer"),
+            (#"{"headers": {"X-A": 1}}"#, "stubs[0].responses[0].headers.X-A: has the wrong type; expected a string"),
+            (#"{"dribble": {"chunks": "4", "seconds": 1}}"#, "stubs[0].responses[0].dribble.chunks: has the wrong type; expected an integer"),
+        ]
+        let mock = HTTPMock()
+        try await withServer(mock) { server in
+            try await withClient { client in
+                for (response, message) in cases {
+                    let stub = #"{"stubs": [{"path": "/x", "query": {"a": "1"}, "responses": [\#(response)]}]}"#
+                    let answer = try await send(client, "\(server.baseURL.absoluteString)/__admin/stubs", method: .POST, headers: [("Content-Type", "application/json")], body: stub)
+                    #expect(answer.status == 400, "\(response)")
+                    let error = try JSONSerialization.jsonObject(with: Data(answer.text.utf8)) as? [String: Any]
+                    #expect(error?["error"] as? String == "request body, \(message)")
+                }
+                let query = try await send(client, "\(server.baseURL.absoluteString)/__admin/stubs", method: .POST, headers: [("Content-Type", "application/json")], body: #"{"path": "/x", "query": {"a": 1}, "responses": [{}]}"#)
+                #expect(query.text.contains("query.a: has the wrong type; expected a string or an array of strings"), "\(query.text)")
+            }
+        }
+        #expect(mock.unusedStubs.isEmpty, "no rejected stub was registered")
+    }
+
     @Test func aTokenGuardsTheAdminAPIWhenSet() async throws {
         try await withServer(HTTPMock(), configuration: .init(adminToken: "t0ken")) { server in
             try await withClient { client in

@@ -29,9 +29,8 @@ package enum ResponseBodySource: Sendable {
             return .failure(ExchangeFailure(.responseUnavailable, "Airlock: \(owner) cannot be served: \(problem)"))
         case .file(let url):
             let path = url.isFileURL ? url.path : url.absoluteString
-            var isDirectory: ObjCBool = false
-            let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
-            guard exists else {
+            let problem = ResponseFile.problem(at: url)
+            guard problem != .missing else {
                 return .failure(
                     ExchangeFailure(
                         .fileMissing,
@@ -42,7 +41,7 @@ package enum ResponseBodySource: Sendable {
                     )
                 )
             }
-            guard !isDirectory.boolValue else {
+            guard problem != .folder else {
                 return .failure(ExchangeFailure(.fileUnreadable, "Airlock: \(owner) reads \(path), which is a folder, not a file. Name a file inside it."))
             }
             do {

@@ -1,7 +1,7 @@
 import Foundation
 
 /// JSON as a value, for comparing documents regardless of key order and white space.
-enum JSONValue: Equatable, Sendable, Codable {
+package enum JSONValue: Equatable, Sendable, Codable {
     case null
     case bool(Bool)
     case number(Double)
@@ -9,7 +9,7 @@ enum JSONValue: Equatable, Sendable, Codable {
     case array([JSONValue])
     case object([String: JSONValue])
 
-    init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
@@ -26,7 +26,7 @@ enum JSONValue: Equatable, Sendable, Codable {
         }
     }
 
-    func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
         case .null: try container.encodeNil()
@@ -44,7 +44,7 @@ enum JSONValue: Equatable, Sendable, Codable {
     }
 
     /// Parses a JSON document (top-level fragments allowed).
-    static func parse(_ data: Data) throws -> JSONValue {
+    package static func parse(_ data: Data) throws -> JSONValue {
         try JSONDecoder().decode(JSONValue.self, from: data)
     }
 }

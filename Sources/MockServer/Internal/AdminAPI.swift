@@ -54,17 +54,9 @@ struct AdminAPI {
             return Self.encode(200, ["stubs": registry.stubSummaries])
         case (.POST, "/__admin/stubs"):
             do {
-                let root = context.configuration.adminFileRoot
-                let file = try StubFile(
-                    data: body ?? Data(),
-                    source: "request body",
-                    baseDirectory: root ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-                )
-                if let problem = Self.fileOutsideRoot(file, root: root) {
-                    return Self.json(400, ["error": problem])
-                }
+                let file = try StubFile(data: body ?? Data(), source: "request body", files: Self.fileAccess(root: context.configuration.adminFileRoot))
                 let rejected = registry.register(file.registrations)
-                return Self.json(rejected.isEmpty ? 201 : 400, ["added": file.stubs.count - rejected.count, "rejected": rejected.map(\.description)])
+                return Self.json(rejected.isEmpty ? 201 : 400, ["added": file.stubCount - rejected.count, "rejected": rejected.map(\.description)])
             } catch {
                 return Self.json(400, ["error": error.description])
             }
@@ -171,24 +163,16 @@ struct AdminAPI {
         return own.contains(String(host))
     }
 
-    /// Why a stub file's `file` responses may not be served: outside the root, or no root.
-    private static func fileOutsideRoot(_ file: StubFile, root: URL?) -> String? {
-        let paths = file.stubs.flatMap { $0.responses.compactMap(\.file) }
-        guard !paths.isEmpty else { return nil }
+    /// The files stubs added through the admin API may serve: those inside the server's folder for
+    /// them (``MockServer/Configuration/adminFileRoot``), or none when it has no folder.
+    private static func fileAccess(root: URL?) -> ResponseFile.Access {
         guard let root else {
-            return "file responses cannot be added through the admin API unless the server has a folder for them: "
-                + "start airlock serve with --files DIR (or set Configuration.adminFileRoot), and give paths inside it"
+            return .refused(
+                problem: "cannot be added through the admin API unless the server has a folder for file responses",
+                expected: "a server started with airlock serve --files DIR (or Configuration.adminFileRoot set), and a path inside it"
+            )
         }
-        let base = root.standardizedFileURL.resolvingSymlinksInPath().path
-        for path in paths {
-            // Resolved as the stub file resolves it, then with `..` and symbolic links followed.
-            let url = path.hasPrefix("/") ? URL(fileURLWithPath: path) : root.appendingPathComponent(path)
-            let resolved = url.standardizedFileURL.resolvingSymlinksInPath().path
-            guard resolved.hasPrefix(base.hasSuffix("/") ? base : base + "/") else {
-                return "the file \"\(path)\" is outside \(base); admin-added file responses must stay in that folder (start with --files DIR to choose another)"
-            }
-        }
-        return nil
+        return .inside(root, expected: "a file inside that folder: admin-added file responses must stay in it (start with --files DIR to choose another)")
     }
 
     /// The journal as the admin API shows it: every request seen, how many of the oldest were

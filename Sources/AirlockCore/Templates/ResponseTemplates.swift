@@ -1,0 +1,99 @@
+import Foundation
+
+/// A response's templates, parsed when its document is read: body or JSON, and header values.
+package struct ResponseTemplates: Sendable {
+    /// Where the body's templates are.
+    package enum Source {
+        /// No body.
+        case none
+        /// A text body, and where it is.
+        case text(String, JSONNode)
+        /// A JSON body whose strings are templates.
+        case json(JSONNode)
+    }
+
+    private enum Body: Sendable {
+        case none
+        case text(ResponseTemplate, escaping: ResponseTemplate.Escaping)
+        case json(JSONValue, [String: ResponseTemplate])
+    }
+
+    private let body: Body
+    private let headers: [(name: String, template: ResponseTemplate)]
+    private let contentType: String?
+
+    /// Parses a response's templates; an error names the field the template is in.
+    /// - Parameters:
+    ///   - body: The body: text or JSON whose strings are templates, or no body.
+    ///   - headers: The header fields, each value a template.
+    package init(body: Source, headers: [(name: String, value: String, node: JSONNode)]) throws(StubFileError) {
+        func parse(_ text: String, at node: JSONNode) throws(StubFileError) -> ResponseTemplate {
+            do {
+                return try ResponseTemplate(text)
+            } catch {
+                throw node.error(error.problem, expected: error.expected)
+            }
+        }
+        var parsed: [(name: String, template: ResponseTemplate)] = []
+        for header in headers.sorted(by: { $0.name < $1.name }) {
+            parsed.append((header.name, try parse(header.value, at: header.node)))
+        }
+        self.headers = parsed
+        switch body {
+        case .json(let node):
+            var templates: [String: ResponseTemplate] = [:]
+            for text in Self.strings(in: node.value) where templates[text] == nil {
+                templates[text] = try parse(text, at: node)
+            }
+            self.body = .json(node.value, templates)
+            contentType = "application/json"
+        case .text(let text, let node):
+            // Values inserted into a JSON body are escaped as JSON string content.
+            let declaredType = HeaderFields.value(named: "Content-Type", in: Dictionary(headers.map { ($0.name, $0.value) }) { first, _ in first })
+            let isJSON = declaredType?.lowercased().contains("json") == true
+            self.body = .text(try parse(text, at: node), escaping: isJSON ? .jsonString : .none)
+            contentType = "text/plain; charset=utf-8"
+        case .none:
+            self.body = .none
+            contentType = nil
+        }
+    }
+
+    /// The response for a request.
+    func render(_ request: RecordedRequest, status: MockResponse.Status) -> MockResponse {
+        var rendered: [String: String] = [:]
+        for (name, template) in headers {
+            rendered[name] = template.render(request)
+        }
+        let data: Data
+        switch body {
+        case .none:
+            data = Data()
+        case .text(let template, let escaping):
+            data = Data(template.render(request, escaping: escaping).utf8)
+        case .json(let value, let templates):
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            data = (try? encoder.encode(Self.rendering(value, templates, request))) ?? Data()
+        }
+        return MockResponse(data: data, contentType: data.isEmpty ? nil : contentType, status: status, headers: rendered)
+    }
+
+    private static func strings(in value: JSONValue) -> [String] {
+        switch value {
+        case .string(let text): [text]
+        case .array(let items): items.flatMap(strings)
+        case .object(let object): object.keys.sorted().flatMap { strings(in: object[$0]!) }
+        default: []
+        }
+    }
+
+    private static func rendering(_ value: JSONValue, _ templates: [String: ResponseTemplate], _ request: RecordedRequest) -> JSONValue {
+        switch value {
+        case .string(let text): .string(templates[text]?.render(request) ?? text)
+        case .array(let items): .array(items.map { rendering($0, templates, request) })
+        case .object(let object): .object(object.mapValues { rendering($0, templates, request) })
+        default: value
+        }
+    }
+}
