@@ -188,6 +188,7 @@ let package = Package(
             dependencies: [
                 "AirlockCore",
                 "HTTPMock",
+                "ProcessSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -7,8 +7,7 @@ let package = Package(
     name: "AirlockFuzz",
     platforms: [.macOS(.v15)],
     dependencies: [
-        // The repository root. AirlockCore has no product of its own; HTTPMock re-exports it
-        // (`@_exported import AirlockCore`), so the harnesses see its public API through HTTPMock.
+        // The repository root: its HTTPMock and AirlockCore products.
         .package(name: "Airlock", path: ".."),
     ],
     targets: [
@@ -20,7 +19,13 @@ let package = Package(
         // Both resolve requests through `@_spi(Fuzzing) MockRegistry.respond(…)`, without a
         // transport or any waiting.
         .target(name: "FuzzSupport", dependencies: ["CLibFuzzer"]),
-        .executableTarget(name: "FuzzStubFile", dependencies: ["FuzzSupport", .product(name: "HTTPMock", package: "Airlock")]),
-        .executableTarget(name: "FuzzMatching", dependencies: ["FuzzSupport", .product(name: "HTTPMock", package: "Airlock")]),
+        .executableTarget(
+            name: "FuzzStubFile",
+            dependencies: ["FuzzSupport", .product(name: "HTTPMock", package: "Airlock"), .product(name: "AirlockCore", package: "Airlock")]
+        ),
+        .executableTarget(
+            name: "FuzzMatching",
+            dependencies: ["FuzzSupport", .product(name: "HTTPMock", package: "Airlock"), .product(name: "AirlockCore", package: "Airlock")]
+        ),
     ]
 )

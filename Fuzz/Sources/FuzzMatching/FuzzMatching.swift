@@ -15,7 +15,8 @@
 import FuzzSupport
 import HTTPMock
 
-@_spi(Fuzzing) import AirlockCore
+@_spi(Fuzzing) @_spi(AirlockTransport) import AirlockCore
+import Foundation
 
 /// One mock for the whole run, its queues and journal cleared before each input; replaced now
 /// and then because its list of rejected stubs only grows.

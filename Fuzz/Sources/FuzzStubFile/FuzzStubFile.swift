@@ -7,7 +7,8 @@
 import FuzzSupport
 import HTTPMock
 
-@_spi(Fuzzing) import AirlockCore
+@_spi(Fuzzing) @_spi(AirlockTransport) import AirlockCore
+import Foundation
 
 /// `Examples/` at the repository root, so that the seeds' relative `file` paths
 /// (`fixtures/user.json`) resolve as they do for `airlock serve Examples/stubs.json`.
