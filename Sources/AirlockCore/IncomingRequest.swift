@@ -36,7 +36,10 @@ package struct IncomingRequest: Sendable {
     /// stub could name: an origin-form request whose `Host` is the server's own loopback address
     /// (see ``isAddressedToServer(hostHeader:port:boundAddress:)``). When no stub of its own host
     /// matches it, the stubs of every host are tried.
-    package var isAddressedToServer = false
+    package var isAddressedToServer: Bool { addressedToServer?() ?? false }
+    /// How to tell ``isAddressedToServer``: asked only when no stub of the request's own host
+    /// matches, so that the usual request never parses its `Host` header a second time.
+    package var addressedToServer: (@Sendable () -> Bool)?
     /// The query as sent (percent-encoded), parsed only when a stub or a message needs it.
     private var rawQuery: String?
     private var parsedItems: [QueryItem]?

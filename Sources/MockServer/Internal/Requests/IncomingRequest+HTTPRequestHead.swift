@@ -33,11 +33,10 @@ extension IncomingRequest {
         }
         self.body = body
         if proxy == nil, !isTunnel, head.uri.hasPrefix("/"), let localAddress {
-            isAddressedToServer = IncomingRequest.isAddressedToServer(
-                hostHeader: head.headers.first(name: "Host"),
-                port: localAddress.port ?? 0,
-                boundAddress: localAddress.ipAddress
-            )
+            let host = head.headers.first(name: "Host")
+            addressedToServer = {
+                IncomingRequest.isAddressedToServer(hostHeader: host, port: localAddress.port ?? 0, boundAddress: localAddress.ipAddress)
+            }
         }
     }
 
