@@ -57,10 +57,18 @@ package final class SlotDirectory<Owner: Sendable>: Sendable {
         }
     }
 
-    /// The owner holding `slot`, if it is alive.
+    /// The owner holding `slot`, if it is alive. Inlinable, so that the cast to `Owner` is
+    /// specialized in the module that knows the owner's type (every request asks).
+    @inlinable
     package func owner(at slot: Int) -> Owner? {
+        object(at: slot) as? Owner
+    }
+
+    /// The object holding `slot`, if it is alive.
+    @usableFromInline
+    func object(at slot: Int) -> AnyObject? {
         state.withLock { state in
-            state.entries.indices.contains(slot) ? state.entries[slot].owner as? Owner : nil
+            state.entries.indices.contains(slot) ? state.entries[slot].owner : nil
         }
     }
 }

@@ -13,9 +13,11 @@ import Musl
 /// under one as racing); with a pthread mutex a report means a real race. Every piece of shared
 /// mutable state in Airlock sits behind one of these.
 // @unchecked Sendable: `value` is only touched inside `withLock`, which holds the mutex.
+// The lock is taken on every request by every transport, most of them in other modules: its
+// accessors are inlinable so that each caller gets a specialized, inlined lock and unlock.
 package final class Locked<Value>: @unchecked Sendable {
-    private var value: Value
-    fileprivate let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    @usableFromInline var value: Value
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     /// Creates the lock around an initial value.
     package init(_ value: Value) {
@@ -33,7 +35,7 @@ package final class Locked<Value>: @unchecked Sendable {
     }
 
     /// Runs `body` with exclusive access to the value.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
@@ -49,7 +51,7 @@ extension Locked where Value == Void {
 
     /// Runs `body` while holding the mutex, without touching the (empty) value: a lock that only
     /// orders critical sections never reports an access of its own to ThreadSanitizer.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
