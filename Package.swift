@@ -154,6 +154,15 @@ let package = Package(
             exclude: ["Upstream"]
         ),
         .testTarget(
+            name: "MockServerHTTPClientTests",
+            dependencies: [
+                "MockServer",
+                "MockServerHTTPClient",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
             name: "AirgapTests",
             dependencies: [
                 "Airgap",
