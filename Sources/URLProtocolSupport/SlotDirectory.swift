@@ -8,9 +8,12 @@ import AirlockCore
 /// only once `quarantine` later slots have been released too, so that a configuration copied from
 /// a released mock does not quietly reach the next owner of its slot, while the number of distinct
 /// protocol classes stays near the number of mocks alive at once.
-package final class SlotDirectory<Owner: Sendable>: Sendable {
+// Not generic: every request asks it for its owner, and a generic class's nested state would be
+// reached through metadata looked up at run time from the modules that use it. Callers cast the
+// owner they get to their own type.
+package final class SlotDirectory: Sendable {
     private struct Entry {
-        /// The owner, held weakly (owners are classes; `Owner` may be a class-bound existential).
+        /// The owner, held weakly.
         weak var owner: AnyObject?
     }
 
@@ -45,8 +48,8 @@ package final class SlotDirectory<Owner: Sendable>: Sendable {
     }
 
     /// Puts `owner` in its reserved slot.
-    package func assign(_ slot: Int, to owner: Owner) {
-        state.withLock { $0.entries[slot] = Entry(owner: owner as AnyObject) }
+    package func assign(_ slot: Int, to owner: AnyObject) {
+        state.withLock { $0.entries[slot] = Entry(owner: owner) }
     }
 
     /// Returns a slot for reuse once its owner is gone.
@@ -57,16 +60,8 @@ package final class SlotDirectory<Owner: Sendable>: Sendable {
         }
     }
 
-    /// The owner holding `slot`, if it is alive. Inlinable, so that the cast to `Owner` is
-    /// specialized in the module that knows the owner's type (every request asks).
-    @inlinable
-    package func owner(at slot: Int) -> Owner? {
-        object(at: slot) as? Owner
-    }
-
-    /// The object holding `slot`, if it is alive.
-    @usableFromInline
-    func object(at slot: Int) -> AnyObject? {
+    /// The owner holding `slot`, if it is alive.
+    package func owner(at slot: Int) -> AnyObject? {
         state.withLock { state in
             state.entries.indices.contains(slot) ? state.entries[slot].owner : nil
         }

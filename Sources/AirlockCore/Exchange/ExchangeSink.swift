@@ -64,6 +64,7 @@ extension ResolvedExchange {
     /// no timer, no task. A delay waits on the sink's timer (or times out first when the client
     /// would give up sooner); a file is read on a global queue; the outcome is recorded before the
     /// first byte goes out; a dribbled body goes out in the plan's pieces.
+    @inlinable
     package func deliver<Sink: ExchangeSink>(to sink: Sink) where Sink.Kind == Kind {
         switch action {
         case .forward(let recording):
@@ -79,7 +80,8 @@ extension ResolvedExchange {
         }
     }
 
-    private func carryOut<Sink: ExchangeSink>(_ answer: Answer, on sink: Sink) where Sink.Kind == Kind {
+    @inlinable
+    func carryOut<Sink: ExchangeSink>(_ answer: Answer, on sink: Sink) where Sink.Kind == Kind {
         switch answer {
         case .respond(let planned):
             if case .bytes(let body) = planned.body {
@@ -100,7 +102,8 @@ extension ResolvedExchange {
         }
     }
 
-    private func respond<Sink: ExchangeSink>(_ planned: PlannedResponse, body loaded: Result<Data, ExchangeFailure>, on sink: Sink) where Sink.Kind == Kind {
+    @inlinable
+    func respond<Sink: ExchangeSink>(_ planned: PlannedResponse, body loaded: Result<Data, ExchangeFailure>, on sink: Sink) where Sink.Kind == Kind {
         let wireBody: Data
         switch loaded {
         case .failure(let failure):
@@ -129,7 +132,8 @@ extension ResolvedExchange {
     }
 
     /// Sends piece `index` now and the next ones `interval` apart.
-    private func send<Sink: ExchangeSink>(_ pieces: [Data], from index: Int, every interval: TimeInterval, of planned: PlannedResponse, on sink: Sink) {
+    @inlinable
+    func send<Sink: ExchangeSink>(_ pieces: [Data], from index: Int, every interval: TimeInterval, of planned: PlannedResponse, on sink: Sink) {
         let isLast = index == pieces.count - 1
         sink.send(pieces[index], isLast: isLast, of: planned)
         guard !isLast else { return }
@@ -137,7 +141,8 @@ extension ResolvedExchange {
     }
 
     /// `2` or `0.5`.
-    private static func seconds(_ value: TimeInterval) -> String {
+    @usableFromInline
+    static func seconds(_ value: TimeInterval) -> String {
         value == value.rounded() ? String(Int(value)) : String(value)
     }
 }

@@ -48,7 +48,7 @@ class ForwardingURLProtocol: LoadingURLProtocol {
     class var slot: Int { -1 }
 
     override func startLoading() {
-        guard let observer = Directories.forwarders.owner(at: Self.slot) else {
+        guard let observer = Directories.forwarders.owner(at: Self.slot) as? any ForwardingObserver else {
             let error = URLError(.unknown, message: "HTTPLogger: this session's HTTPLogger has been released.")
             if claimDelivery() { client?.urlProtocol(self, didFailWithError: error) }
             return
@@ -87,7 +87,7 @@ final class SlottedForwardingURLProtocol<Slot: SlotNumber>: ForwardingURLProtoco
 
 /// The process's live loggers, by slot.
 enum Directories {
-    static let forwarders = SlotDirectory<any ForwardingObserver>()
+    static let forwarders = SlotDirectory()
 }
 
 extension ProtocolSlot {

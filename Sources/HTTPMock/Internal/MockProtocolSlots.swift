@@ -7,7 +7,7 @@ final class SlottedMockURLProtocol<Slot: SlotNumber>: MockURLProtocol {
 
 /// The process's live mocks, by slot.
 enum Directories {
-    static let mocks = SlotDirectory<HTTPMock>()
+    static let mocks = SlotDirectory()
 }
 
 extension ProtocolSlot {

@@ -21,7 +21,7 @@ class MockURLProtocol: LoadingURLProtocol {
     class var slot: Int { -1 }
 
     override func startLoading() {
-        guard let mock = Directories.mocks.owner(at: Self.slot) else {
+        guard let mock = Directories.mocks.owner(at: Self.slot) as? HTTPMock else {
             return fail(
                 URLError(
                     .unknown,
