@@ -435,24 +435,25 @@ extension MockRegistry {
     /// none (an exact one beats `contains`, more parameters beat fewer); then the stub registered
     /// first wins.
     struct Rank: Comparable, Sendable {
-        let wildcards: Int
-        let literalLength: Int
-        let requirementClass: Int
-        let queryClass: Int
-        let queryCount: Int
-        let order: Int
+        // Narrow fields: every route keeps its rank (20 bytes instead of 48 at 100,000 stubs).
+        let wildcards: Int32
+        let literalLength: Int32
+        let queryCount: Int32
+        let order: Int32
+        let requirementClass: UInt8
+        let queryClass: UInt8
 
         init(host: Pattern, path: Pattern, query: QueryConstraint?, requirement: RequestMatcher? = nil, scenario: ScenarioStep? = nil, order: Int) {
-            wildcards = host.wildcardWeight + path.wildcardWeight
-            literalLength = host.literalLength + path.literalLength
+            wildcards = Int32(clamping: host.wildcardWeight + path.wildcardWeight)
+            literalLength = Int32(clamping: host.literalLength + path.literalLength)
             requirementClass = requirement == nil && scenario?.requiredState == nil ? 1 : 0
             switch query?.matching {
             case .exact: queryClass = 0
             case .contains: queryClass = 1
             case nil: queryClass = 2
             }
-            queryCount = query?.values.values.reduce(0) { $0 + $1.count } ?? 0
-            self.order = order
+            queryCount = Int32(clamping: query?.values.values.reduce(0) { $0 + $1.count } ?? 0)
+            self.order = Int32(clamping: order)
         }
 
         static func < (lhs: Rank, rhs: Rank) -> Bool {

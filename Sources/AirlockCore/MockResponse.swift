@@ -93,6 +93,10 @@ public struct MockResponse: Hashable, Sendable {
             self.lifetime = lifetime
             self.delivery = delivery
             switch explicitHeaders {
+            case .dictionary(let explicit) where explicit.isEmpty:
+                // Most responses carry only their factory's Content-Type: one shared copy of
+                // those fields (values, copied on write) instead of two allocations per response.
+                (headers, fields) = MockResponse.defaultFields(contentType: defaultContentType)
             case .dictionary(let explicit):
                 headers = MockResponse.served(contentType: defaultContentType, explicit: explicit)
                 fields = HTTPFields(sortedDictionary: headers)
@@ -212,6 +216,22 @@ public struct MockResponse: Hashable, Sendable {
             dribble: nil
         )
     }
+
+    /// The header fields of a response with no headers but its factory's `Content-Type`, made
+    /// once per content type (a registry of 100,000 text stubs keeps one copy).
+    fileprivate static func defaultFields(contentType: String?) -> (headers: [String: String], fields: HTTPFields) {
+        sharedDefaultFields.withLock { cache in
+            if let shared = cache[contentType] { return shared }
+            let headers = served(contentType: contentType, explicit: [:])
+            let made = (headers: headers, fields: HTTPFields(sortedDictionary: headers))
+            // Content types come from the factories and file extensions: a handful. The bound
+            // keeps a caller that invents them from growing the cache.
+            if cache.count < 256 { cache[contentType] = made }
+            return made
+        }
+    }
+
+    private static let sharedDefaultFields = Locked<[String?: (headers: [String: String], fields: HTTPFields)]>([:])
 
     fileprivate static func served(contentType: String?, explicit: [String: String]) -> [String: String] {
         guard let contentType else { return explicit }
