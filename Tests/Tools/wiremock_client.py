@@ -490,6 +490,11 @@ class AdminCheck:
         r.equal(self.total(), self.baseline, "meta.total after the reset")
         r.check(not set(m.id for m in created) & set(self.ids()), "no created mapping is listed after the reset")
         r.equal(send(self.base_url, "POST", f"{PREFIX}/many/2", {"Content-Type": "application/json"}, '{"index": 2}').status, 404, "POST /many/2 after the reset: status")
+        if self.baseline:
+            # WireMock 2.35.1 answers DELETE /mappings with 500 (NotWritableException) when a
+            # mapping on disk came from a file of several mappings, so it is tried on an empty root only.
+            say("  (mappings on disk: DELETE /mappings is not tried)")
+            return
         for index in range(2):
             self.create(self.mapping("GET", "url", f"{PREFIX}/gone/{index}"), f"GET /gone/{index}")
         r.equal(c.Mappings.delete_all_mappings().status_code, 200, "DELETE /mappings: status")
