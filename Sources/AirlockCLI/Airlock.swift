@@ -37,8 +37,11 @@ struct Serve: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The stub file (JSON) or HAR file.", completion: .file(extensions: ["json", "har"]))
-    var stubs: String
+    @Argument(help: "The stub file (JSON), HAR file, or WireMock root folder (one that holds mappings/).", completion: .file(extensions: ["json", "har"]))
+    var stubs: String?
+
+    @Option(name: [.customLong("wiremock"), .customLong("root-dir")], help: "A WireMock root folder: serve its mappings/*.json (bodyFileName in __files/) and answer WireMock's admin API for it (--root-dir is WireMock's name).", completion: .directory)
+    var wireMock: String?
 
     @Flag(help: "For a HAR file: match each entry's recorded host too (proxy mode).")
     var matchHosts = false
@@ -76,49 +79,77 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var parentOptions: ParentOptions
 
+    func validate() throws {
+        switch (stubs, wireMock) {
+        case (nil, nil): throw ValidationError("Give a stub file, a HAR file, or a WireMock root folder (--wiremock DIR).")
+        case (_?, _?): throw ValidationError("Give either a stub or HAR file or --wiremock DIR, not both.")
+        default: break
+        }
+    }
+
     func run() async throws {
         parentOptions.watchParent()
-        let url = URL(fileURLWithPath: stubs)
+        let source = stubs ?? wireMock ?? ""
+        let url = URL(fileURLWithPath: source)
+        var isFolder: ObjCBool = false
+        let wireMockRoot = wireMock != nil || (FileManager.default.fileExists(atPath: source, isDirectory: &isFolder) && isFolder.boolValue) ? url : nil
         var printExchange: (@Sendable (MockServer.Exchange) -> Void)?
         if !quiet {
             printExchange = { exchange in say(exchange.description) }
         }
+        // A WireMock folder is read before the server exists: the server keeps its root.
+        var mappings: WireMockMappings?
+        if let root = wireMockRoot {
+            guard !repeatLast, !matchHosts else {
+                throw ValidationError("--repeat-last and --match-hosts apply to a HAR file; \(source) is a WireMock root folder.")
+            }
+            do {
+                mappings = try WireMockMappings(directory: root)
+            } catch {
+                sayError("airlock: \(error.description)")
+                throw ExitCode.badInput
+            }
+        }
         let group = connectionOptions.makeEventLoopGroup()
-        let server = MockServer(
-            configuration: .init(
-                host: host,
-                port: port,
-                allowsNonLoopbackBinding: allowRemote,
-                adminToken: adminToken,
-                exchangeHandler: printExchange,
-                eventLoopGroup: group,
-                maxRequestBodySize: maxBodySize,
-                adminFileRoot: files.map { URL(fileURLWithPath: $0) } ?? url.deletingLastPathComponent(),
-                tls: tlsOptions.configuration,
-                limits: connectionOptions.limits
-            )
+        var configuration = MockServer.Configuration(
+            host: host,
+            port: port,
+            allowsNonLoopbackBinding: allowRemote,
+            adminToken: adminToken,
+            exchangeHandler: printExchange,
+            eventLoopGroup: group,
+            maxRequestBodySize: maxBodySize,
+            adminFileRoot: files.map { URL(fileURLWithPath: $0) } ?? (mappings?.rootDirectory ?? url.deletingLastPathComponent()),
+            tls: tlsOptions.configuration,
+            limits: connectionOptions.limits
         )
+        configuration.wireMockRoot = mappings?.rootDirectory
+        configuration.shutdownRequestHandler = { InterruptSignals.request() }
+        let server = MockServer(configuration: configuration)
         // A server left running all day must not grow without bound.
         server.journalCapacity = JournalCapacity(entries: journalLimit, bytes: JournalCapacity.server.bytes, bodyBytes: JournalCapacity.server.bodyBytes)
         let rejected: [RegistrationError]
         let summary: String
         var replayRule: String?
-        if isHAR(url) {
+        if let mappings {
+            rejected = server.registerStubs(mappings)
+            summary = "\(mappings.mappingCount) WireMock mapping(s)"
+        } else if isHAR(url) {
             let cassette = try openCassette(
                 url,
                 mode: .none,
                 matching: Cassette.Matching(repeatsLastResponse: repeatLast, matchesAnyHost: !matchHosts),
-                recordCommand: "airlock record --target <origin> --cassette \(stubs) --mode newEpisodes"
+                recordCommand: "airlock record --target <origin> --cassette \(source) --mode newEpisodes"
             )
             rejected = server.insert(cassette)
             summary = "\(cassette.entries.count) recorded exchange(s)"
             replayRule = Self.replayRule(repeatingLast: repeatLast)
             for note in cassette.replayed.skipped {
-                sayError("airlock: \(stubs): skipped \(note)")
+                sayError("airlock: \(source): skipped \(note)")
             }
         } else {
             guard !repeatLast else {
-                throw ValidationError("--repeat-last applies to a HAR file; \(stubs) is a stub file, where a response keeps answering with \"lifetime\": \"eternal\".")
+                throw ValidationError("--repeat-last applies to a HAR file; \(source) is a stub file, where a response keeps answering with \"lifetime\": \"eternal\".")
             }
             let file: StubFile
             do {
@@ -132,14 +163,18 @@ struct Serve: AsyncParsableCommand {
         }
         guard rejected.isEmpty else {
             for error in rejected {
-                sayError("airlock: \(stubs): \(error.description)")
+                sayError("airlock: \(source): \(error.description)")
             }
             throw ExitCode.badInput
         }
         try await startServer(server)
-        say("Airlock serving \(summary) from \(stubs) at \(server.baseURL.absoluteString)")
+        say("Airlock serving \(summary) from \(source) at \(server.baseURL.absoluteString)")
         if let replayRule { say(replayRule) }
-        say("Admin API: \(server.baseURL.absoluteString)/__admin/stubs — Ctrl-C to stop.")
+        if mappings != nil {
+            say("Admin API: \(server.baseURL.absoluteString)/__admin/mappings (WireMock's) and /__admin/stubs — Ctrl-C to stop.")
+        } else {
+            say("Admin API: \(server.baseURL.absoluteString)/__admin/stubs — Ctrl-C to stop.")
+        }
         tlsOptions.announce(server)
         await waitForInterrupt()
         try await server.shutdown()

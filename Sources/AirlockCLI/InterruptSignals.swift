@@ -44,6 +44,12 @@ enum InterruptSignals {
         }
     }
 
+    /// Stops the command as SIGTERM would (WireMock's `POST /__admin/shutdown`).
+    static func request() {
+        var byte: UInt8 = 1
+        _ = write(interruptPipe.write, &byte, 1)
+    }
+
     /// Suspends until SIGINT or SIGTERM has arrived (at once when one already has).
     static func next() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

@@ -11,6 +11,10 @@ extension MockRegistry {
         private(set) var scenarios: [String: String] = [:]
         /// Every scenario a stub names.
         var scenarioNames: Set<String> = []
+        /// The WireMock mappings registered, by id.
+        var mappings = MappingIndex()
+        /// A wait added to every stubbed response, in seconds (WireMock's global `fixedDelay`).
+        var addedDelay: TimeInterval = 0
         /// Bumped by every change that can change which response a request gets (registering,
         /// taking a response, clearing, moving a scenario), so that a match decided on what the
         /// registry held before unlocking can tell whether it still holds.
@@ -41,8 +45,9 @@ extension MockRegistry {
 
         // MARK: Registering
 
-        /// Queues a registration's responses; returns a warning worth printing, if any.
-        mutating func register(_ registration: Registration) throws(RegistrationError) -> String? {
+        /// Queues a registration's responses; returns a warning worth printing, if any, and the
+        /// route that holds them (none for a registration without responses).
+        mutating func register(_ registration: Registration) throws(RegistrationError) -> (warning: String?, route: Int?) {
             let host: Pattern
             let path: Pattern
             do {
@@ -59,10 +64,17 @@ extension MockRegistry {
             for response in registration.responses {
                 try Self.validate(response, stub: registration.stubDescription)  // described only when invalid
             }
-            guard !registration.responses.isEmpty else { return nil }
+            guard !registration.responses.isEmpty else { return (nil, nil) }
 
             let query = registration.query.map { QueryConstraint($0, matching: registration.queryMatching) }
-            let id = route(host: host, path: path, query: query, requirement: registration.requirement, scenario: registration.scenario)
+            let id = route(
+                host: host,
+                path: path,
+                query: query,
+                requirement: registration.requirement,
+                scenario: registration.scenario,
+                precedence: registration.precedence
+            )
             generation &+= 1
             if registration.reportsEachResponse { routes[id].reportsEachResponse = true }
             if let scenario = registration.scenario { scenarioNames.insert(scenario.name) }
@@ -71,11 +83,12 @@ extension MockRegistry {
                 routes[id].queue.append(response)
             }
             if wasEternal || registration.responses.dropLast().contains(where: { $0.lifetime == .eternal }) {
-                return "Airlock warning: responses queued behind an .eternal response for "
+                let warning = "Airlock warning: responses queued behind an .eternal response for "
                     + "\(registration.stubDescription) are never served. Queue them before it, "
                     + "or give the eternal one its own stub."
+                return (warning, id)
             }
-            return nil
+            return (nil, id)
         }
 
         /// The route registered with the same patterns and query, added if there is none yet.
@@ -84,7 +97,8 @@ extension MockRegistry {
             path: Pattern,
             query: QueryConstraint?,
             requirement: RequestMatcher?,
-            scenario: ScenarioStep?
+            scenario: ScenarioStep?,
+            precedence: Registration.Precedence
         ) -> Int {
             let pathTrie = hostTrie.value(for: host) {
                 pathTries.append(SegmentTrie())
@@ -95,10 +109,12 @@ extension MockRegistry {
                 return routeGroups.count - 1
             }
             // A stub with a requirement always gets a queue of its own: matchers cannot be compared.
+            // So does a WireMock mapping: each is a stub of its own, found and removed by its id.
             // Stubs of the same scenario step share one. Found by key, so that registering many
             // stubs on one path costs the same for each.
             let shared = SharedQueueKey(query: query, scenario: scenario)
-            if requirement == nil, let existing = routeGroups[group.value].sharedRoute(for: shared) {
+            let sharesQueue = requirement == nil && precedence == .specificity
+            if sharesQueue, let existing = routeGroups[group.value].sharedRoute(for: shared) {
                 return existing
             }
             let id = routes.count
@@ -109,14 +125,14 @@ extension MockRegistry {
                     query: query,
                     requirement: requirement,
                     scenario: scenario,
-                    rank: Rank(host: host, path: path, query: query, requirement: requirement, scenario: scenario, order: id),
+                    rank: Rank(host: host, path: path, query: query, requirement: requirement, scenario: scenario, precedence: precedence, order: id),
                     pathTrie: pathTrie
                 )
             )
             byPath.append(id: id, key: 0, path: path.source)
             byHostAndPath.append(id: id, key: pathTrie, path: path.source)
             routeGroups[group.value].ids.append(id)
-            if requirement == nil { routeGroups[group.value].share(id, for: shared) }
+            if sharesQueue { routeGroups[group.value].share(id, for: shared) }
             return id
         }
 
@@ -167,7 +183,10 @@ extension MockRegistry {
                     answered.answeredBy = stub
                     return answered
                 }, started: date)
-                return .decided(.matched(response, stub: stub, recorder: recorder))
+                let delayed = addedDelay > 0
+                    ? response.with(lifetime: response.lifetime, delivery: .delayed(Swift.min(response.delivery.seconds + addedDelay, ResponseLimits.maximumSeconds)))
+                    : response
+                return .decided(.matched(delayed, stub: stub, recorder: recorder))
             }
             if let cassette, cassette.isRecording {
                 return .decided(.record(recorder: journal.append(entry, started: date, cassette: cassette)))
@@ -335,6 +354,7 @@ extension MockRegistry {
         mutating func removeAll() {
             scenarios = [:]
             scenarioNames = []
+            mappings = MappingIndex()
             routes = []
             lastHost = nil
             hostTrie = SegmentTrie()
@@ -354,6 +374,17 @@ extension MockRegistry {
                 routes[id].queue = ResponseQueue()
                 routes[id].cleared = true
             }
+            let current = routes
+            mappings.removeAll { current[$0].cleared }
+            byPath.noteRemovals()
+            byHostAndPath.noteRemovals()
+            generation &+= 1
+        }
+
+        /// Removes one route: it serves nothing more and is no longer listed.
+        mutating func clear(route id: Int) {
+            routes[id].queue = ResponseQueue()
+            routes[id].cleared = true
             byPath.noteRemovals()
             byHostAndPath.noteRemovals()
             generation &+= 1
@@ -434,16 +465,48 @@ extension MockRegistry {
     /// then a stub with a `requiring:` matcher beats one without; then a query constraint beats
     /// none (an exact one beats `contains`, more parameters beat fewer); then the stub registered
     /// first wins.
+    ///
+    /// A WireMock mapping ranks by WireMock's rule instead (``Registration/Precedence``): its
+    /// priority first, where Airlock's own stubs count as priority 5 and come before mappings of
+    /// the same priority, then the mapping added last.
     struct Rank: Comparable, Sendable {
-        // Narrow fields: every route keeps its rank (20 bytes instead of 48 at 100,000 stubs).
+        // Narrow fields: every route keeps its rank (24 bytes instead of 48 at 100,000 stubs).
+        let priority: Int32
         let wildcards: Int32
         let literalLength: Int32
         let queryCount: Int32
+        /// Registration order; negated for WireMock mappings, where the newest wins.
         let order: Int32
+        /// 0 for Airlock's own stubs, 1 for WireMock mappings.
+        let precedenceClass: UInt8
         let requirementClass: UInt8
         let queryClass: UInt8
 
-        init(host: Pattern, path: Pattern, query: QueryConstraint?, requirement: RequestMatcher? = nil, scenario: ScenarioStep? = nil, order: Int) {
+        init(
+            host: Pattern,
+            path: Pattern,
+            query: QueryConstraint?,
+            requirement: RequestMatcher? = nil,
+            scenario: ScenarioStep? = nil,
+            precedence: Registration.Precedence = .specificity,
+            order: Int
+        ) {
+            switch precedence {
+            case .wireMock(let priority):
+                // Only the priority and the order count: WireMock knows no specificity.
+                self.priority = Int32(clamping: priority)
+                precedenceClass = 1
+                wildcards = 0
+                literalLength = 0
+                requirementClass = 0
+                queryClass = 0
+                queryCount = 0
+                self.order = -Int32(clamping: order)
+                return
+            case .specificity:
+                self.priority = Int32(Registration.Precedence.defaultPriority)
+                precedenceClass = 0
+            }
             wildcards = Int32(clamping: host.wildcardWeight + path.wildcardWeight)
             literalLength = Int32(clamping: host.literalLength + path.literalLength)
             requirementClass = requirement == nil && scenario?.requiredState == nil ? 1 : 0
@@ -457,7 +520,9 @@ extension MockRegistry {
         }
 
         static func < (lhs: Rank, rhs: Rank) -> Bool {
-            (lhs.wildcards, -lhs.literalLength, lhs.requirementClass, lhs.queryClass, -lhs.queryCount, lhs.order)
+            if lhs.priority != rhs.priority { return lhs.priority < rhs.priority }
+            if lhs.precedenceClass != rhs.precedenceClass { return lhs.precedenceClass < rhs.precedenceClass }
+            return (lhs.wildcards, -lhs.literalLength, lhs.requirementClass, lhs.queryClass, -lhs.queryCount, lhs.order)
                 < (rhs.wildcards, -rhs.literalLength, rhs.requirementClass, rhs.queryClass, -rhs.queryCount, rhs.order)
         }
     }

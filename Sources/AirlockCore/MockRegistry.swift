@@ -10,7 +10,7 @@ import Foundation
 /// labels and path segments, so neither grows with the number of stubs.
 @_spi(AirlockTransport)
 public final class MockRegistry: Sendable {
-    private let state = Locked(State())
+    let state = Locked(State())
     private let reporter = Locked<(@Sendable (String) -> Void)?>(nil)
 
     /// Every request received, in order, with its outcome.
@@ -52,7 +52,7 @@ public final class MockRegistry: Sendable {
         state.withLock { state in
             for registration in registrations {
                 do throws(RegistrationError) {
-                    if let warning = try state.register(registration) {
+                    if let warning = try state.register(registration).warning {
                         warnings.append(warning)
                     }
                 } catch {
@@ -61,11 +61,15 @@ public final class MockRegistry: Sendable {
             }
             state.registrationErrors.append(contentsOf: errors)
         }
-        let messages = errors.map(\.description) + warnings
+        report(errors.map(\.description) + warnings)
+        return errors
+    }
+
+    /// Hands messages to the reporter, if there is one (see ``report(to:)``).
+    func report(_ messages: [String]) {
         if !messages.isEmpty, let report = reporter.withLock({ $0 }) {
             messages.forEach(report)
         }
-        return errors
     }
 
     /// Decides everything about one request for a transport: finds the most specific stub and
@@ -130,6 +134,22 @@ public final class MockRegistry: Sendable {
         state.withLock { state in
             var states: [String: String] = [:]
             for name in state.scenarioNames.union(state.scenarios.keys) { states[name] = state.state(of: name) }
+            return states
+        }
+    }
+
+    /// Every state each scenario's stubs need or move to, `Started` first.
+    package var scenarioPossibleStates: [String: [String]] {
+        state.withLock { state in
+            var states: [String: [String]] = [:]
+            for route in state.routes where !route.cleared {
+                guard let step = route.scenario else { continue }
+                var known = states[step.name] ?? [ScenarioStep.started]
+                for name in [step.requiredState, step.newState].compactMap({ $0 }) where !known.contains(name) {
+                    known.append(name)
+                }
+                states[step.name] = known
+            }
             return states
         }
     }

@@ -217,6 +217,20 @@ public struct MockResponse: Hashable, Sendable {
         )
     }
 
+    /// A response whose header fields are kept as given, with no `Content-Type` added: what a
+    /// format that lists its fields says (a WireMock mapping's `headers`).
+    package init(body: Body, status: Status, lifetime: Lifetime, delivery: Delivery, headerFields: HTTPFields) {
+        storage = Storage(
+            status: status,
+            lifetime: lifetime,
+            delivery: delivery,
+            explicitHeaders: .fields(headerFields),
+            defaultContentType: nil,
+            body: body,
+            dribble: nil
+        )
+    }
+
     /// The header fields of a response with no headers but its factory's `Content-Type`, made
     /// once per content type (a registry of 100,000 text stubs keeps one copy).
     fileprivate static func defaultFields(contentType: String?) -> (headers: [String: String], fields: HTTPFields) {
@@ -344,7 +358,12 @@ extension MockResponse {
     ///     ``ResponseLimits/maximumSeconds``. Other values are rejected when the stub is registered.
     /// - Returns: The dribbling response.
     public func dribbled(inChunks chunks: Int, over seconds: TimeInterval) -> MockResponse {
-        MockResponse(copying: self, explicitHeaders: explicitHeaders, lifetime: lifetime, dribble: DribblePlan(chunks: chunks, seconds: seconds))
+        dribbled(DribblePlan(chunks: chunks, seconds: seconds))
+    }
+
+    /// A copy whose body is sent as `plan` paces it.
+    package func dribbled(_ plan: DribblePlan) -> MockResponse {
+        MockResponse(copying: self, explicitHeaders: explicitHeaders, lifetime: lifetime, dribble: plan)
     }
 
     /// A copy with another lifetime (the unmocked policy's response is served as `.eternal`).

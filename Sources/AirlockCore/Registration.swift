@@ -13,6 +13,21 @@ package struct Registration: Sendable {
     package var reportsEachResponse = false
     /// The scenario state the stub needs and moves to, if it is part of one.
     package var scenario: ScenarioStep?
+    /// How it ranks against other stubs that match the same request.
+    package var precedence = Precedence.specificity
+
+    /// How a stub ranks against the others that match a request.
+    package enum Precedence: Sendable, Hashable {
+        /// Airlock's rule: the most specific patterns win, then the stub registered first.
+        case specificity
+        /// WireMock's rule: the lowest priority number wins, then the mapping added last. Stubs
+        /// of Airlock's own rank as priority ``defaultPriority``, ahead of mappings of the same
+        /// priority.
+        case wireMock(priority: Int)
+
+        /// WireMock's priority of a mapping that gives none, and the priority of Airlock's own stubs.
+        package static let defaultPriority = 5
+    }
 
     package init(
         host: String,

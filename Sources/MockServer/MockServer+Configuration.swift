@@ -33,6 +33,17 @@ extension MockServer {
         /// serve` uses the stub file's folder, or `--files`). `nil` (the default) refuses them:
         /// otherwise any local process could have the server read any file the user can.
         public var adminFileRoot: URL?
+        /// The WireMock root folder (`mappings/` and `__files/`) of the mappings this server
+        /// serves: `POST /__admin/mappings/reset` and `POST /__admin/reset` load its mappings
+        /// again, `POST /__admin/mappings/save` writes the mappings added since into its
+        /// `mappings/`, and mappings added through the admin API name files in its `__files/`.
+        /// `nil` (the default): those resets remove every mapping, save is refused, and
+        /// admin-added mappings serve no files. `airlock serve --wiremock DIR` sets it.
+        public var wireMockRoot: URL?
+        /// Called on `POST /__admin/shutdown` (WireMock's way to stop a server), after the answer
+        /// is sent. `nil` (the default) refuses that request: a server your code started stops
+        /// when your code calls ``MockServer/shutdown()``. `airlock serve` sets it to stop.
+        public var shutdownRequestHandler: (@Sendable () -> Void)?
         /// Serves HTTPS too, with certificates from a certificate authority kept in a folder (see
         /// ``MockServer/TLS``). `nil` (the default) serves plain HTTP only.
         public var tls: TLS?

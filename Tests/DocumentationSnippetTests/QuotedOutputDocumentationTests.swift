@@ -99,6 +99,29 @@ struct QuotedOutputDocumentationTests {
         }
     }
 
+    @Test func theWireMockBannerIsTheCommandsOwn() async throws {
+        let block = try quotedBlock(in: "Sources/MockServer/Documentation.docc/MigratingFromWireMock.md", startingWith: "Airlock serving 4 WireMock mapping(s)")
+        let airlock = try RunningAirlock(["serve", "--wiremock", "Examples/wiremock", "--port", "0"], in: Documentation.root)
+        defer { airlock.stopIfRunning() }
+        let lines = try await airlock.lines(atLeast: 2)
+        expectQuoted(block, matches: lines)
+        let (status, _) = try await airlock.interrupt()
+        #expect(status == 0)
+    }
+
+    @Test func theErrorForAnUnsupportedMappingIsTheCommandsOwn() async throws {
+        let block = try quotedBlock(in: "Sources/MockServer/Documentation.docc/MigratingFromWireMock.md", startingWith: "airlock: /…/src/test/resources/mappings/proxy.json")
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let mappings = folder.appendingPathComponent("src/test/resources/mappings")
+        try FileManager.default.createDirectory(at: mappings, withIntermediateDirectories: true)
+        try Data(#"{"request": {"urlPath": "/p"}, "response": {"proxyBaseUrl": "https://api.example.com"}}"#.utf8).write(to: mappings.appendingPathComponent("proxy.json"))
+        let (status, output) = try await AirlockCommand.run(["serve", "--wiremock", "src/test/resources", "--port", "0"], in: folder)
+        #expect(status == 65, "\(output)")
+        let real = output.trimmingCharacters(in: .newlines).replacingOccurrences(of: folder.path, with: "/…")
+        #expect(real == block.text, "\(block.file):\(block.line + 1) quotes an error the command does not print:\n  quoted: \(block.text)\n  real:   \(real)")
+    }
+
     @Test(arguments: [false, true])
     func theReplayBannerIsTheCommandsOwn(repeatingLast: Bool) async throws {
         let file = "Sources/MockServer/Documentation.docc/TheAirlockCommand.md"

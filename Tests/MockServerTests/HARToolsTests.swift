@@ -26,7 +26,7 @@ struct HARToolsTests {
 
     @Test func aCassetteRecordedThroughTheReverseProxyIsHAR12ThatHaralyzerReads() async throws {
         let cassette = try await recordCassette(named: "reverse.har")
-        let run = try await HARToolRun.run(["check", cassette, "--entries", "\(FidelityCase.all.count)"])
+        let run = try await ToolScriptRun.run(["check", cassette, "--entries", "\(FidelityCase.all.count)"])
         run.expectSuccess()
     }
 
@@ -63,7 +63,7 @@ struct HARToolsTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let file = folder.appendingPathComponent("journal.har")
         try mock.exportHAR().write(to: file)
-        let run = try await HARToolRun.run(["check", file.path, "--entries", "\(FidelityCase.all.count)"])
+        let run = try await ToolScriptRun.run(["check", file.path, "--entries", "\(FidelityCase.all.count)"])
         run.expectSuccess()
     }
 
@@ -74,13 +74,13 @@ struct HARToolsTests {
         try await withFidelityUpstream { upstream in
             // The upstream directly, then through `mitmdump --mode reverse:…` with its HAR dump,
             // then `airlock serve` on that HAR: status, fields in order and body compared.
-            let run = try await HARToolRun.run([
+            let run = try await ToolScriptRun.run([
                 "mitm-replay", "--upstream", "\(upstream)", "--airlock", airlock, "--cases", cases, "--workdir", workdir.path,
             ])
             run.expectSuccess()
         }
         // The field check accepts the HAR of a tool no one here wrote, too.
-        let check = try await HARToolRun.run(["check", workdir.appendingPathComponent("mitm.har").path, "--entries", "\(FidelityCase.all.count)"])
+        let check = try await ToolScriptRun.run(["check", workdir.appendingPathComponent("mitm.har").path, "--entries", "\(FidelityCase.all.count)"])
         check.expectSuccess()
     }
 
@@ -109,7 +109,7 @@ struct HARToolsTests {
         }
         let file = folder.appendingPathComponent("expected.json")
         try JSONSerialization.data(withJSONObject: ["entries": expected]).write(to: file)
-        let run = try await HARToolRun.run(["mitm-load", cassette, "--expect-json", file.path])
+        let run = try await ToolScriptRun.run(["mitm-load", cassette, "--expect-json", file.path])
         run.expectSuccess()
     }
 
@@ -152,9 +152,11 @@ struct HARToolsTests {
     }
 }
 
-/// One run of `Tests/Tools/har_tools.py` as a child process: every line it printed, its exit
-/// status and its closing JSON line (`{"ok": …, "problems": […], "findings": […], …}`).
-struct HARToolRun: Sendable {
+/// One run of a script of `Tests/Tools` (`har_tools.py`, `wiremock_client.py`) as a child
+/// process: every line it printed, its exit status and its closing JSON line (`{"ok": …,
+/// "problems": […], "findings": […], …}`).
+struct ToolScriptRun: Sendable {
+    let script: String
     let arguments: [String]
     let lines: [String]
     /// `nil` when the child had to be killed (an issue is recorded then).
@@ -163,11 +165,12 @@ struct HARToolRun: Sendable {
     let problems: [String]
     let findings: [String]
 
-    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Tools/har_tools.py")
+    static let tools = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Tools")
 
-    /// Runs `python3 har_tools.py <arguments>` (the script installs its tools, or reuses them,
-    /// and runs itself again in their virtual environment) and reads its output to the end.
-    static func run(_ arguments: [String]) async throws -> HARToolRun {
+    /// Runs `python3 <script> <arguments>` (the script installs its tools, or reuses them, and
+    /// runs itself again in their virtual environment) and reads its output to the end.
+    static func run(_ arguments: [String], script name: String = "har_tools.py") async throws -> ToolScriptRun {
+        let script = tools.appendingPathComponent(name)
         let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script.path] + arguments
@@ -194,12 +197,13 @@ struct HARToolRun: Sendable {
         let result = lines.last { $0.hasPrefix("{") }.flatMap { line in
             (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
         }
-        return HARToolRun(
+        return ToolScriptRun(
+            script: name,
             arguments: arguments,
             lines: lines,
             status: status,
             ok: result?["ok"] as? Bool ?? false,
-            problems: result?["problems"] as? [String] ?? ["har_tools.py printed no result line"],
+            problems: result?["problems"] as? [String] ?? ["\(name) printed no result line"],
             findings: result?["findings"] as? [String] ?? []
         )
     }
@@ -209,7 +213,7 @@ struct HARToolRun: Sendable {
         #expect(
             status == 0 && ok,
             """
-            har_tools.py \(arguments.joined(separator: " ")) exited with \(status.map { "\($0)" } ?? "nothing (killed)"):
+            \(script) \(arguments.joined(separator: " ")) exited with \(status.map { "\($0)" } ?? "nothing (killed)"):
             \(problems.joined(separator: "\n"))
             --- its last lines ---
             \(lines.suffix(60).joined(separator: "\n"))

@@ -32,7 +32,7 @@ package struct ResponseParts: Sendable {
     /// When it is sent.
     package var delivery: MockResponse.Delivery = .instant
     /// The body in pieces over time, if so.
-    package var dribble: (chunks: Int, seconds: TimeInterval)?
+    package var dribble: DribblePlan?
     /// Set for a response made from each request (body, JSON strings and headers as templates).
     package var templates: ResponseTemplates?
 
@@ -45,7 +45,7 @@ package struct ResponseParts: Sendable {
             let status = status
             return MockResponse.computed(lifetime: lifetime, delivery: delivery) { request in
                 let response = templates.render(request, status: status)
-                return dribble.map { response.dribbled(inChunks: $0.chunks, over: $0.seconds) } ?? response
+                return dribble.map(response.dribbled) ?? response
             }
         }
         let response: MockResponse =
@@ -56,7 +56,7 @@ package struct ResponseParts: Sendable {
             case .text(let text): .plaintext(text, status: status, lifetime: lifetime, delivery: delivery, headers: headers)
             case .empty: .empty(status: status, lifetime: lifetime, delivery: delivery, headers: headers)
             }
-        return dribble.map { response.dribbled(inChunks: $0.chunks, over: $0.seconds) } ?? response
+        return dribble.map(response.dribbled) ?? response
     }
 
     /// A fault has no body or headers to fill in: its templates are checked, never rendered.
@@ -94,14 +94,14 @@ extension JSONNode {
     ///   - chunks: How many pieces.
     ///   - seconds: Over how many seconds, converted from the format's unit.
     ///   - fields: How the format names the two, for the error: `"chunks"` and `"seconds"`.
-    package func dribble(chunks: Int, seconds: Double, fields: (chunks: String, seconds: String)) throws(StubFileError) -> (chunks: Int, seconds: TimeInterval) {
+    package func dribble(chunks: Int, seconds: Double, fields: (chunks: String, seconds: String)) throws(StubFileError) -> DribblePlan {
         if let problem = ResponseLimits.dribbleProblem(chunks: chunks, seconds: seconds) {
             throw error(
                 problem,
                 expected: "\"\(fields.chunks)\" from 1 to \(ResponseLimits.maximumDribbleChunks) and \"\(fields.seconds)\" from 0 to \(Int(ResponseLimits.maximumSeconds))"
             )
         }
-        return (chunks, seconds)
+        return DribblePlan(chunks: chunks, seconds: seconds)
     }
 
     /// Header fields: an object of names and string values that ``ResponseLimits`` accepts. Each

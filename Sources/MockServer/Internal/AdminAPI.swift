@@ -10,12 +10,15 @@ import NIOHTTP1
 /// | `GET /__admin/stubs` | lists the stubs with queued and served counts |
 /// | `POST /__admin/stubs` | adds stubs (a stub file's JSON) |
 /// | `DELETE /__admin/stubs[?host=…]` | removes all stubs, or those of one host pattern |
-/// | `GET /__admin/requests` | the journal, redacted |
-/// | `GET /__admin/requests/unmatched` | unmatched requests, each with its diagnostic |
-/// | `POST /__admin/reset` | removes all stubs and the journal; scenarios start again |
+/// | `GET /__admin/requests` | the journal, redacted, newest first, in WireMock's shape with Airlock's fields |
+/// | `GET /__admin/requests/unmatched` | unmatched requests as WireMock logs them, each with its diagnostic |
+/// | `POST /__admin/reset` | removes all stubs and the journal; scenarios start again; a WireMock root's mappings load again |
 /// | `GET /__admin/scenarios` | every scenario with its current state |
 /// | `PUT /__admin/scenarios/<name>/state` | sets a scenario's state: `{"state": "…"}` |
 /// | `POST /__admin/scenarios/reset` | returns every scenario to `Started` |
+///
+/// WireMock's own paths (`/__admin/mappings`, request counts and finds, near misses, settings,
+/// shutdown) go to ``WireMockAdminAPI``, after the same checks.
 ///
 /// Nothing a web page or another local process sends can change state it should not: on a
 /// loopback server every admin request must name the server itself in `Host` (no DNS
@@ -49,6 +52,10 @@ struct AdminAPI {
         let path = components?.path ?? head.uri
         let registry = context.registry
         let journal = registry.journal
+        let wireMock = WireMockAdminAPI(context: context)
+        if let answer = wireMock.handle(head.method, path: path, query: components?.queryItems ?? [], body: body) {
+            return answer
+        }
         switch (head.method, path) {
         case (.GET, "/__admin/stubs"):
             return Self.encode(200, ["stubs": registry.stubSummaries])
@@ -68,19 +75,36 @@ struct AdminAPI {
             }
             return Self.json(200, ["removed": true])
         case (.GET, "/__admin/requests"):
+            // WireMock's serve events, newest first, each with Airlock's fields beside WireMock's.
             let redaction = journal.redaction
             let counts = journal.counts
-            return Self.encode(200, JournalPage(total: counts.seen, dropped: counts.dropped, requests: journal.all.map { RequestRecord(redaction.apply(to: $0)) }))
+            let limit = components?.queryItems?.first { $0.name == "limit" }?.value.flatMap(Int.init) ?? Int.max
+            let events = journal.all.reversed().prefix(max(0, limit)).map { request in
+                let shown = redaction.apply(to: request)
+                return WireMockJournal.serveEvent(shown).merging(RequestRecord(shown).fields) { wireMock, _ in wireMock }
+            }
+            return Self.json(200, [
+                "requests": events, "meta": ["total": counts.seen], "requestJournalDisabled": false,
+                "total": counts.seen, "dropped": counts.dropped,
+            ])
         case (.GET, "/__admin/requests/unmatched"):
+            // WireMock's logged requests, oldest first as WireMock lists them, each with its diagnostic.
             let redaction = journal.redaction
             let records = journal.all.filter { !$0.wasMatched }.map { request in
-                RequestRecord(redaction.apply(to: request), diagnostic: registry.diagnosis(for: request).render(.json))
+                var logged = WireMockJournal.loggedRequest(redaction.apply(to: request))
+                logged["diagnostic"] = registry.diagnosis(for: request).render(.json)
+                return logged
             }
             let counts = journal.counts
-            return Self.encode(200, JournalPage(total: counts.seen, dropped: counts.dropped, requests: records))
+            return Self.json(200, ["requests": records, "requestJournalDisabled": false, "total": counts.seen, "dropped": counts.dropped])
         case (.GET, "/__admin/scenarios"):
             let states = registry.scenarioStates
-            return Self.json(200, ["scenarios": states.keys.sorted().map { ["name": $0, "state": states[$0]!] }])
+            let possible = registry.scenarioPossibleStates
+            return Self.json(200, [
+                "scenarios": states.keys.sorted().map { name in
+                    ["id": name, "name": name, "state": states[name]!, "possibleStates": possible[name] ?? [ScenarioStep.started]]
+                },
+            ])
         case (.POST, "/__admin/scenarios/reset"):
             registry.resetScenarios()
             return Self.json(200, ["reset": true])
@@ -97,7 +121,8 @@ struct AdminAPI {
         case (.POST, "/__admin/reset"):
             registry.removeAll()
             journal.clear()
-            return Self.json(200, ["reset": true])
+            // A WireMock root's mappings come back, as WireMock restores its files.
+            return wireMock.resetMappings() ?? Self.json(200, ["reset": true])
         default:
             return Self.json(404, [
                 "error": "no admin endpoint \(head.method.rawValue) \(path)",
@@ -105,7 +130,7 @@ struct AdminAPI {
                     "GET /__admin/stubs", "POST /__admin/stubs", "DELETE /__admin/stubs[?host=…]",
                     "GET /__admin/requests", "GET /__admin/requests/unmatched", "POST /__admin/reset",
                     "GET /__admin/scenarios", "PUT /__admin/scenarios/<name>/state", "POST /__admin/scenarios/reset",
-                ],
+                ] + WireMockAdminAPI.endpoints,
             ])
         }
     }
@@ -175,14 +200,6 @@ struct AdminAPI {
         return .inside(root, expected: "a file inside that folder: admin-added file responses must stay in it (start with --files DIR to choose another)")
     }
 
-    /// The journal as the admin API shows it: every request seen, how many of the oldest were
-    /// dropped to stay within the journal's capacity, and the ones kept.
-    struct JournalPage: Encodable {
-        let total: Int
-        let dropped: Int
-        let requests: [RequestRecord]
-    }
-
     /// A journal entry as the admin API shows it.
     struct RequestRecord: Encodable {
         let sequence: Int
@@ -201,6 +218,13 @@ struct AdminAPI {
             self.init(request, diagnostic: nil)
         }
 
+        /// The record as JSON members.
+        var fields: [String: Any] {
+            let encoder = JSONEncoder()
+            guard let data = try? encoder.encode(self), let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return [:] }
+            return object
+        }
+
         init(_ request: RecordedRequest, diagnostic: String?) {
             sequence = request.sequence
             method = request.method
@@ -215,12 +239,12 @@ struct AdminAPI {
         }
     }
 
-    private static func json(_ status: Int, _ object: [String: Any]) -> Answer {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted])) ?? Data("{}".utf8)
+    static func json(_ status: Int, _ object: [String: Any]) -> Answer {
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])) ?? Data("{}".utf8)
         return Answer(status: status, body: data)
     }
 
-    private static func encode(_ status: Int, _ value: some Encodable) -> Answer {
+    static func encode(_ status: Int, _ value: some Encodable) -> Answer {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
         return Answer(status: status, body: (try? encoder.encode(value)) ?? Data("{}".utf8))

@@ -60,3 +60,14 @@ struct QuickStartSample {
         await #expect(throws: URLError.self) { try await client.user(id: 1) }
     }
 }
+
+// MigratingFromWireMock.md: the team's mappings in a Swift test. Run, from the package root
+// (where `swift test` runs), against Examples/wiremock.
+struct WireMockMappingsSample {
+@Test func showsTheUserFromTheTeamsMappings() async throws {
+    let mock = HTTPMock()
+    try mock.registerStubs(WireMockMappings(directory: URL(fileURLWithPath: "Examples/wiremock")))
+    let (data, _) = try await mock.urlSession.data(from: URL(string: "https://api.example.com/users/1")!)
+    #expect(String(decoding: data, as: UTF8.self).contains("Alice"))
+}
+}

@@ -1,0 +1,312 @@
+import Foundation
+@_spi(AirlockTransport) import AirlockCore
+import NIOHTTP1
+
+/// WireMock's admin API, as WireMock serves it, for the clients written for it (the PyPI
+/// `wiremock` client, go-wiremock, WireMock's own Java client): mappings, the request journal
+/// in WireMock's shapes, near misses, scenarios, settings and shutdown.
+///
+/// ``AdminAPI`` checks every request first (token, `Host`, `Origin`, JSON writes) and hands the
+/// paths WireMock defines here; `/__admin/requests` and `/__admin/requests/unmatched` answer in
+/// WireMock's shape with Airlock's fields added (see ``AdminAPI``).
+struct WireMockAdminAPI {
+    let context: ServerContext
+
+    private var registry: MockRegistry { context.registry }
+
+    /// The answer for a WireMock admin path, or `nil` when the path is not one of them.
+    func handle(_ method: HTTPMethod, path: String, query: [URLQueryItem], body: Data?) -> AdminAPI.Answer? {
+        let parts = path.dropFirst(AdminAPI.prefix.count).split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        let resource = parts.joined(separator: "/")
+        // The one variable segment: a mapping's or a request's id.
+        let id = parts.count == 2 ? parts[1] : ""
+        switch (method, resource) {
+        case (.GET, "mappings"):
+            return listMappings(query)
+        case (.POST, "mappings"):
+            return addMapping(body, id: nil)
+        case (.DELETE, "mappings"):
+            for mapping in registry.wireMockMappings { remove(mapping) }
+            return Self.empty(200)
+        case (.POST, "mappings/remove-by-metadata"):
+            return withMetadataPattern(body) { matching in
+                for mapping in matching { remove(mapping) }
+                return Self.empty(200)
+            }
+        case (.POST, "mappings/find-by-metadata"):
+            return withMetadataPattern(body) { matching in
+                AdminAPI.json(200, ["mappings": matching.map(listed), "meta": ["total": matching.count]])
+            }
+        case (.POST, "mappings/reset"):
+            return resetMappings() ?? Self.empty(200)
+        case (.POST, "mappings/save"):
+            return saveMappings()
+        case (.GET, "mappings/\(id)") where parts.count == 2:
+            guard let uuid = UUID(uuidString: id), let mapping = registry.wireMockMapping(id: uuid) else { return Self.noMapping(id) }
+            return AdminAPI.json(200, listed(mapping))
+        case (.PUT, "mappings/\(id)") where parts.count == 2:
+            guard let uuid = UUID(uuidString: id), registry.wireMockMapping(id: uuid) != nil else { return Self.noMapping(id) }
+            return addMapping(body, id: uuid)
+        case (.DELETE, "mappings/\(id)") where parts.count == 2:
+            guard let uuid = UUID(uuidString: id), let mapping = registry.wireMockMapping(id: uuid) else { return Self.noMapping(id) }
+            remove(mapping)
+            return Self.empty(200)
+        case (.GET, "requests/\(id)") where parts.count == 2 && !["unmatched", "count", "find", "reset"].contains(id):
+            let redaction = registry.journal.redaction
+            guard let sequence = WireMockJournal.sequence(of: id),
+                let request = registry.journal.all.first(where: { $0.sequence == sequence })
+            else {
+                return AdminAPI.json(404, ["errors": [["title": "no request \(id) in the journal"]]])
+            }
+            return AdminAPI.json(200, WireMockJournal.serveEvent(redaction.apply(to: request)))
+        case (.DELETE, "requests"), (.POST, "requests/reset"):
+            registry.journal.clear()
+            return Self.empty(200)
+        case (.POST, "requests/count"):
+            return withPattern(body) { pattern in
+                AdminAPI.json(200, ["count": registry.journal.all.filter(pattern.matches).count, "requestJournalDisabled": false])
+            }
+        case (.POST, "requests/find"):
+            return withPattern(body) { pattern in
+                let redaction = registry.journal.redaction
+                let found = registry.journal.all.filter(pattern.matches).map { WireMockJournal.loggedRequest(redaction.apply(to: $0)) }
+                return AdminAPI.json(200, ["requests": found, "requestJournalDisabled": false])
+            }
+        case (.GET, "requests/unmatched/near-misses"):
+            let unmatched = registry.journal.all.filter { !$0.wasMatched }
+            return AdminAPI.json(200, ["nearMisses": unmatched.flatMap { nearMisses(for: $0) }])
+        case (.POST, "near-misses/request"):
+            guard let request = body.flatMap(WireMockJournal.request(from:)) else {
+                return Self.invalid("send a logged request: {\"url\": \"/path\", \"method\": \"GET\", \"headers\": {…}, \"body\": \"…\"}", pointer: "")
+            }
+            return AdminAPI.json(200, ["nearMisses": nearMisses(for: request)])
+        case (.POST, "near-misses/request-pattern"):
+            let echoed = body.flatMap { try? JSONSerialization.jsonObject(with: $0) } ?? [:]
+            return withPattern(body) { pattern in
+                let redaction = registry.journal.redaction
+                // The journal's requests nearest to the pattern, each with the pattern echoed.
+                let misses = registry.journal.all
+                    .map { (request: $0, distance: pattern.distance(to: $0)) }
+                    .sorted { $0.distance < $1.distance }
+                    .prefix(Self.nearMissCount)
+                    .map { miss -> [String: Any] in
+                        [
+                            "request": WireMockJournal.loggedRequest(redaction.apply(to: miss.request)),
+                            "requestPattern": echoed,
+                            "matchResult": ["distance": miss.distance],
+                        ]
+                    }
+                return AdminAPI.json(200, ["nearMisses": Array(misses)])
+            }
+        case (.GET, "settings"):
+            return AdminAPI.json(200, ["settings": ["fixedDelay": Int((registry.addedDelay * 1000).rounded())]])
+        case (.POST, "settings"), (.PUT, "settings"):
+            return updateSettings(body)
+        case (.POST, "shutdown"):
+            guard let handler = context.configuration.shutdownRequestHandler else {
+                return AdminAPI.json(403, [
+                    "error": "this server was started by code, which stops it (MockServer.shutdown()); POST /__admin/shutdown stops `airlock serve` only",
+                ])
+            }
+            // After the answer is on its way.
+            DispatchQueue.global().asyncAfter(deadline: .now() + 0.1) { handler() }
+            return Self.empty(200)
+        default:
+            return nil
+        }
+    }
+
+    /// The paths this API answers, for the admin API's list of endpoints.
+    static let endpoints = [
+        "GET /__admin/mappings", "POST /__admin/mappings", "DELETE /__admin/mappings", "GET /__admin/mappings/<id>",
+        "PUT /__admin/mappings/<id>", "DELETE /__admin/mappings/<id>", "POST /__admin/mappings/reset", "POST /__admin/mappings/save",
+        "DELETE /__admin/requests", "GET /__admin/requests/<id>", "POST /__admin/requests/count", "POST /__admin/requests/find",
+        "POST /__admin/requests/reset", "GET /__admin/requests/unmatched/near-misses", "POST /__admin/near-misses/request",
+        "POST /__admin/near-misses/request-pattern", "GET /__admin/settings", "POST /__admin/settings", "POST /__admin/shutdown",
+    ]
+
+    /// How many near misses WireMock lists for one request.
+    static let nearMissCount = 3
+
+    // MARK: Mappings
+
+    private func listMappings(_ query: [URLQueryItem]) -> AdminAPI.Answer {
+        // (`limit` and `offset` as WireMock pages them.)
+        let all = registry.wireMockMappings
+        let offset = max(0, query.first { $0.name == "offset" }?.value.flatMap(Int.init) ?? 0)
+        let limit = query.first { $0.name == "limit" }?.value.flatMap(Int.init) ?? all.count
+        // WireMock lists the newest first.
+        let page = all.reversed().dropFirst(offset).prefix(max(0, limit)).map(listed)
+        return AdminAPI.json(200, ["mappings": Array(page), "meta": ["total": all.count]])
+    }
+
+    /// Adds a mapping from a request body (with `id` for `PUT /mappings/<id>`): `201` with the
+    /// mapping as listed, or `422` naming the field, as WireMock answers.
+    private func addMapping(_ body: Data?, id: UUID?) -> AdminAPI.Answer {
+        do {
+            var data = body ?? Data()
+            if let id { data = try WireMockJournal.settingID(id, in: data) }
+            let mappings = try WireMockMappings(data: data, source: "request body", rootDirectory: fileRoot)
+            let rejected = registry.register(mappings.mappings)
+            if let first = rejected.first {
+                return Self.invalid(first.description, pointer: "")
+            }
+            guard let mapping = mappings.mappings.first.flatMap({ registry.wireMockMapping(id: $0.id) }) else {
+                return Self.invalid("the request body holds no mapping", pointer: "")
+            }
+            return AdminAPI.json(id == nil ? 201 : 200, listed(mapping))
+        } catch {
+            return Self.invalid(error.description, pointer: WireMockJournal.pointer(error.location))
+        }
+    }
+
+    /// The folder `bodyFileName` must stay in for admin-added mappings: the root's `__files`.
+    private var fileRoot: URL {
+        context.configuration.wireMockRoot ?? URL(fileURLWithPath: "/nonexistent-airlock-wiremock-root")
+    }
+
+    /// Removes every mapping and loads the root folder's again; an answer when that fails.
+    func resetMappings() -> AdminAPI.Answer? {
+        for mapping in registry.wireMockMappings { registry.removeWireMockMapping(id: mapping.id) }
+        guard let root = context.configuration.wireMockRoot else { return nil }
+        do {
+            registry.register(try WireMockMappings(directory: root).mappings)
+            return nil
+        } catch {
+            return AdminAPI.json(500, ["errors": [["title": error.description]]])
+        }
+    }
+
+    /// Writes the mappings not on disk yet into the root's `mappings/`, one file each, named by id.
+    private func saveMappings() -> AdminAPI.Answer {
+        guard let root = context.configuration.wireMockRoot else {
+            return AdminAPI.json(409, ["error": "this server has no WireMock root folder to save to: start it with airlock serve --wiremock DIR"])
+        }
+        let folder = root.appendingPathComponent("mappings", isDirectory: true)
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            for mapping in registry.wireMockMappings where mapping.file == nil {
+                let file = Self.savedFile(of: mapping.id, in: folder)
+                try JSONEncoder.mappingFile.encode(mapping.json).write(to: file, options: .atomic)
+                registry.noteSaved(mapping.id, in: file)
+            }
+        } catch {
+            return AdminAPI.json(500, ["errors": [["title": "could not save to \(folder.path): \(error.localizedDescription)"]]])
+        }
+        return Self.empty(200)
+    }
+
+    /// Where a mapping is saved. The name comes from the id alone: nothing a client sends
+    /// chooses a path.
+    private static func savedFile(of id: UUID, in folder: URL) -> URL {
+        folder.appendingPathComponent("\(id.uuidString.lowercased()).json")
+    }
+
+    /// Removes a mapping, and the file `POST /__admin/mappings/save` wrote for it, as WireMock
+    /// removes a saved mapping's file. Files of the folder that hold other mappings stay.
+    private func remove(_ mapping: WireMockMapping) {
+        registry.removeWireMockMapping(id: mapping.id)
+        guard let file = mapping.file, let root = context.configuration.wireMockRoot,
+            file.standardizedFileURL == Self.savedFile(of: mapping.id, in: root.appendingPathComponent("mappings", isDirectory: true)).standardizedFileURL
+        else { return }
+        try? FileManager.default.removeItem(at: file)
+    }
+
+    /// Runs `answer` with the mappings whose `metadata` a WireMock content pattern (`{"matchesJsonPath": …}`,
+    /// `{"equalToJson": …}`) matches, or answers `422` naming the field.
+    private func withMetadataPattern(_ body: Data?, _ answer: ([WireMockMapping]) -> AdminAPI.Answer) -> AdminAPI.Answer {
+        // The pattern is a body pattern, asked of each mapping's metadata as a JSON body.
+        guard let body, let pattern = try? JSONSerialization.jsonObject(with: body), JSONSerialization.isValidJSONObject(pattern),
+            let wrapped = try? JSONSerialization.data(withJSONObject: ["bodyPatterns": [pattern]])
+        else {
+            return Self.invalid("send a content pattern such as {\"matchesJsonPath\": {\"expression\": \"$.group\", \"equalTo\": \"a\"}}", pointer: "")
+        }
+        return withPattern(wrapped) { pattern in
+            answer(registry.wireMockMappings.filter { mapping in
+                guard let metadata = mapping.metadata, let data = try? JSONEncoder().encode(metadata),
+                    let request = IncomingRequest(method: "POST", absoluteURL: "http://localhost/")
+                else { return false }
+                var incoming = request
+                incoming.body = data
+                return pattern.matches(RecordedRequest(sequence: 0, request: incoming, date: Date()))
+            })
+        }
+    }
+
+    /// A mapping as the admin API lists it: its JSON, with secret values hidden by the journal's
+    /// redaction (header, cookie and query patterns of secret names, basic-auth passwords).
+    private func listed(_ mapping: WireMockMapping) -> [String: Any] {
+        WireMockJournal.redacted(mapping.json, by: registry.journal.redaction)
+    }
+
+    // MARK: Requests
+
+    /// Runs `answer` with the request pattern in `body`, or answers `422` naming the field.
+    private func withPattern(_ body: Data?, _ answer: (WireMockRequestPattern) -> AdminAPI.Answer) -> AdminAPI.Answer {
+        do {
+            let node = try JSONNode.parse(body ?? Data(), source: "request body", expected: "a WireMock request pattern")
+            return answer(try WireMockRequestPattern(node))
+        } catch {
+            return Self.invalid(error.description, pointer: WireMockJournal.pointer(error.location))
+        }
+    }
+
+    /// The mappings nearest to a request that none matched, nearest first.
+    private func nearMisses(for request: RecordedRequest) -> [[String: Any]] {
+        let redaction = registry.journal.redaction
+        let logged = WireMockJournal.loggedRequest(redaction.apply(to: request))
+        return registry.wireMockMappings
+            .map { (mapping: $0, distance: $0.request.distance(to: request)) }
+            .sorted { $0.distance < $1.distance }
+            .prefix(Self.nearMissCount)
+            .map { miss in
+                let listed = listed(miss.mapping)
+                return [
+                    "request": logged,
+                    "stubMapping": listed,
+                    "matchResult": ["distance": miss.distance],
+                ]
+            }
+    }
+
+    // MARK: Settings
+
+    private func updateSettings(_ body: Data?) -> AdminAPI.Answer {
+        guard let object = body.flatMap({ try? JSONSerialization.jsonObject(with: $0) }) as? [String: Any] else {
+            return Self.invalid("send {\"fixedDelay\": <milliseconds>}", pointer: "")
+        }
+        // WireMock's client sends the settings themselves, or wrapped in "settings".
+        let settings = object["settings"] as? [String: Any] ?? object
+        if let delay = settings["fixedDelay"] {
+            guard let milliseconds = (delay as? NSNumber)?.doubleValue, milliseconds >= 0, milliseconds / 1000 <= ResponseLimits.maximumSeconds else {
+                return Self.invalid("fixedDelay must be a number of milliseconds from 0 to \(Int(ResponseLimits.maximumSeconds) * 1000)", pointer: "/fixedDelay")
+            }
+            registry.addedDelay = milliseconds / 1000
+        }
+        return AdminAPI.json(200, ["settings": ["fixedDelay": Int((registry.addedDelay * 1000).rounded())]])
+    }
+
+    // MARK: Answers
+
+    private static func empty(_ status: Int) -> AdminAPI.Answer {
+        AdminAPI.Answer(status: status, body: Data())
+    }
+
+    private static func noMapping(_ id: String) -> AdminAPI.Answer {
+        AdminAPI.json(404, ["errors": [["title": "no mapping with the id \(id)"]]])
+    }
+
+    /// WireMock's `422` for a request it cannot use: `{"errors": [{"code": 10, "source": {"pointer": …}, "title": …}]}`.
+    private static func invalid(_ message: String, pointer: String) -> AdminAPI.Answer {
+        AdminAPI.json(422, ["errors": [["code": 10, "source": ["pointer": pointer], "title": message]]])
+    }
+}
+
+extension JSONEncoder {
+    /// How saved mapping files are written: readable, stable.
+    fileprivate static var mappingFile: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+}

@@ -1,0 +1,224 @@
+import AsyncHTTPClient
+import Foundation
+import HTTPMock
+import HTTPTestSupport
+import MockServer
+import NIOHTTP1
+import Testing
+
+/// WireMock's admin API on a MockServer, through a real HTTP client: the status codes and JSON
+/// shapes WireMock's clients read.
+struct WireMockAdminAPITests {
+    static let json = [("Content-Type", "application/json")]
+
+    private func object(_ text: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "\(text)")
+    }
+
+    @Test func mappingsAreCreatedListedFetchedUpdatedAndDeleted() async throws {
+        try await withServer(HTTPMock()) { server in
+            try await withClient { client in
+                let base = server.baseURL.absoluteString
+                let created = try await send(client, "\(base)/__admin/mappings", method: .POST, headers: Self.json, body: #"""
+                    {"name": "greeting", "request": {"method": "GET", "url": "/greet"}, "response": {"status": 200, "body": "hello"}}
+                    """#)
+                #expect(created.status == 201)
+                let mapping = try object(created.text)
+                let id = try #require(mapping["id"] as? String)
+                #expect(mapping["uuid"] as? String == id && mapping["name"] as? String == "greeting")
+                #expect(try await send(client, "\(base)/greet").text == "hello")
+
+                let listed = try object(try await send(client, "\(base)/__admin/mappings").text)
+                #expect((listed["meta"] as? [String: Any])?["total"] as? Int == 1)
+                #expect(((listed["mappings"] as? [[String: Any]])?.first?["id"] as? String) == id)
+                #expect(try object(try await send(client, "\(base)/__admin/mappings/\(id)").text)["name"] as? String == "greeting")
+
+                let updated = try await send(client, "\(base)/__admin/mappings/\(id)", method: .PUT, headers: Self.json, body: #"""
+                    {"request": {"method": "GET", "url": "/greet"}, "response": {"status": 202, "body": "bonjour"}}
+                    """#)
+                let updatedID = try object(updated.text)["id"] as? String
+                #expect(updated.status == 200 && updatedID == id)
+                let answer = try await send(client, "\(base)/greet")
+                #expect(answer.status == 202 && answer.text == "bonjour")
+                #expect((try object(try await send(client, "\(base)/__admin/mappings").text)["meta"] as? [String: Any])?["total"] as? Int == 1)
+
+                #expect(try await send(client, "\(base)/__admin/mappings/\(id)", method: .DELETE).status == 200)
+                #expect(try await send(client, "\(base)/__admin/mappings/\(id)").status == 404)
+                #expect(try await send(client, "\(base)/__admin/mappings/\(id)", method: .DELETE).status == 404)
+                #expect(try await send(client, "\(base)/greet").status == 404)
+            }
+        }
+    }
+
+    @Test func anInvalidMappingIs422WithThePointerToItsField() async throws {
+        try await withServer(HTTPMock()) { server in
+            try await withClient { client in
+                let answer = try await send(client, "\(server.baseURL.absoluteString)/__admin/mappings", method: .POST, headers: Self.json, body: #"""
+                    {"request": {"urlPath": "/x"}, "response": {"fault": "NOPE"}}
+                    """#)
+                #expect(answer.status == 422)
+                let error = try #require((try object(answer.text)["errors"] as? [[String: Any]])?.first)
+                #expect((error["source"] as? [String: Any])?["pointer"] as? String == "/response/fault")
+                #expect((error["title"] as? String)?.contains(#"request body, response.fault: is "NOPE""#) == true)
+            }
+        }
+    }
+
+    @Test func theJournalAnswersInWireMocksShapesWithCountsFindsAndNearMisses() async throws {
+        try await withServer(HTTPMock()) { server in
+            try await withClient { client in
+                let base = server.baseURL.absoluteString
+                #expect(try await send(client, "\(base)/__admin/mappings", method: .POST, headers: Self.json, body: #"""
+                    {"request": {"method": "GET", "urlPath": "/orders"}, "response": {"body": "[]"}}
+                    """#).status == 201)
+                _ = try await send(client, "\(base)/orders?page=1")
+                _ = try await send(client, "\(base)/orders?page=2")
+                _ = try await send(client, "\(base)/order")
+
+                let all = try object(try await send(client, "\(base)/__admin/requests").text)
+                #expect((all["meta"] as? [String: Any])?["total"] as? Int == 3)
+                #expect(all["requestJournalDisabled"] as? Bool == false)
+                let events = try #require(all["requests"] as? [[String: Any]])
+                // Newest first, as WireMock lists them.
+                #expect(events.compactMap { ($0["request"] as? [String: Any])?["url"] as? String } == ["/order", "/orders?page=2", "/orders?page=1"])
+                #expect(events.map { $0["wasMatched"] as? Bool } == [false, true, true])
+                let id = try #require(events.last?["id"] as? String)
+                let single = try object(try await send(client, "\(base)/__admin/requests/\(id)").text)
+                #expect((single["request"] as? [String: Any])?["url"] as? String == "/orders?page=1")
+
+                let count = try object(try await send(client, "\(base)/__admin/requests/count", method: .POST, headers: Self.json, body: #"{"method": "GET", "urlPath": "/orders"}"#).text)
+                #expect(count["count"] as? Int == 2)
+                let found = try object(try await send(client, "\(base)/__admin/requests/find", method: .POST, headers: Self.json, body: #"{"method": "GET", "urlPath": "/orders"}"#).text)
+                #expect((found["requests"] as? [[String: Any]])?.count == 2)
+
+                let unmatched = try object(try await send(client, "\(base)/__admin/requests/unmatched").text)
+                #expect((unmatched["requests"] as? [[String: Any]])?.map { $0["url"] as? String } == ["/order"])
+                let nearMisses = try object(try await send(client, "\(base)/__admin/requests/unmatched/near-misses").text)
+                let nearest = try #require((nearMisses["nearMisses"] as? [[String: Any]])?.first)
+                #expect(((nearest["stubMapping"] as? [String: Any])?["request"] as? [String: Any])?["urlPath"] as? String == "/orders")
+                #expect(((nearest["matchResult"] as? [String: Any])?["distance"] as? Double ?? 0) > 0)
+                let byRequest = try object(try await send(client, "\(base)/__admin/near-misses/request", method: .POST, headers: Self.json, body: #"{"url": "/ordrs", "method": "GET"}"#).text)
+                #expect((byRequest["nearMisses"] as? [[String: Any]])?.isEmpty == false)
+
+                #expect(try await send(client, "\(base)/__admin/requests/reset", method: .POST, headers: Self.json).status == 200)
+                #expect((try object(try await send(client, "\(base)/__admin/requests").text)["requests"] as? [Any])?.isEmpty == true)
+            }
+        }
+    }
+
+    @Test func resetLoadsTheRootsMappingsAgainAndSaveWritesTheNewOnes() async throws {
+        let folder = try WireMockFolder(mappings: ["ping.json": #"{"request": {"urlPath": "/ping"}, "response": {"body": "pong"}}"#])
+        defer { folder.remove() }
+        let mock = HTTPMock()
+        let mappings = try WireMockMappings(directory: folder.root)
+        mock.registerStubs(mappings)
+        var configuration = MockServer.Configuration()
+        configuration.wireMockRoot = mappings.rootDirectory
+        try await withServer(mock, configuration: configuration) { server in
+            try await withClient { client in
+                let base = server.baseURL.absoluteString
+                #expect(try await send(client, "\(base)/__admin/mappings", method: .DELETE).status == 200)
+                #expect(try await send(client, "\(base)/ping").status == 404)
+                #expect(try await send(client, "\(base)/__admin/mappings/reset", method: .POST, headers: Self.json).status == 200)
+                #expect(try await send(client, "\(base)/ping").text == "pong")
+
+                let created = try object(try await send(client, "\(base)/__admin/mappings", method: .POST, headers: Self.json, body: #"{"request": {"urlPath": "/new"}, "response": {"body": "saved"}}"#).text)
+                let id = try #require(created["id"] as? String)
+                #expect(try await send(client, "\(base)/__admin/mappings/save", method: .POST, headers: Self.json).status == 200)
+                let saved = folder.root.appendingPathComponent("mappings/\(id).json")
+                #expect(FileManager.default.fileExists(atPath: saved.path))
+                // What was saved loads, and answers, after a full reset.
+                #expect(try await send(client, "\(base)/__admin/reset", method: .POST, headers: Self.json).status == 200)
+                #expect(try await send(client, "\(base)/new").text == "saved")
+                #expect(try await send(client, "\(base)/ping").text == "pong")
+            }
+        }
+    }
+
+    @Test func scenariosSettingsAndShutdownAnswerAsWireMocksDo() async throws {
+        let mock = HTTPMock()
+        try await withServer(mock) { server in
+            try await withClient { client in
+                let base = server.baseURL.absoluteString
+                for mapping in [
+                    #"{"scenarioName": "door", "requiredScenarioState": "Started", "newScenarioState": "open", "request": {"urlPath": "/door"}, "response": {"body": "opening"}}"#,
+                    #"{"scenarioName": "door", "requiredScenarioState": "open", "request": {"urlPath": "/door"}, "response": {"body": "open"}}"#,
+                ] {
+                    #expect(try await send(client, "\(base)/__admin/mappings", method: .POST, headers: Self.json, body: mapping).status == 201)
+                }
+                #expect(try await send(client, "\(base)/door").text == "opening")
+                let scenarios = try #require(try object(try await send(client, "\(base)/__admin/scenarios").text)["scenarios"] as? [[String: Any]])
+                #expect(scenarios.first?["state"] as? String == "open")
+                #expect(scenarios.first?["possibleStates"] as? [String] == ["Started", "open"])
+                #expect(try await send(client, "\(base)/__admin/scenarios/reset", method: .POST, headers: Self.json).status == 200)
+                #expect(try await send(client, "\(base)/door").text == "opening")
+
+                let settings = try await send(client, "\(base)/__admin/settings", method: .POST, headers: Self.json, body: #"{"fixedDelay": 200}"#)
+                #expect(settings.status == 200)
+                let clock = ContinuousClock()
+                let start = clock.now
+                #expect(try await send(client, "\(base)/door").text == "open")
+                #expect(clock.now - start >= .milliseconds(190))
+                #expect(try await send(client, "\(base)/__admin/settings", method: .POST, headers: Self.json, body: #"{"fixedDelay": -1}"#).status == 422)
+
+                // A server started by code is stopped by code.
+                #expect(try await send(client, "\(base)/__admin/shutdown", method: .POST, headers: Self.json).status == 403)
+            }
+        }
+    }
+
+    @Test func listedMappingsHideSecretValuesAsTheJournalDoes() async throws {
+        try await withServer(HTTPMock()) { server in
+            try await withClient { client in
+                let base = server.baseURL.absoluteString
+                let created = try await send(client, "\(base)/__admin/mappings", method: .POST, headers: Self.json, body: #"""
+                    {"request": {"urlPath": "/me", "headers": {"Authorization": {"equalTo": "Bearer s3cret-token"}},
+                                 "basicAuthCredentials": {"username": "ann", "password": "hunter2"}},
+                     "response": {"body": "me", "headers": {"Set-Cookie": "session=abc123"}}}
+                    """#)
+                #expect(created.status == 201)
+                let listed = try await send(client, "\(base)/__admin/mappings")
+                for secret in ["s3cret-token", "hunter2", "abc123"] {
+                    #expect(!created.text.contains(secret) && !listed.text.contains(secret), "\(secret) shown")
+                }
+                #expect(listed.text.contains(#""username" : "ann""#))
+            }
+        }
+    }
+}
+
+/// `airlock serve` with a WireMock root folder, as a child process.
+struct WireMockCLITests {
+    @Test(arguments: [["--wiremock"], ["--root-dir"], []])
+    func airlockServeServesAWireMockRootAndStopsOnAdminShutdown(flag: [String]) async throws {
+        let folder = try WireMockFolder(mappings: ["ping.json": #"{"request": {"urlPath": "/ping"}, "response": {"body": "pong"}}"#])
+        defer { folder.remove() }
+        let airlock = try LaunchedAirlock(["serve"] + flag + [folder.root.path, "--port", "0"])
+        defer { airlock.stopIfRunning() }
+        let (banner, base) = try await airlock.banner()
+        #expect(banner.hasPrefix("Airlock serving 1 WireMock mapping(s) from \(folder.root.path) at "), "\(banner)")
+        #expect(await airlock.lines.next()?.hasPrefix("Admin API: \(base)/__admin/mappings (WireMock's)") == true)
+        try await withClient { client in
+            let ping = try await send(client, "\(base)/ping")
+            #expect(ping.text == "pong")
+            let shutdown = try await send(client, "\(base)/__admin/shutdown", method: .POST, headers: WireMockAdminAPITests.json)
+            #expect(shutdown.status == 200)
+        }
+        #expect(await airlock.exit.status() == 0)
+    }
+
+    @Test func aMappingAirlockCannotServeStopsItNamingTheField() async throws {
+        let folder = try WireMockFolder(mappings: ["proxy.json": #"{"request": {"urlPath": "/p"}, "response": {"proxyBaseUrl": "https://example.com"}}"#])
+        defer { folder.remove() }
+        let process = TestProcess()
+        process.executableURL = URL(fileURLWithPath: try #require(CLITests.executable))
+        process.arguments = ["serve", "--wiremock", folder.root.path, "--port", "0"]
+        let errors = Pipe()
+        process.standardError = errors
+        let exit = try ChildProcess(running: process)
+        let status = await exit.status()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(status == 65)
+        #expect(message.contains("proxy.json, response.proxyBaseUrl: is not supported by Airlock yet"), "\(message)")
+    }
+}

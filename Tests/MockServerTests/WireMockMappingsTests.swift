@@ -1,0 +1,239 @@
+import AsyncHTTPClient
+import Foundation
+import HTTPMock
+import HTTPTestSupport
+import MockServer
+import NIOHTTP1
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A WireMock root folder (`mappings/`, `__files/`) in a fresh temporary folder.
+struct WireMockFolder {
+    let root: URL
+
+    /// Writes `mappings` (file name → JSON) and `files` (name → contents) under a new root.
+    init(mappings: [String: String], files: [String: String] = [:]) throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("airlock-wiremock-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("mappings"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("__files"), withIntermediateDirectories: true)
+        for (name, json) in mappings {
+            try Data(json.utf8).write(to: root.appendingPathComponent("mappings/\(name)"))
+        }
+        for (name, contents) in files {
+            try Data(contents.utf8).write(to: root.appendingPathComponent("__files/\(name)"))
+        }
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(at: root)
+    }
+}
+
+/// WireMock mapping folders served by Airlock: the same answers through `URLSession` in-process
+/// and over the socket, WireMock's precedence, its delays, and the fields refused by name.
+struct WireMockMappingsTests {
+    static let mappings = [
+        "hello.json": #"""
+            {"request": {"method": "GET", "urlPath": "/hello"},
+             "response": {"status": 200, "body": "hi", "headers": {"Content-Type": "text/plain", "Set-Cookie": ["a=1", "b=2"], "X-Trace": "t1"}}}
+            """#,
+        "many.json": #"""
+            {"mappings": [
+              {"request": {"method": "ANY", "url": "/user"}, "response": {"status": 201, "jsonBody": {"id": 1, "name": "Alice"}, "headers": {"Content-Type": "application/json"}}},
+              {"request": {"method": "GET", "urlPath": "/file"}, "response": {"bodyFileName": "user.json", "headers": {"Content-Type": "application/json"}}},
+              {"request": {"method": "GET", "urlPath": "/bytes"}, "response": {"base64Body": "AAEC/w=="}},
+              {"request": {"method": "GET", "urlPath": "/templated"}, "response": {"body": "you asked for {{request.path}}", "transformers": ["response-template"]}},
+              {"request": {"method": "GET", "urlPath": "/teapot"}, "response": {"status": 418, "statusMessage": "I'm a teapot"}},
+              {"scenarioName": "cart", "requiredScenarioState": "Started", "newScenarioState": "full",
+               "request": {"method": "GET", "urlPath": "/cart"}, "response": {"body": "empty"}},
+              {"scenarioName": "cart", "requiredScenarioState": "full",
+               "request": {"method": "GET", "urlPath": "/cart"}, "response": {"body": "one book"}}
+            ]}
+            """#,
+    ]
+
+    static let files = ["user.json": #"{"from": "a file"}"#]
+
+    /// What one request came back with, the same way for both transports.
+    struct Answer: Equatable, CustomStringConvertible {
+        let status: Int
+        let body: Data
+        let headers: [String: String]
+
+        var description: String { "\(status) \(headers) \(String(decoding: body, as: UTF8.self))" }
+    }
+
+    /// The headers the comparison looks at.
+    static let compared = ["content-type", "x-trace"]
+
+    @Test func theSameMappingsAnswerTheSameInProcessAndOverTheSocket() async throws {
+        let folder = try WireMockFolder(mappings: Self.mappings, files: Self.files)
+        defer { folder.remove() }
+        let inProcess = HTTPMock()
+        #expect(inProcess.registerStubs(try WireMockMappings(directory: folder.root)).isEmpty)
+        let served = HTTPMock()
+        #expect(served.registerStubs(try WireMockMappings(directory: folder.root.appendingPathComponent("mappings"))).isEmpty)
+
+        let requests: [(method: String, path: String)] = [
+            ("GET", "/hello"), ("POST", "/hello"), ("GET", "/user"), ("DELETE", "/user"), ("GET", "/file"), ("GET", "/bytes"),
+            ("GET", "/templated"), ("GET", "/teapot"), ("GET", "/cart"), ("GET", "/cart"), ("GET", "/cart"),
+        ]
+        var local: [Answer] = []
+        var bytes = Data()
+        for request in requests {
+            let fetched = try await inProcess.fetch("https://api.example.com\(request.path)", method: request.method)
+            if request.path == "/bytes" { bytes = fetched.data }
+            // As text, the way the socket client below reads bodies.
+            local.append(Answer(status: fetched.status, body: Data(fetched.text.utf8), headers: Self.pick(fetched.headers)))
+        }
+        var remote: [Answer] = []
+        try await withServer(served) { server in
+            try await withClient { client in
+                for request in requests {
+                    let answer = try await send(client, "\(server.baseURL.absoluteString)\(request.path)", method: HTTPMethod(rawValue: request.method))
+                    var headers: [String: String] = [:]
+                    for (name, value) in answer.headers { headers[name] = value }
+                    remote.append(Answer(status: answer.status, body: Data(answer.text.utf8), headers: Self.pick(headers)))
+                }
+            }
+        }
+        // An unmatched request's 404 names the URL it was sent to, which differs: its status is compared.
+        let unmatched = requests.indices.filter { local[$0].status == 404 }
+        #expect(unmatched == [1] && unmatched.allSatisfy { remote[$0].status == 404 })
+        #expect(local.indices.filter { !unmatched.contains($0) }.map { local[$0] } == remote.indices.filter { !unmatched.contains($0) }.map { remote[$0] })
+        #expect(local.map(\.status) == [200, 404, 201, 201, 200, 200, 200, 418, 200, 200, 200])
+        #expect(String(decoding: local[0].body, as: UTF8.self) == "hi" && local[0].headers["x-trace"] == "t1")
+        #expect(String(decoding: local[2].body, as: UTF8.self) == #"{"id":1,"name":"Alice"}"#)
+        #expect(String(decoding: local[4].body, as: UTF8.self) == #"{"from": "a file"}"#)
+        #expect(bytes == Data([0, 1, 2, 255]))
+        #expect(String(decoding: local[6].body, as: UTF8.self) == "you asked for /templated")
+        #expect(local[8...].map { String(decoding: $0.body, as: UTF8.self) } == ["empty", "one book", "one book"])
+    }
+
+    @Test func repeatedResponseHeadersReachTheClientAsSeparateFields() async throws {
+        let folder = try WireMockFolder(mappings: Self.mappings, files: Self.files)
+        defer { folder.remove() }
+        let mock = HTTPMock()
+        mock.registerStubs(try WireMockMappings(directory: folder.root))
+        try await withServer(mock) { server in
+            try await withClient { client in
+                let answer = try await send(client, "\(server.baseURL.absoluteString)/hello")
+                #expect(answer.headers["Set-Cookie"] == ["a=1", "b=2"])
+            }
+        }
+    }
+
+    private static func pick(_ headers: [String: String]) -> [String: String] {
+        var picked: [String: String] = [:]
+        for (name, value) in headers where compared.contains(name.lowercased()) { picked[name.lowercased()] = value }
+        return picked
+    }
+
+    // MARK: Precedence
+
+    @Test func theLowestPriorityWinsThenTheNewestAndSwiftStubsBeatMappingsOfTheirPriority() async throws {
+        let folder = try WireMockFolder(mappings: [
+            "a.json": #"{"request": {"urlPathPattern": "/items/.*"}, "response": {"body": "catch-all"}, "priority": 10}"#,
+            "b.json": #"{"request": {"urlPath": "/items/1"}, "response": {"body": "older"}}"#,
+            "c.json": #"{"request": {"urlPath": "/items/1"}, "response": {"body": "newer"}}"#,
+            "d.json": #"{"request": {"urlPath": "/items/2"}, "response": {"body": "urgent"}, "priority": 1}"#,
+        ])
+        defer { folder.remove() }
+        let mock = HTTPMock()
+        #expect(mock.registerStubs(try WireMockMappings(directory: folder.root)).isEmpty)
+        #expect(try await mock.fetch("https://a.test/items/1").text == "newer")
+        #expect(try await mock.fetch("https://a.test/items/9").text == "catch-all")
+        mock.addResponses(forPath: "/items/*", host: "a.test") {
+            MockResponse.plaintext("swift", lifetime: .eternal)
+        }
+        // Priority 5 (the Swift stub) beats priority 5 and 10 mappings, not priority 1.
+        #expect(try await mock.fetch("https://a.test/items/1").text == "swift")
+        #expect(try await mock.fetch("https://a.test/items/9").text == "swift")
+        #expect(try await mock.fetch("https://a.test/items/2").text == "urgent")
+    }
+
+    // MARK: Delays
+
+    @Test func aFixedDelayAndAFixedDistributionAddUp() async throws {
+        let folder = try WireMockFolder(mappings: [
+            "slow.json": #"""
+                {"request": {"urlPath": "/slow"},
+                 "response": {"body": "late", "fixedDelayMilliseconds": 150, "delayDistribution": {"type": "uniform", "lower": 150, "upper": 150}}}
+                """#,
+            "dribble.json": #"""
+                {"request": {"urlPath": "/dribble"},
+                 "response": {"body": "abcdefghijklmnopqrstuvwxyz", "chunkedDribbleDelay": {"numberOfChunks": 4, "totalDuration": 300}}}
+                """#,
+        ])
+        defer { folder.remove() }
+        let mock = HTTPMock()
+        #expect(mock.registerStubs(try WireMockMappings(directory: folder.root)).isEmpty)
+        let clock = ContinuousClock()
+        var start = clock.now
+        #expect(try await mock.fetch("https://a.test/slow").text == "late")
+        #expect(clock.now - start >= .milliseconds(290))
+        start = clock.now
+        #expect(try await mock.fetch("https://a.test/dribble").text == "abcdefghijklmnopqrstuvwxyz")
+        #expect(clock.now - start >= .milliseconds(280))
+    }
+
+    // MARK: Refusals
+
+    @Test(arguments: [
+        (
+            #"{"request": {"urlPath": "/p"}, "response": {"proxyBaseUrl": "https://example.com"}}"#,
+            "response.proxyBaseUrl: is not supported by Airlock yet (proxying a mapping to another server)"
+        ),
+        (
+            #"{"request": {"urlPath": "/p"}, "response": {"body": "x", "transformers": ["my-extension"]}}"#,
+            #"response.transformers[0]: names the transformer "my-extension", which Airlock does not have"#
+        ),
+        (
+            #"{"request": {"urlPath": "/p"}, "response": {"fault": "SOMETHING"}}"#,
+            #"response.fault: is "SOMETHING"; expected one of "EMPTY_RESPONSE", "CONNECTION_RESET_BY_PEER", "MALFORMED_RESPONSE_CHUNK", "RANDOM_DATA_THEN_CLOSE""#
+        ),
+        (
+            #"{"request": {"urlPath": "/p"}, "response": {"body": "x", "jsonBody": {}}}"#,
+            "response: has body and jsonBody; expected at most one of body, jsonBody, base64Body and bodyFileName"
+        ),
+        (
+            #"{"request": {"urlPath": "/p"}, "response": {"bodyFileName": "../secret.txt"}}"#,
+            #"response.bodyFileName: "../secret.txt" is outside"#
+        ),
+        (
+            #"{"request": {"urlPath": "/p"}, "response": {"status": 200}, "priority": 0}"#,
+            "priority: is 0; expected a priority of 1 or more (1 is the highest)"
+        ),
+        (
+            #"{"id": "not-a-uuid", "request": {"urlPath": "/p"}, "response": {}}"#,
+            #"id: is "not-a-uuid"; expected a UUID"#
+        ),
+        (
+            #"{"request": {"urlPath": "/p"}, "respone": {}}"#,
+            #"respone: is not a field of a WireMock mapping; did you mean "response"?"#
+        ),
+        (
+            #"{"request": {"urlPath": "/p"}, "response": {"fixedDelayMilliseconds": -5}}"#,
+            "response.fixedDelayMilliseconds: "
+        ),
+    ])
+    func anUnsupportedOrWrongFieldIsRefusedByItsPath(mapping: String, expected: String) throws {
+        let folder = try WireMockFolder(mappings: ["m.json": mapping])
+        defer { folder.remove() }
+        let error = #expect(throws: StubFileError.self) { try WireMockMappings(directory: folder.root) }
+        let message = error?.description ?? ""
+        #expect(message.hasPrefix(folder.root.appendingPathComponent("mappings/m.json").path + ", "), "\(message)")
+        #expect(message.contains(expected), "\(message)")
+    }
+
+    @Test func aFolderWithoutMappingsIsRefusedSayingWhatToGive() throws {
+        let empty = FileManager.default.temporaryDirectory.appendingPathComponent("airlock-no-mappings-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: empty) }
+        let error = #expect(throws: StubFileError.self) { try WireMockMappings(directory: empty) }
+        #expect(error?.description == "\(empty.path): has no mappings folder (looked for \(empty.appendingPathComponent("mappings").path)); expected WireMock's root folder, which holds mappings/ (and __files/ for bodyFileName)")
+    }
+}
