@@ -173,15 +173,7 @@ public struct MockResponse: Hashable, Sendable {
         delivery: Delivery = .instant,
         headerFields: HTTPFields
     ) {
-        storage = Storage(
-            status: status,
-            lifetime: lifetime,
-            delivery: delivery,
-            explicitHeaders: .fields(headerFields),
-            defaultContentType: contentType,
-            body: .data(data),
-            dribble: nil
-        )
+        self.init(body: .data(data), contentType: contentType, status: status, lifetime: lifetime, delivery: delivery, headerFields: headerFields)
     }
 
     /// A recorded response to replay: its fields as recorded, its body as kept.
@@ -217,15 +209,15 @@ public struct MockResponse: Hashable, Sendable {
         )
     }
 
-    /// A response whose header fields are kept as given, with no `Content-Type` added: what a
-    /// format that lists its fields says (a WireMock mapping's `headers`).
-    package init(body: Body, status: Status, lifetime: Lifetime, delivery: Delivery, headerFields: HTTPFields) {
+    /// A response whose header fields are kept as given, with `contentType` added only when they
+    /// have none (`nil`: what a format that lists its fields says, a WireMock mapping's `headers`).
+    package init(body: Body, contentType: String? = nil, status: Status, lifetime: Lifetime, delivery: Delivery, headerFields: HTTPFields) {
         storage = Storage(
             status: status,
             lifetime: lifetime,
             delivery: delivery,
             explicitHeaders: .fields(headerFields),
-            defaultContentType: nil,
+            defaultContentType: contentType,
             body: body,
             dribble: nil
         )

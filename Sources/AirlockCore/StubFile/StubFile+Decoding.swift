@@ -52,7 +52,7 @@ extension StubFile {
             case let other: throw field.error("is \"\(other)\"", expected: "\"exact\" or \"contains\"")
             }
         }
-        let scenario = try scenarioStep(fields)
+        let scenario = try fields.scenarioStep()
         let responsesField = try fields.required("responses")
         var responses: [MockResponse] = []
         for response in try responsesField.array(of: "responses") {
@@ -91,19 +91,6 @@ extension StubFile {
             }
         }
         return query
-    }
-
-    /// `scenarioName` with the states it needs and moves to (WireMock's names).
-    private static func scenarioStep(_ fields: JSONObject) throws(StubFileError) -> ScenarioStep? {
-        let required = try fields["requiredScenarioState"]?.string()
-        let new = try fields["newScenarioState"]?.string()
-        guard let name = try fields["scenarioName"]?.string() else {
-            if required != nil || new != nil {
-                throw fields.error(at: "scenarioName", "is missing while a scenario state is given", expected: "the scenario's name")
-            }
-            return nil
-        }
-        return ScenarioStep(name, when: required, then: new)
     }
 
     /// One response, each field checked where it is read.

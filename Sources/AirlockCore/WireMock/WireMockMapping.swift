@@ -60,7 +60,7 @@ package struct WireMockMapping: Sendable {
             priority = try field.integer()
             guard priority >= 1 else { throw field.error("is \(priority)", expected: "a priority of 1 or more (1 is the highest)") }
         }
-        let scenario = try Self.scenarioStep(fields)
+        let scenario = try fields.scenarioStep()
         request = try WireMockRequestPattern(try fields.required("request"))
         let response = try WireMockResponse.response(try fields.required("response"), files: files)
         var registration = Registration(
@@ -73,19 +73,6 @@ package struct WireMockMapping: Sendable {
         registration.precedence = .wireMock(priority: priority)
         self.registration = registration
         json = Self.listed(node.value, id: id)
-    }
-
-    /// `scenarioName` with the states it needs and moves to.
-    private static func scenarioStep(_ fields: JSONObject) throws(StubFileError) -> ScenarioStep? {
-        let required = try fields["requiredScenarioState"]?.string()
-        let new = try fields["newScenarioState"]?.string()
-        guard let name = try fields["scenarioName"]?.string() else {
-            if required != nil || new != nil {
-                throw fields.error(at: "scenarioName", "is missing while a scenario state is given", expected: "the scenario's name")
-            }
-            return nil
-        }
-        return ScenarioStep(name, when: required, then: new)
     }
 
     /// The mapping's JSON with `id` and `uuid` set to its id, as WireMock lists it.
