@@ -27,7 +27,7 @@ package struct WireMockMapping: Sendable {
     enum Fields {
         static let mapping: Set<String> = [
             "id", "uuid", "name", "request", "response", "priority", "scenarioName", "requiredScenarioState",
-            "newScenarioState", "persistent", "metadata", "insertionIndex",
+            "newScenarioState", "persistent", "metadata", "insertionIndex", "postServeActions", "serveEventListeners",
         ]
     }
 
@@ -38,6 +38,14 @@ package struct WireMockMapping: Sendable {
     ///   - file: The file it is read from, if it is on disk.
     package init(_ node: JSONNode, files: ResponseFile.Access, file: URL? = nil) throws(StubFileError) {
         let fields = try node.object("a WireMock mapping", fields: Fields.mapping)
+        for key in ["postServeActions", "serveEventListeners"] {
+            if let field = fields[key] {
+                throw field.error(
+                    "asks for an action after the response (a webhook or an extension), which Airlock does not run",
+                    expected: "a mapping without \"\(key)\"; check the call your app makes with mock.verify(…) or POST /__admin/requests/find instead"
+                )
+            }
+        }
         var id = UUID()
         for key in ["uuid", "id"] {
             guard let field = fields[key] else { continue }
@@ -61,8 +69,11 @@ package struct WireMockMapping: Sendable {
             guard priority >= 1 else { throw field.error("is \(priority)", expected: "a priority of 1 or more (1 is the highest)") }
         }
         let scenario = try fields.scenarioStep()
-        request = try WireMockRequestPattern(try fields.required("request"))
-        let response = try WireMockResponse.response(try fields.required("response"), files: files)
+        // WireMock reads a mapping without a request as one for every request, and one without a
+        // response as an empty 200.
+        let nothing = JSONNode(document: .object([:]), source: node.source)
+        request = try WireMockRequestPattern(fields["request"] ?? nothing)
+        let response = try WireMockResponse.response(fields["response"] ?? nothing, files: files)
         var registration = Registration(
             host: "**",
             path: request.pathPattern,
