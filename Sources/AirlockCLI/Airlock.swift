@@ -43,6 +43,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: [.customLong("wiremock"), .customLong("root-dir")], help: "A WireMock root folder: serve its mappings/*.json (bodyFileName in __files/) and answer WireMock's admin API for it (--root-dir is WireMock's name).", completion: .directory)
     var wireMock: String?
 
+    @Flag(help: "For a WireMock root folder: leave out the mappings Airlock cannot serve, saying why for each on standard error, and serve the rest. Without it the first one stops the command.")
+    var skipUnsupported = false
+
     @Flag(help: "For a HAR file: match each entry's recorded host too (proxy mode).")
     var matchHosts = false
 
@@ -99,15 +102,21 @@ struct Serve: AsyncParsableCommand {
         }
         // A WireMock folder is read before the server exists: the server keeps its root.
         var mappings: WireMockMappings?
+        if wireMockRoot == nil, skipUnsupported {
+            throw ValidationError("--skip-unsupported applies to a WireMock root folder (--wiremock DIR); \(source) is a file.")
+        }
         if let root = wireMockRoot {
             guard !repeatLast, !matchHosts else {
                 throw ValidationError("--repeat-last and --match-hosts apply to a HAR file; \(source) is a WireMock root folder.")
             }
             do {
-                mappings = try WireMockMappings(directory: root)
+                mappings = try WireMockMappings(directory: root, skippingUnsupported: skipUnsupported)
             } catch {
                 sayError("airlock: \(error.description)")
                 throw ExitCode.badInput
+            }
+            for skipped in mappings?.skipped ?? [] {
+                sayError("airlock: skipped \(skipped.description)")
             }
         }
         let group = connectionOptions.makeEventLoopGroup()

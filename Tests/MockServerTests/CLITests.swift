@@ -211,7 +211,7 @@ struct LaunchedAirlock {
 
     /// Starts `airlock` with `arguments`, standard output to a pipe read by ``lines``; with
     /// `shellPrefix`, through `/bin/sh -c "<prefix> && exec airlock …"` (`ulimit -n 256`, say).
-    init(_ arguments: [String], shellPrefix: String? = nil) throws {
+    init(_ arguments: [String], shellPrefix: String? = nil, standardError: Pipe? = nil) throws {
         let path = try #require(CLITests.executable, "build the airlock executable first (swift build)")
         process = TestProcess()
         if let shellPrefix {
@@ -223,6 +223,7 @@ struct LaunchedAirlock {
         }
         let output = Pipe()
         process.standardOutput = output
+        if let standardError { process.standardError = standardError }
         exit = try ChildProcess(running: process)
         lines = LineReader(output.fileHandleForReading)
     }

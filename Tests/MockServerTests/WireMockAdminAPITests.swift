@@ -207,6 +207,27 @@ struct WireMockCLITests {
         #expect(await airlock.exit.status() == 0)
     }
 
+    @Test func skipUnsupportedServesTheRestAndNamesEachLeftOut() async throws {
+        let folder = try WireMockFolder(mappings: [
+            "ping.json": #"{"request": {"urlPath": "/ping"}, "response": {"body": "pong"}}"#,
+            "proxy.json": #"{"request": {"urlPath": "/p"}, "response": {"proxyBaseUrl": "https://example.com"}}"#,
+        ])
+        defer { folder.remove() }
+        let errors = Pipe()
+        let airlock = try LaunchedAirlock(["serve", "--wiremock", folder.root.path, "--skip-unsupported", "--port", "0"], standardError: errors)
+        defer { airlock.stopIfRunning() }
+        let (banner, base) = try await airlock.banner()
+        #expect(banner.hasPrefix("Airlock serving 1 WireMock mapping(s) from "), "\(banner)")
+        try await withClient { client in
+            let ping = try await send(client, "\(base)/ping")
+            #expect(ping.text == "pong")
+        }
+        airlock.process.interrupt()
+        #expect(await airlock.exit.status() == 0)
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(message.hasPrefix("airlock: skipped \(folder.root.appendingPathComponent("mappings/proxy.json").path), response.proxyBaseUrl: is not supported"), "\(message)")
+    }
+
     @Test func aMappingAirlockCannotServeStopsItNamingTheField() async throws {
         let folder = try WireMockFolder(mappings: ["proxy.json": #"{"request": {"urlPath": "/p"}, "response": {"proxyBaseUrl": "https://example.com"}}"#])
         defer { folder.remove() }

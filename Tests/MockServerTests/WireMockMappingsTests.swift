@@ -229,6 +229,27 @@ struct WireMockMappingsTests {
         #expect(message.contains(expected), "\(message)")
     }
 
+    @Test func skippingUnsupportedLeavesOutOnlyWhatCannotBeServedAndSaysWhy() async throws {
+        let folder = try WireMockFolder(mappings: [
+            "both.json": #"""
+                {"mappings": [
+                  {"request": {"urlPath": "/kept"}, "response": {"body": "kept"}},
+                  {"request": {"urlPath": "/xml", "bodyPatterns": [{"matchesXPath": "/a"}]}, "response": {"body": "xml"}}
+                ]}
+                """#,
+            "broken.json": "{ nope",
+        ])
+        defer { folder.remove() }
+        #expect(throws: StubFileError.self) { try WireMockMappings(directory: folder.root) }
+        let mappings = try WireMockMappings(directory: folder.root, skippingUnsupported: true)
+        #expect(mappings.mappingCount == 1)
+        #expect(mappings.skipped.map(\.location) == ["mappings[1].request.bodyPatterns[0].matchesXPath", "line 1, column 3"])
+        let mock = HTTPMock()
+        mock.registerStubs(mappings)
+        #expect(try await mock.fetch("https://a.test/kept").text == "kept")
+        #expect(try await mock.fetch("https://a.test/xml").status == 404)
+    }
+
     @Test func aFolderWithoutMappingsIsRefusedSayingWhatToGive() throws {
         let empty = FileManager.default.temporaryDirectory.appendingPathComponent("airlock-no-mappings-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)

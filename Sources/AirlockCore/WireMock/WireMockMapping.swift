@@ -100,18 +100,34 @@ package struct WireMockMapping: Sendable {
     ///   - document: The parsed document.
     ///   - files: Where `bodyFileName` resolves.
     ///   - file: The file the document is, if it is on disk.
-    package static func mappings(in document: JSONNode, files: ResponseFile.Access, file: URL?) throws(StubFileError) -> [WireMockMapping] {
+    ///   - skipping: Whether a mapping that cannot be read is left out, its error returned, rather
+    ///     than thrown.
+    package static func mappings(
+        in document: JSONNode,
+        files: ResponseFile.Access,
+        file: URL?,
+        skipping: Bool = false
+    ) throws(StubFileError) -> (mappings: [WireMockMapping], skipped: [StubFileError]) {
         guard case .object(let members) = document.value else {
             throw document.mismatch(expected: "a WireMock mapping (an object with \"request\" and \"response\") or {\"mappings\": [...]}")
         }
-        guard members["mappings"] != nil else {
-            return [try WireMockMapping(document, files: files, file: file)]
+        let nodes: [JSONNode]
+        if members["mappings"] != nil {
+            let top = try document.object("a WireMock mappings file", fields: ["mappings", "meta"])
+            nodes = try top.required("mappings").array(of: "WireMock mappings")
+        } else {
+            nodes = [document]
         }
-        let top = try document.object("a WireMock mappings file", fields: ["mappings", "meta"])
         var mappings: [WireMockMapping] = []
-        for node in try top.required("mappings").array(of: "WireMock mappings") {
-            mappings.append(try WireMockMapping(node, files: files, file: file))
+        var skipped: [StubFileError] = []
+        for node in nodes {
+            do {
+                mappings.append(try WireMockMapping(node, files: files, file: file))
+            } catch {
+                guard skipping else { throw error }
+                skipped.append(error)
+            }
         }
-        return mappings
+        return (mappings, skipped)
     }
 }

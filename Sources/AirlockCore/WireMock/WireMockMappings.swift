@@ -31,13 +31,20 @@ public struct WireMockMappings: Sendable {
     /// The folder that holds `mappings/` and `__files/`.
     public let rootDirectory: URL
 
-    /// How many mappings the folder holds.
+    /// The mappings left out, each with why, when the folder was read with `skippingUnsupported`.
+    public let skipped: [StubFileError]
+
+    /// How many mappings the folder holds (those read; ``skipped`` has the others).
     public var mappingCount: Int { mappings.count }
 
     /// Reads every mapping under `directory/mappings`, with `bodyFileName`s in `directory/__files`.
-    /// - Parameter directory: The folder that holds `mappings/` (or the `mappings` folder itself).
+    /// - Parameters:
+    ///   - directory: The folder that holds `mappings/` (or the `mappings` folder itself).
+    ///   - skippingUnsupported: `false` (the default) throws at the first mapping that cannot be
+    ///     read; `true` leaves each such mapping (or unreadable file) out and lists why in
+    ///     ``skipped``, for a first look at a folder that holds some Airlock cannot serve.
     /// - Throws: ``StubFileError`` naming the file, the field and what was expected.
-    public init(directory: URL) throws(StubFileError) {
+    public init(directory: URL, skippingUnsupported: Bool = false) throws(StubFileError) {
         let root = Self.root(for: directory)
         let mappingsFolder = root.appendingPathComponent("mappings", isDirectory: true)
         var isFolder: ObjCBool = false
@@ -50,13 +57,22 @@ public struct WireMockMappings: Sendable {
             )
         }
         var mappings: [WireMockMapping] = []
+        var skipped: [StubFileError] = []
         let files = Self.files(root: root)
         for url in Self.jsonFiles(in: mappingsFolder) {
-            let data = try StubFileError.contents(of: url, expected: "a readable WireMock mapping file")
-            let document = try JSONNode.parse(data, source: url.path, expected: "a WireMock mapping or {\"mappings\": [...]}")
-            mappings += try WireMockMapping.mappings(in: document, files: files, file: url)
+            do {
+                let data = try StubFileError.contents(of: url, expected: "a readable WireMock mapping file")
+                let document = try JSONNode.parse(data, source: url.path, expected: "a WireMock mapping or {\"mappings\": [...]}")
+                let read = try WireMockMapping.mappings(in: document, files: files, file: url, skipping: skippingUnsupported)
+                mappings += read.mappings
+                skipped += read.skipped
+            } catch {
+                guard skippingUnsupported else { throw error }
+                skipped.append(error)
+            }
         }
         self.mappings = mappings
+        self.skipped = skipped
         rootDirectory = root
     }
 
@@ -68,7 +84,8 @@ public struct WireMockMappings: Sendable {
     /// - Throws: ``StubFileError`` naming the source, the field and what was expected.
     public init(data: Data, source: String, rootDirectory: URL) throws(StubFileError) {
         let document = try JSONNode.parse(data, source: source, expected: "a WireMock mapping or {\"mappings\": [...]}")
-        mappings = try WireMockMapping.mappings(in: document, files: Self.files(root: rootDirectory), file: nil)
+        mappings = try WireMockMapping.mappings(in: document, files: Self.files(root: rootDirectory), file: nil).mappings
+        skipped = []
         self.rootDirectory = rootDirectory
     }
 
