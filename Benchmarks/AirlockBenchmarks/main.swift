@@ -6,6 +6,7 @@
 // p99 through a real URLSession for HTTPMock and for a minimal dictionary-lookup URLProtocol; and
 // per-match time in the core alone, with exact and wildcard stubs at 1, 1,000 and 100,000; and
 // matched requests served beside 10,000 unmatched ones at 100,000 stubs (`--only unmatched`).
+// `--only json` instead reads and writes a 1 MB JSON document (JSONParsing.swift).
 @_spi(AirlockTransport) import AirlockCore
 import Foundation
 import HTTPMock
@@ -48,7 +49,7 @@ func indexes(count: Int, stubs: Int) -> [Int] {
 
 let arguments = CommandLine.arguments
 let requestCount = arguments.firstIndex(of: "--requests").flatMap { Int(arguments[$0 + 1]) } ?? 3_000
-/// `--only register|session|core|unmatched` runs one part, for profiling.
+/// `--only register|session|core|unmatched|json` runs one part, for profiling.
 let only = arguments.firstIndex(of: "--only").map { arguments[$0 + 1] }
 func runs(_ part: String) -> Bool { only == nil || only == part }
 /// `--unmatched N`: how many unmatched requests the load thread sends per round (10,000).
@@ -56,6 +57,11 @@ let unmatchedCount = arguments.firstIndex(of: "--unmatched").flatMap { Int(argum
 let sizes = ProcessInfo.processInfo.environment["BENCH_SIZES"].map { $0.split(separator: ",").compactMap { Int($0) } } ?? [1, 1_000, 100_000]
 let clock = ContinuousClock()
 var rows: [[String]] = []
+
+if only == "json" {
+    try printJSONBenchmark()
+    exit(0)
+}
 
 // MARK: Registration (first, so the process's peak memory reflects it)
 

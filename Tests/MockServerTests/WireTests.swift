@@ -273,6 +273,28 @@ struct WireTests {
         }
     }
 
+    /// A stub file's headers go on the wire in the file's order, after the body's own
+    /// `Content-Type` (a WireMock mapping's are sent so too), templated ones as well.
+    @Test(arguments: [false, true])
+    func aStubFilesHeadersAreSentInTheFilesOrder(template: Bool) async throws {
+        let stubs = try StubFile(
+            data: Data(
+                #"{"stubs": [{"path": "/ordered", "responses": [{"body": "x", "template": \#(template), "headers": {"X-Zeta": "1", "X-Alpha": "{{request.path.[0]}}", "Cache-Control": "no-store", "X-Mid": "3"}}]}]}"#.utf8
+            ),
+            source: "ordered.json",
+            baseDirectory: FileManager.default.temporaryDirectory
+        )
+        try await withServer(HTTPMock()) { server in
+            #expect(server.registerStubs(stubs).isEmpty)
+            try await withClient { client in
+                let response = try await send(client, "\(server.baseURL.absoluteString)/ordered")
+                let names = response.headers.map(\.name).filter { $0 != "Content-Length" && $0 != "Date" && $0 != "Connection" }
+                #expect(names == ["Content-Type", "X-Zeta", "X-Alpha", "Cache-Control", "X-Mid"], "\(response.headers)")
+                #expect(response.headers.first(name: "X-Alpha") == (template ? "ordered" : "{{request.path.[0]}}"))
+            }
+        }
+    }
+
     @Test func aMissingResponseFileGets500SayingSo() async throws {
         let missing = FileManager.default.temporaryDirectory.appendingPathComponent("airlock-wire-missing-\(UUID().uuidString).json")
         try await withServer(HTTPMock()) { server in

@@ -294,11 +294,7 @@ struct EntryComparison: Sendable {
         guard !keys.isEmpty else { return value }
         switch value {
         case .object(let object):
-            var result: [String: JSONValue] = [:]
-            for (key, child) in object where !keys.contains(key) {
-                result[key] = stripping(child, keys)
-            }
-            return .object(result)
+            return .object(object.filter { !keys.contains($0.key) }.mapValues { stripping($0, keys) })
         case .array(let array):
             return .array(array.map { stripping($0, keys) })
         default:

@@ -80,35 +80,11 @@ package struct JSONNode: Sendable {
     package static func parse(_ data: Data, source: String, expected: String) throws(StubFileError) -> JSONNode {
         do {
             return JSONNode(document: try JSONValue.parse(data), source: source)
+        } catch let error as JSONParseError {
+            throw StubFileError(file: source, location: "line \(error.line), column \(error.column)", problem: "is not valid JSON: \(error.problem)", expected: expected)
         } catch {
-            // JSONSerialization says where the syntax breaks ("around character 39").
-            let detail: String
-            do {
-                _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-                detail = "\(error)"
-            } catch {
-                detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
-            }
-            throw StubFileError(file: source, location: position(of: detail, in: data), problem: "is not valid JSON: \(detail)", expected: expected)
+            throw StubFileError(file: source, location: nil, problem: "is not valid JSON: \(error)", expected: expected)
         }
-    }
-
-    /// "around character 12" → line and column.
-    private static func position(of detail: String, in data: Data) -> String? {
-        guard let range = detail.range(of: "character "),
-            let offset = Int(detail[range.upperBound...].prefix { $0.isNumber })
-        else { return nil }
-        var line = 1
-        var column = 1
-        for byte in data.prefix(offset) {
-            if byte == UInt8(ascii: "\n") {
-                line += 1
-                column = 1
-            } else {
-                column += 1
-            }
-        }
-        return "line \(line), column \(column)"
     }
 
     // MARK: Errors
@@ -156,22 +132,23 @@ package struct JSONNode: Sendable {
         return items.enumerated().map { JSONNode(value: $1, path: path.appending($0), source: source) }
     }
 
-    /// The members of an object whose keys are names the format gives (headers, query parameters).
+    /// The members of an object whose keys are names the format gives (headers, query
+    /// parameters), in the document's order.
     /// - Parameter expected: What the object should be, for the error.
     package func members(_ expected: String) throws(StubFileError) -> [(key: String, node: JSONNode)] {
         guard case .object(let object) = value else { throw mismatch(expected: expected) }
-        return object.keys.sorted().map { key in (key, JSONNode(value: object[key]!, path: path.appending(key), source: source)) }
+        return object.map { key, value in (key, JSONNode(value: value, path: path.appending(key), source: source)) }
     }
 
     /// The value as an object of known fields; a key the format does not know is an error naming
     /// it and the nearest known key (`"statusCode"`: did you mean `"status"`?), since an ignored
-    /// typo would quietly change what is served.
+    /// typo would quietly change what is served. Of several, the first in the document is named.
     /// - Parameters:
     ///   - what: What the object is, for messages: `a response`.
     ///   - fields: The keys it may have.
     package func object(_ what: String, fields: Set<String>) throws(StubFileError) -> JSONObject {
         guard case .object(let object) = value else { throw mismatch(expected: "a JSON object for \(what)") }
-        for key in object.keys.sorted() where !fields.contains(key) {
+        for key in object.keys where !fields.contains(key) {
             let suggestion = KnownFields.nearest(key, in: fields).map { "; did you mean \"\($0)\"?" } ?? ""
             throw StubFileError(
                 file: source,
@@ -188,7 +165,7 @@ package struct JSONNode: Sendable {
 package struct JSONObject: Sendable {
     /// The object itself.
     package let node: JSONNode
-    fileprivate let members: [String: JSONValue]
+    fileprivate let members: JSONMembers
 
     /// The field, or `nil` when it is absent or `null` (both mean "not given").
     package subscript(key: String) -> JSONNode? {

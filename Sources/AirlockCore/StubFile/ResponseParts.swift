@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 /// The parts of a response read from a JSON document, each already a checked domain value, and
 /// the one place they are put together into a ``MockResponse``.
@@ -23,8 +24,8 @@ package struct ResponseParts: Sendable {
 
     /// The status; `.ok` unless given.
     package var status: MockResponse.Status = .ok
-    /// The header fields, checked against ``ResponseLimits``.
-    package var headers: [String: String] = [:]
+    /// The header fields, checked against ``ResponseLimits``, in the document's order (sent so).
+    package var headers = HTTPFields()
     /// What is sent.
     package var body: Body = .empty
     /// How many requests it answers.
@@ -48,13 +49,14 @@ package struct ResponseParts: Sendable {
                 return dribble.map(response.dribbled) ?? response
             }
         }
+        // The headers in the document's order, over the factory's own `Content-Type`.
         let response: MockResponse =
             switch body {
             case .fault(let fault): .fault(fault, lifetime: lifetime, delivery: delivery)
-            case .json(let data): MockResponse(data: data, contentType: "application/json", status: status, lifetime: lifetime, delivery: delivery, headers: headers)
-            case .file(let url): .file(url: url, status: status, lifetime: lifetime, delivery: delivery, headers: headers)
-            case .text(let text): .plaintext(text, status: status, lifetime: lifetime, delivery: delivery, headers: headers)
-            case .empty: .empty(status: status, lifetime: lifetime, delivery: delivery, headers: headers)
+            case .json(let data): MockResponse(data: data, contentType: "application/json", status: status, lifetime: lifetime, delivery: delivery).inheriting(fields: headers)
+            case .file(let url): MockResponse.file(url: url, status: status, lifetime: lifetime, delivery: delivery).inheriting(fields: headers)
+            case .text(let text): MockResponse.plaintext(text, status: status, lifetime: lifetime, delivery: delivery).inheriting(fields: headers)
+            case .empty: MockResponse.empty(status: status, lifetime: lifetime, delivery: delivery).inheriting(fields: headers)
             }
         return dribble.map(response.dribbled) ?? response
     }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 /// The stub-file format: its field names and what each means, decoded straight into
 /// ``Registration`` and ``MockResponse`` values.
@@ -105,7 +106,7 @@ extension StubFile {
         var headers: [(name: String, value: String, node: JSONNode)] = []
         if let field = fields["headers"] {
             headers = try field.headers()
-            parts.headers = Dictionary(headers.map { ($0.name, $0.value) }) { first, _ in first }
+            parts.headers = HTTPFields(pairs: headers.lazy.map { (name: $0.name, value: $0.value) })
         }
         if let field = fields["lifetime"] { parts.lifetime = try lifetime(field) }
         if let field = fields["delay"] { parts.delivery = try field.delivery(seconds: try field.number()) }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 /// A response's templates, parsed when its document is read: body or JSON, and header values.
 package struct ResponseTemplates: Sendable {
@@ -19,6 +20,7 @@ package struct ResponseTemplates: Sendable {
     }
 
     private let body: Body
+    /// In the document's order.
     private let headers: [(name: String, template: ResponseTemplate)]
     private let contentType: String?
 
@@ -35,7 +37,7 @@ package struct ResponseTemplates: Sendable {
             }
         }
         var parsed: [(name: String, template: ResponseTemplate)] = []
-        for header in headers.sorted(by: { $0.name < $1.name }) {
+        for header in headers {
             parsed.append((header.name, try parse(header.value, at: header.node)))
         }
         self.headers = parsed
@@ -61,10 +63,7 @@ package struct ResponseTemplates: Sendable {
 
     /// The response for a request.
     func render(_ request: RecordedRequest, status: MockResponse.Status) -> MockResponse {
-        var rendered: [String: String] = [:]
-        for (name, template) in headers {
-            rendered[name] = template.render(request)
-        }
+        let rendered = headers.map { (name: $0.name, value: $0.template.render(request)) }
         let data: Data
         switch body {
         case .none:
@@ -76,14 +75,20 @@ package struct ResponseTemplates: Sendable {
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             data = (try? encoder.encode(Self.rendering(value, templates, request))) ?? Data()
         }
-        return MockResponse(data: data, contentType: data.isEmpty ? nil : contentType, status: status, headers: rendered)
+        let contentType = data.isEmpty ? nil : contentType
+        // In the document's order; a value that cannot be sent (a request value with a line
+        // break) stays as rendered, for the check that fails the response naming the header.
+        guard rendered.allSatisfy({ ResponseLimits.headerProblem(name: $0.name, value: $0.value) == nil }) else {
+            return MockResponse(data: data, contentType: contentType, status: status, headers: Dictionary(rendered) { first, _ in first })
+        }
+        return MockResponse(data: data, contentType: contentType, status: status, headerFields: HTTPFields(pairs: rendered))
     }
 
     private static func strings(in value: JSONValue) -> [String] {
         switch value {
         case .string(let text): [text]
         case .array(let items): items.flatMap(strings)
-        case .object(let object): object.keys.sorted().flatMap { strings(in: object[$0]!) }
+        case .object(let object): object.values.flatMap(strings)
         default: []
         }
     }

@@ -242,6 +242,10 @@ enum WireMockResponse {
 extension JSONNode {
     /// The value written as WireMock writes a `jsonBody`: compact, members in the document's order.
     func compactJSON() throws(StubFileError) -> Data {
-        try jsonBody()
+        do {
+            return try value.compactData()
+        } catch {
+            throw self.error("cannot be sent as JSON (\(error))", expected: "a JSON value of finite numbers")
+        }
     }
 }

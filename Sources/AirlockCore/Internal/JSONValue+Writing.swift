@@ -1,0 +1,142 @@
+import Foundation
+
+/// A value that JSON cannot write: a number that is infinite or not a number.
+package struct JSONWriteError: Error, Sendable, CustomStringConvertible {
+    /// Where the number is: `$.items[2].price`.
+    package let path: String
+    /// The number.
+    package let number: Double
+
+    package var description: String {
+        "\(path) is \(number), which JSON cannot write; give a finite number"
+    }
+}
+
+extension JSONValue {
+    /// The value as compact JSON, members in document order, written as Jackson's default
+    /// writer (WireMock's) writes the same tree: no white space; in strings `"` and `\` escaped,
+    /// the control characters as `\b`, `\t`, `\n`, `\f`, `\r` or `\u00XX` (upper-case hex), and
+    /// everything else, `/` and non-ASCII included, as it is (UTF-8).
+    ///
+    /// Numbers: a whole number up to 2^53 in magnitude as an integer (`1`, `-3`, `0` for -0);
+    /// any other as Java's `Double.toString` writes it, with the shortest digits that read back
+    /// as the same `Double`: `1.5`, `0.1`, `1.0E-4`, `1.2345678E7`, `1.0E20`.
+    ///
+    /// Where Jackson can write otherwise, because a `Double` no longer knows how the number was
+    /// spelled: `1.0` and `1e2` in a document are written `1` and `100` (Jackson keeps them as
+    /// doubles: `1.0`, `100.0`); integers beyond 2^53 lose the digits a `Double` cannot hold
+    /// (Jackson keeps them as long or BigInteger: `12345678901234567890` is written here as
+    /// `1.2345678901234567E19`); JDKs before 19 sometimes write a longer spelling of a double
+    /// than the shortest one.
+    /// - Throws: ``JSONWriteError`` for a number that is infinite or NaN, naming where it is.
+    package func compactData() throws(JSONWriteError) -> Data {
+        var output: [UInt8] = []
+        do {
+            try Self.write(self, into: &output)
+        } catch {
+            throw JSONWriteError(path: "$" + error.path.reversed().joined(), number: error.number)
+        }
+        return Data(output)
+    }
+
+    /// A non-finite number, and the path to it built from the inside out.
+    private struct NotFinite: Error {
+        let number: Double
+        var path: [String] = []
+    }
+
+    private static func write(_ value: JSONValue, into output: inout [UInt8]) throws(NotFinite) {
+        switch value {
+        case .null: output.append(contentsOf: "null".utf8)
+        case .bool(let flag): output.append(contentsOf: (flag ? "true" : "false").utf8)
+        case .number(let number):
+            guard number.isFinite else { throw NotFinite(number: number) }
+            output.append(contentsOf: Self.javaSpelling(of: number).utf8)
+        case .string(let text): Self.write(text, into: &output)
+        case .array(let items):
+            output.append(UInt8(ascii: "["))
+            for (index, item) in items.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                do {
+                    try write(item, into: &output)
+                } catch {
+                    throw NotFinite(number: error.number, path: error.path + ["[\(index)]"])
+                }
+            }
+            output.append(UInt8(ascii: "]"))
+        case .object(let members):
+            output.append(UInt8(ascii: "{"))
+            for (index, (key, member)) in members.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                Self.write(key, into: &output)
+                output.append(UInt8(ascii: ":"))
+                do {
+                    try write(member, into: &output)
+                } catch {
+                    throw NotFinite(number: error.number, path: error.path + [".\(key)"])
+                }
+            }
+            output.append(UInt8(ascii: "}"))
+        }
+    }
+
+    private static let hexDigits = Array("0123456789ABCDEF".utf8)
+
+    private static func write(_ text: String, into output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        var text = text
+        text.withUTF8 { bytes in
+            // Runs that need no escape are copied whole.
+            var runStart = 0
+            for (index, byte) in bytes.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                runStart = index + 1
+                output.append(UInt8(ascii: "\\"))
+                switch byte {
+                case 0x08: output.append(UInt8(ascii: "b"))
+                case 0x09: output.append(UInt8(ascii: "t"))
+                case 0x0A: output.append(UInt8(ascii: "n"))
+                case 0x0C: output.append(UInt8(ascii: "f"))
+                case 0x0D: output.append(UInt8(ascii: "r"))
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): output.append(byte)
+                default:
+                    output.append(contentsOf: "u00".utf8)
+                    output.append(hexDigits[Int(byte >> 4)])
+                    output.append(hexDigits[Int(byte & 0xF)])
+                }
+            }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
+        }
+        output.append(UInt8(ascii: "\""))
+    }
+
+    /// `1`, `-3`, `1.5`, `1.0E-4`: see ``compactData()``.
+    static func javaSpelling(of number: Double) -> String {
+        if number == number.rounded(.towardZero), abs(number) <= 9_007_199_254_740_992 {
+            return String(Int64(number))
+        }
+        let magnitude = abs(number)
+        // Here Java and Swift both write the shortest digits, plainly (a fraction is there).
+        if magnitude >= 1e-3, magnitude < 1e7 { return number.description }
+        // Swift writes the shortest digits that read back: take them and their exponent from it.
+        let swift = magnitude.description
+        var mantissa = Substring(swift)
+        var exponent = 0
+        if let e = swift.firstIndex(of: "e") {
+            mantissa = swift[..<e]
+            exponent = Int(swift[swift.index(after: e)...]) ?? 0
+        }
+        let point = mantissa.firstIndex(of: ".") ?? mantissa.endIndex
+        var digits = Array(mantissa.filter { $0 != "." })
+        // The number is 0.<digits> × 10^pointPosition.
+        var pointPosition = mantissa.distance(from: mantissa.startIndex, to: point) + exponent
+        while digits.count > 1, digits.first == "0" {
+            digits.removeFirst()
+            pointPosition -= 1
+        }
+        while digits.count > 1, digits.last == "0" { digits.removeLast() }
+        let sign = number < 0 ? "-" : ""
+        let fraction = digits.count > 1 ? String(digits[1...]) : "0"
+        return "\(sign)\(digits[0]).\(fraction)E\(pointPosition - 1)"
+    }
+}
