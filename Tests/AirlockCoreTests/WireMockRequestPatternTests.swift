@@ -157,10 +157,10 @@ struct WireMockRequestPatternTests {
             notMatching: [Probe("/", headers: [("Accept", "text/json")]), Probe("/")]
         ),
         Case(
-            name: "doesNotContain",
+            name: "doesNotContain, which a missing header satisfies",
             request: #"{"headers": {"Accept": {"doesNotContain": "xml"}}}"#,
-            matching: [Probe("/", headers: [("Accept", "text/json")])],
-            notMatching: [Probe("/", headers: [("Accept", "text/xml")]), Probe("/")]
+            matching: [Probe("/", headers: [("Accept", "text/json")]), Probe("/")],
+            notMatching: [Probe("/", headers: [("Accept", "text/xml")])]
         ),
         Case(
             name: "matches is anchored to the whole value",
@@ -175,10 +175,10 @@ struct WireMockRequestPatternTests {
             notMatching: [Probe("POST", "/", body: "a\nzz!")]
         ),
         Case(
-            name: "doesNotMatch",
+            name: "doesNotMatch, which a missing header satisfies",
             request: #"{"headers": {"X-Id": {"doesNotMatch": "[0-9]+"}}}"#,
-            matching: [Probe("/", headers: [("X-Id", "abc")])],
-            notMatching: [Probe("/", headers: [("X-Id", "12")]), Probe("/")]
+            matching: [Probe("/", headers: [("X-Id", "abc")]), Probe("/")],
+            notMatching: [Probe("/", headers: [("X-Id", "12")])]
         ),
         Case(
             name: "header absent",
@@ -229,6 +229,12 @@ struct WireMockRequestPatternTests {
             request: #"{"cookies": {"session": {"matches": ".*12345.*"}, "tracking": {"absent": true}}}"#,
             matching: [Probe("/", headers: [("Cookie", "a=1; session=ab12345cd")])],
             notMatching: [Probe("/", headers: [("Cookie", "session=ab123")]), Probe("/"), Probe("/", headers: [("Cookie", "session=12345; tracking=1")])]
+        ),
+        Case(
+            name: "a cookie not sent satisfies only absent",
+            request: #"{"cookies": {"session": {"doesNotMatch": "x"}}}"#,
+            matching: [Probe("/", headers: [("Cookie", "session=y")])],
+            notMatching: [Probe("/"), Probe("/", headers: [("Cookie", "session=x")])]
         ),
         Case(
             name: "basicAuthCredentials",
