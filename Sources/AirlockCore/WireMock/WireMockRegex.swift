@@ -36,12 +36,12 @@ struct WireMockRegex: @unchecked Sendable, CustomStringConvertible {
 
     /// Whether the whole of `text` matches.
     func matchesWhole(_ text: String) -> Bool {
-        regex.firstMatch(in: text, options: [], range: NSRange(location: 0, length: text.utf16.count)) != nil
+        regex.rangeOfFirstMatch(in: text, options: [], range: NSRange(location: 0, length: text.utf16.count)).location != NSNotFound
     }
 
     /// The capture groups' texts when the whole of `text` matches; `nil` when it does not.
     func captures(_ text: String) -> [String]? {
-        guard let match = regex.firstMatch(in: text, options: [], range: NSRange(location: 0, length: text.utf16.count)) else { return nil }
+        guard let match = regex.matches(in: text, options: [], range: NSRange(location: 0, length: text.utf16.count)).first else { return nil }
         return (1..<match.numberOfRanges).map { index in
             Range(match.range(at: index), in: text).map { String(text[$0]) } ?? ""
         }
