@@ -222,7 +222,14 @@ package struct WireMockRequestPattern: Sendable {
         if let field = fields["cookies"] {
             for (name, node) in try field.members("an object of cookie names and matchers") {
                 let pattern = try WireMockValuePattern.decode(node)
-                rules.append(.values(.cookies, label: "cookie \(name)", .single(pattern), mark: .header("Cookie")) { $0.cookies[name] })
+                let rule = WireMockRule.values(.cookies, label: "cookie \(name)", .single(pattern), mark: .header("Cookie")) { $0.cookies[name] }
+                // WireMock: a cookie not sent satisfies `absent` and nothing else (not even a negation).
+                let requiresAbsence = if case .absent = pattern { true } else { false }
+                rules.append(
+                    WireMockRule(part: .cookies, template: rule.template, verdict: { request in
+                        request.cookies[name] == nil ? WireMockVerdict(requiresAbsence) : rule.verdict(request)
+                    }, actual: rule.actual)
+                )
             }
         }
         if let field = fields["formParameters"] {

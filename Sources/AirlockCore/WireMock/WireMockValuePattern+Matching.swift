@@ -63,9 +63,10 @@ extension WireMockValuePattern {
             let equal = caseInsensitive ? value.lowercased() == expected.lowercased() : value == expected
             return WireMockVerdict(matched: equal, distance: TextDistance.normalised(expected, value))
         case .contains(let part): return WireMockVerdict(value.map { part.isEmpty || $0.contains(part) } ?? false)
-        case .doesNotContain(let part): return WireMockVerdict(value.map { part.isEmpty ? false : !$0.contains(part) } ?? false)
+        // WireMock's negations hold for a missing value too.
+        case .doesNotContain(let part): return WireMockVerdict(value.map { !part.isEmpty && !$0.contains(part) } ?? true)
         case .matches(let regex): return WireMockVerdict(value.map(regex.matchesWhole) ?? false)
-        case .doesNotMatch(let regex): return WireMockVerdict(value.map { !regex.matchesWhole($0) } ?? false)
+        case .doesNotMatch(let regex): return WireMockVerdict(value.map { !regex.matchesWhole($0) } ?? true)
         case .absent: return WireMockVerdict(value == nil)
         case .anything: return .match
         case .not(let inner): return WireMockVerdict(!inner.verdict(for: value, json: json).matched)

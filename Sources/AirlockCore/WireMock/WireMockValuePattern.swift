@@ -46,7 +46,7 @@ indirect enum WireMockValuePattern: Sendable {
             "before": dates, "after": dates, "equalToDateTime": dates,
             "matchesJsonSchema": ("is a JSON Schema matcher, which Airlock does not support", "\"matchesJsonPath\" or \"equalToJson\", or remove this matcher"),
             "matchesPathTemplate": ("is not supported by Airlock", "\"matches\" with a regular expression, or remove this matcher"),
-            "binaryEqualTo": ("is a body matcher", "it in \"bodyPatterns\", or a string matcher here"),
+            "binaryEqualTo": ("is a body matcher, read only in \"bodyPatterns\"", "a string matcher such as \"equalTo\" here"),
         ]
     }()
 
