@@ -279,6 +279,35 @@ extension MockResponse {
         case fault(Fault)
         /// The response is made from the request when it arrives.
         case computed(Computation)
+        /// The request is sent on to another server, whose answer the client gets.
+        case proxy(Proxy)
+    }
+
+    /// Where a stub that proxies sends a request: WireMock's `proxyBaseUrl`.
+    package struct Proxy: Hashable, Sendable {
+        /// The base URL the request's path and query are appended to: `http://localhost:8081/api`.
+        package let baseURL: String
+        /// A prefix taken off the request's path first (WireMock's `proxyUrlPrefixToRemove`).
+        package let removingPrefix: String?
+
+        package init(baseURL: String, removingPrefix: String?) {
+            self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+            self.removingPrefix = removingPrefix
+        }
+
+        /// The URL a request goes to: the base, then the request's path (as sent, less the
+        /// prefix) and query.
+        package func target(for request: IncomingRequest) -> String {
+            let components = URLComponents(string: request.url)
+            var path = components?.percentEncodedPath ?? request.path
+            if path.isEmpty { path = "/" }
+            if let removingPrefix, !removingPrefix.isEmpty, path.hasPrefix(removingPrefix) {
+                path = String(path.dropFirst(removingPrefix.count))
+                if !path.hasPrefix("/") { path = "/" + path }
+            }
+            let query = components?.percentEncodedQuery.map { "?" + $0 } ?? ""
+            return baseURL + path + query
+        }
     }
 
     /// A closure that makes a response from the request, compared by identity.

@@ -120,9 +120,14 @@ open class LoadingURLProtocol: URLProtocol {
                 }
             }
             let started = handle.base.state.withLock { state in
-                guard case .idle = state else { return false }
-                state = .forwarding(task)
-                return true
+                switch state {
+                case .idle, .waiting:
+                    // (Waiting: the delayed work that forwards is what runs now.)
+                    state = .forwarding(task)
+                    return true
+                case .forwarding, .stopped:
+                    return false
+                }
             }
             if started { task.resume() }
         }

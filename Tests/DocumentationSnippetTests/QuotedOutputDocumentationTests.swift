@@ -110,12 +110,12 @@ struct QuotedOutputDocumentationTests {
     }
 
     @Test func theErrorForAnUnsupportedMappingIsTheCommandsOwn() async throws {
-        let block = try quotedBlock(in: "Sources/MockServer/Documentation.docc/MigratingFromWireMock.md", startingWith: "airlock: /…/src/test/resources/mappings/proxy.json")
+        let block = try quotedBlock(in: "Sources/MockServer/Documentation.docc/MigratingFromWireMock.md", startingWith: "airlock: /…/src/test/resources/mappings/orders.json")
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let mappings = folder.appendingPathComponent("src/test/resources/mappings")
         try FileManager.default.createDirectory(at: mappings, withIntermediateDirectories: true)
-        try Data(#"{"request": {"urlPath": "/p"}, "response": {"proxyBaseUrl": "https://api.example.com"}}"#.utf8).write(to: mappings.appendingPathComponent("proxy.json"))
+        try Data(#"{"request": {"urlPath": "/orders", "bodyPatterns": [{"matchesXPath": "//order"}]}, "response": {"status": 201}}"#.utf8).write(to: mappings.appendingPathComponent("orders.json"))
         let (status, output) = try await AirlockCommand.run(["serve", "--wiremock", "src/test/resources", "--port", "0"], in: folder)
         #expect(status == 65, "\(output)")
         let real = output.trimmingCharacters(in: .newlines).replacingOccurrences(of: folder.path, with: "/…")

@@ -210,7 +210,7 @@ struct WireMockCLITests {
     @Test func skipUnsupportedServesTheRestAndNamesEachLeftOut() async throws {
         let folder = try WireMockFolder(mappings: [
             "ping.json": #"{"request": {"urlPath": "/ping"}, "response": {"body": "pong"}}"#,
-            "proxy.json": #"{"request": {"urlPath": "/p"}, "response": {"proxyBaseUrl": "https://example.com"}}"#,
+            "xml.json": #"{"request": {"urlPath": "/orders", "bodyPatterns": [{"matchesXPath": "//order"}]}, "response": {"status": 201}}"#,
         ])
         defer { folder.remove() }
         let errors = Pipe()
@@ -225,11 +225,11 @@ struct WireMockCLITests {
         airlock.process.interrupt()
         #expect(await airlock.exit.status() == 0)
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(message.hasPrefix("airlock: skipped \(folder.root.appendingPathComponent("mappings/proxy.json").path), response.proxyBaseUrl: is not supported"), "\(message)")
+        #expect(message.hasPrefix("airlock: skipped \(folder.root.appendingPathComponent("mappings/xml.json").path), request.bodyPatterns[0].matchesXPath: is an XML matcher"), "\(message)")
     }
 
     @Test func aMappingAirlockCannotServeStopsItNamingTheField() async throws {
-        let folder = try WireMockFolder(mappings: ["proxy.json": #"{"request": {"urlPath": "/p"}, "response": {"proxyBaseUrl": "https://example.com"}}"#])
+        let folder = try WireMockFolder(mappings: ["xml.json": #"{"request": {"urlPath": "/orders", "bodyPatterns": [{"matchesXPath": "//order"}]}, "response": {"status": 201}}"#])
         defer { folder.remove() }
         let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: try #require(CLITests.executable))
@@ -240,6 +240,6 @@ struct WireMockCLITests {
         let status = await exit.status()
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(status == 65)
-        #expect(message.contains("proxy.json, response.proxyBaseUrl: is not supported by Airlock yet"), "\(message)")
+        #expect(message.contains("xml.json, request.bodyPatterns[0].matchesXPath: is an XML matcher, which Airlock does not support"), "\(message)")
     }
 }

@@ -136,6 +136,44 @@ struct WireMockMappingsTests {
         return picked
     }
 
+    // MARK: Proxying
+
+    @Test func aProxyMappingSendsTheRequestOnInProcessAndOverTheSocket() async throws {
+        let upstream = HTTPMock()
+        upstream.addResponses(forPath: "/api/items", host: "**", queryItems: ["x": "1"]) {
+            MockResponse.plaintext("from upstream", status: .accepted, lifetime: .eternal, headers: ["X-Upstream": "yes"])
+        }
+        try await withServer(upstream) { origin in
+            let mapping = Data(#"""
+                {"request": {"urlPathPattern": "/proxied/.*"},
+                 "response": {"proxyBaseUrl": "\#(origin.baseURL.absoluteString)/api", "proxyUrlPrefixToRemove": "/proxied", "fixedDelayMilliseconds": 100}}
+                """#.utf8)
+            let mappings = try WireMockMappings(data: mapping, source: "proxy mapping", rootDirectory: FileManager.default.temporaryDirectory)
+
+            let inProcess = HTTPMock()
+            inProcess.registerStubs(mappings)
+            let clock = ContinuousClock()
+            let start = clock.now
+            let fetched = try await inProcess.fetch("https://api.example.com/proxied/items?x=1")
+            #expect(clock.now - start >= .milliseconds(95))
+            #expect(fetched.status == 202 && fetched.text == "from upstream" && fetched.header("X-Upstream") == "yes")
+
+            let served = HTTPMock()
+            served.registerStubs(mappings)
+            try await withServer(served) { server in
+                try await withClient { client in
+                    let answer = try await send(client, "\(server.baseURL.absoluteString)/proxied/items?x=1")
+                    #expect(answer.status == 202 && answer.text == "from upstream" && answer.headers["X-Upstream"] == ["yes"])
+                }
+            }
+            // Both arrived at the upstream under its own URL and Host.
+            let arrived = upstream.requests
+            #expect(arrived.count == 2)
+            #expect(arrived.allSatisfy { $0.url == "\(origin.baseURL.absoluteString)/api/items?x=1" })
+            #expect(arrived.allSatisfy { $0.header("Host") == "127.0.0.1:\(origin.baseURL.port ?? 0)" })
+        }
+    }
+
     // MARK: Precedence
 
     @Test func theLowestPriorityWinsThenTheNewestAndSwiftStubsBeatMappingsOfTheirPriority() async throws {
@@ -188,8 +226,16 @@ struct WireMockMappingsTests {
 
     @Test(arguments: [
         (
-            #"{"request": {"urlPath": "/p"}, "response": {"proxyBaseUrl": "https://example.com"}}"#,
-            "response.proxyBaseUrl: is not supported by Airlock yet (proxying a mapping to another server)"
+            #"{"request": {"urlPath": "/p"}, "response": {"proxyBaseUrl": "https://example.com", "additionalProxyRequestHeaders": {"X-A": "1"}}}"#,
+            "response.additionalProxyRequestHeaders: is not supported by Airlock (changing the header fields of a proxied request)"
+        ),
+        (
+            #"{"request": {"urlPath": "/p"}, "response": {"proxyBaseUrl": "https://example.com", "status": 200}}"#,
+            #"response.status: is given beside "proxyBaseUrl", where the other server's answer is sent as it is"#
+        ),
+        (
+            #"{"request": {"urlPath": "/p"}, "response": {"proxyBaseUrl": "ftp://example.com"}}"#,
+            #"response.proxyBaseUrl: is "ftp://example.com"; expected an http or https base URL"#
         ),
         (
             #"{"request": {"urlPath": "/p"}, "response": {"body": "x", "transformers": ["my-extension"]}}"#,

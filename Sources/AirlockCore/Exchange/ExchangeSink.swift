@@ -50,8 +50,11 @@ package protocol ExchangeSink: AnyObject, Sendable {
     func actOut(_ fault: MockResponse.Fault)
 
     /// Sends the request to the real network and relays the answer, recording it with `recorder`.
-    /// - Parameter recording: Whether a cassette records the exchange (it wants bodies it can read).
-    func forward(recording: Bool, recorder: ExchangeRecorder)
+    /// - Parameters:
+    ///   - recording: Whether a cassette records the exchange (it wants bodies it can read).
+    ///   - target: The absolute URL to send it to instead of its own (a stub that proxies), with
+    ///     the request's method, fields (but `Host`) and body.
+    func forward(recording: Bool, to target: String?, recorder: ExchangeRecorder)
 
     /// Stops the process (the `.fatalError` policy, on a transport that may stop it).
     func stop(_ stop: Kind.Stop) -> Never
@@ -67,8 +70,9 @@ extension ResolvedExchange {
     @inlinable
     package func deliver<Sink: ExchangeSink>(to sink: Sink) where Sink.Kind == Kind {
         switch action {
-        case .forward(let recording):
-            sink.forward(recording: recording, recorder: recorder)
+        case .forward(let recording, let target):
+            guard delay > 0 else { return sink.forward(recording: recording, to: target, recorder: recorder) }
+            sink.schedule(after: delay) { [recorder] in sink.forward(recording: recording, to: target, recorder: recorder) }
         case .stop(let stop):
             sink.stop(stop)
         case .answer(let answer):

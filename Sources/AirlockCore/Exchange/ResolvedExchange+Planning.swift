@@ -9,7 +9,7 @@ extension ResolvedExchange {
         case .matched(let response, let stub, let recorder):
             self.init(response, stub: stub, recorder: recorder, request: request, transport: transport)
         case .record(let recorder):
-            self.init(action: .forward(recording: true), delay: 0, recorder: recorder, stub: nil, transport: transport)
+            self.init(action: .forward(recording: true, target: nil), delay: 0, recorder: recorder, stub: nil, transport: transport)
         case .replayMiss(let cassette, let diagnosis, let recorder):
             self.init(replayMiss: cassette, diagnosis: diagnosis, request: request, recorder: recorder, transport: transport)
         case .unmatched(let policy, let diagnosis, let recorder):
@@ -21,7 +21,7 @@ extension ResolvedExchange {
             case .mock(let response):
                 self.init(response, stub: nil, recorder: recorder, request: request, transport: transport)
             case .passthrough:
-                self.init(action: .forward(recording: false), delay: 0, recorder: recorder, stub: nil, transport: transport)
+                self.init(action: .forward(recording: false, target: nil), delay: 0, recorder: recorder, stub: nil, transport: transport)
             case .fatalError:
                 if let stop = transport.stopping(message + "\n(unmockedPolicy is .fatalError)") {
                     self.init(action: .stop(stop), delay: 0, recorder: recorder, stub: nil, transport: transport)
@@ -45,6 +45,10 @@ extension ResolvedExchange {
         }
         let answer: Answer
         switch response.body {
+        case .proxy(let proxy):
+            let target = proxy.target(for: request)
+            self.init(action: .forward(recording: false, target: target), delay: response.delivery.seconds, recorder: recorder, stub: stub, transport: transport)
+            return
         case .error(let box):
             // A socket cannot carry a Swift error: the closest it can do is reset the connection.
             answer = transport.carry(box).map(Answer.fail) ?? .fault(.connectionReset)

@@ -13,10 +13,11 @@ package struct ResolvedExchange<Kind: TransportKind>: Sendable {
     package enum Action: Sendable {
         /// Answer the client, after ``ResolvedExchange/delay``.
         case answer(Answer)
-        /// Send the request to the real network and relay the answer: the `.passthrough` policy, or
-        /// a cassette recording (which wants the body unencoded: the transport asks for identity
-        /// coding where it decompresses nothing itself).
-        case forward(recording: Bool)
+        /// Send the request to the real network and relay the answer: the `.passthrough` policy, a
+        /// cassette recording (which wants the body unencoded: the transport asks for identity
+        /// coding where it decompresses nothing itself), or a stub that proxies (after
+        /// ``ResolvedExchange/delay``) to `target`, an absolute URL in place of the request's own.
+        case forward(recording: Bool, target: String?)
         /// Stop the process with this message (the `.fatalError` policy, where the transport allows it).
         case stop(Kind.Stop)
     }

@@ -58,11 +58,11 @@ enum WireMockResponse {
     ///   - files: Where `bodyFileName` resolves and which files it may name.
     static func response(_ node: JSONNode, files: ResponseFile.Access) throws(StubFileError) -> MockResponse {
         let fields = try node.object("a WireMock response", fields: Fields.response)
-        for key in ["proxyBaseUrl", "additionalProxyRequestHeaders", "removeProxyRequestHeaders", "proxyUrlPrefixToRemove"] {
+        for key in ["additionalProxyRequestHeaders", "removeProxyRequestHeaders"] {
             if let field = fields[key] {
                 throw field.error(
-                    "is not supported by Airlock yet (proxying a mapping to another server)",
-                    expected: "a response of the mapping's own (status, headers, body), or run Airlock's passthrough: airlock record --target <origin>"
+                    "is not supported by Airlock (changing the header fields of a proxied request)",
+                    expected: "a mapping without it: the request goes on with the fields the client sent (but Host)"
                 )
             }
         }
@@ -93,6 +93,18 @@ enum WireMockResponse {
         }
         let templated = try Self.isTemplated(fields["transformers"])
         let delivery: MockResponse.Delivery = fixedDelay == 0 ? .instant : .delayed(fixedDelay)
+
+        if let field = fields["proxyBaseUrl"] {
+            let proxy = try Self.proxy(field, fields: fields)
+            return Self.drawingDelay(
+                MockResponse(body: .proxy(proxy), status: .ok, lifetime: .eternal, delivery: delivery, headerFields: HTTPFields()),
+                fixed: fixedDelay,
+                distribution: distribution
+            )
+        }
+        if let field = fields["proxyUrlPrefixToRemove"] {
+            throw field.error("is given without \"proxyBaseUrl\"", expected: "a \"proxyBaseUrl\" to send the request to, or no prefix")
+        }
 
         if let field = fields["fault"] {
             let name = try field.string()
@@ -148,6 +160,27 @@ enum WireMockResponse {
             }
         }
         return Self.drawingDelay(response, fixed: fixedDelay, distribution: distribution)
+    }
+
+    /// `proxyBaseUrl` (with `proxyUrlPrefixToRemove`): the request goes on to that server and its
+    /// answer is the response, so the mapping gives no status, headers or body of its own.
+    private static func proxy(_ field: JSONNode, fields: JSONObject) throws(StubFileError) -> MockResponse.Proxy {
+        let base = try field.string()
+        guard let components = URLComponents(string: base), let scheme = components.scheme?.lowercased(),
+            scheme == "http" || scheme == "https", components.host?.isEmpty == false, components.query == nil
+        else {
+            throw field.error("is \"\(base)\"", expected: "an http or https base URL such as \"http://localhost:8081\" (the request's path and query are appended)")
+        }
+        for key in ["status", "statusMessage", "headers", "body", "jsonBody", "base64Body", "bodyFileName", "fault", "chunkedDribbleDelay", "transformers"] {
+            if fields[key] != nil {
+                throw fields.error(
+                    at: key,
+                    "is given beside \"proxyBaseUrl\", where the other server's answer is sent as it is",
+                    expected: "either \"proxyBaseUrl\" or a response of the mapping's own"
+                )
+            }
+        }
+        return MockResponse.Proxy(baseURL: base, removingPrefix: try fields["proxyUrlPrefixToRemove"]?.string())
     }
 
     /// The header fields in the mapping's order: each value a string, or an array of strings

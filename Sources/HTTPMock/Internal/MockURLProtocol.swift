@@ -167,8 +167,16 @@ extension MockURLProtocol {
             loader.fail(fault.urlError)
         }
 
-        func forward(recording: Bool, recorder: ExchangeRecorder) {
-            loader.forward(load, recorder: recorder)
+        func forward(recording: Bool, to target: String?, recorder: ExchangeRecorder) {
+            guard let target else { return loader.forward(load, recorder: recorder) }
+            guard let url = URL(string: target) else {
+                recorder.record(.failure("the proxy target \(target) is not a URL"))
+                return loader.fail(URLError(.badURL, message: "Airlock: the proxy target \(target) is not a URL"))
+            }
+            var request = load.request
+            request.url = url
+            request.setValue(nil, forHTTPHeaderField: "Host")
+            loader.forward(Load(mock: load.mock, request: request, body: load.body, hops: load.hops), recorder: recorder)
         }
 
         func stop(_ message: String) -> Never {

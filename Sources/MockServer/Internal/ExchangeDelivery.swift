@@ -93,11 +93,11 @@ struct ExchangeDelivery {
             delivery.value.misbehave(fault, recorder: recorder)
         }
 
-        func forward(recording: Bool, recorder: ExchangeRecorder) {
+        func forward(recording: Bool, to target: String?, recorder: ExchangeRecorder) {
             let delivery = delivery.value
             let relay = PassthroughRelay(forwarder: delivery.server.forwarder, limit: delivery.server.configuration.maxRequestBodySize)
             let loopBound = self.delivery
-            relay.relay(incoming, head: delivery.head, recording: recording, recorder: recorder, on: eventLoop).whenSuccess { answer in
+            relay.relay(incoming, to: target, head: delivery.head, recording: recording, recorder: recorder, on: eventLoop).whenSuccess { answer in
                 loopBound.value.relay(answer, recorder: recorder)
             }
         }

@@ -24,8 +24,10 @@ struct PassthroughRelay {
     ///
     /// - Parameter recording: Whether a recording cassette keeps the exchange: the real host is
     ///   then offered only the content codings Airlock reads, so that secrets can be redacted.
+    /// - Parameter target: The URL to send it to instead of its own (a stub that proxies).
     func relay(
         _ incoming: IncomingRequest,
+        to target: String? = nil,
         head: HTTPRequestHead,
         recording: Bool,
         recorder: ExchangeRecorder,
@@ -39,7 +41,7 @@ struct PassthroughRelay {
             }
             fields.append((field.name, field.value))
         }
-        let url = incoming.url
+        let url = target ?? incoming.url
         return forwarder.execute(method: head.method, url: url, headers: fields, body: incoming.body, limit: limit, timeout: .seconds(60))
             .hop(to: eventLoop)
             .map { response in
