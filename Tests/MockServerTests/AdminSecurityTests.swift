@@ -5,20 +5,22 @@ import MockServer
 import NIOCore
 import Testing
 
+/// A raw HTTP/1.1 request with `Connection: close`.
+private func raw(_ method: String, _ path: String, host: String, headers: [String] = [], body: String = "") -> String {
+    var lines = ["\(method) \(path) HTTP/1.1", "Host: \(host)", "Connection: close", "Content-Length: \(body.utf8.count)"]
+    lines += headers
+    return lines.joined(separator: "\r\n") + "\r\n\r\n" + body
+}
+
+/// The status code of a raw response.
+private func status(_ response: String) -> Int {
+    Int(response.split(separator: " ").dropFirst().first ?? "") ?? 0
+}
+
 /// The admin API's holes, each tried through a real socket the way an attacker would: another
 /// local process reading files, a web page posting a form or `text/plain`, a DNS-rebinding page
 /// (its own name in `Host`), and binding beyond loopback under a loopback-looking name.
 struct AdminSecurityTests {
-    /// A raw HTTP/1.1 request with `Connection: close`.
-    private func raw(_ method: String, _ path: String, host: String, headers: [String] = [], body: String = "") -> String {
-        var lines = ["\(method) \(path) HTTP/1.1", "Host: \(host)", "Connection: close", "Content-Length: \(body.utf8.count)"]
-        lines += headers
-        return lines.joined(separator: "\r\n") + "\r\n\r\n" + body
-    }
-
-    private func status(_ response: String) -> Int {
-        Int(response.split(separator: " ").dropFirst().first ?? "") ?? 0
-    }
 
     @Test func fileResponsesAddedThroughTheAdminAPIStayInTheirFolder() async throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("airlock-files-\(UUID().uuidString)")
@@ -122,6 +124,61 @@ struct AdminSecurityTests {
         for (ip, expected) in cases {
             let address = try SocketAddress(ipAddress: ip, port: 0)
             #expect(MockServer.isLoopback(address) == expected, "\(ip)")
+        }
+    }
+}
+
+/// WireMock's admin requests pass the same checks as Airlock's own, and its file names stay in
+/// the root's `__files`.
+struct WireMockAdminSecurityTests {
+    static let mapping = #"{"request": {"urlPath": "/added"}, "response": {"body": "added"}}"#
+
+    @Test func aWebPageOrRebindingPageCannotAddOrRemoveMappingsOrStopTheServer() async throws {
+        let mock = HTTPMock()
+        var configuration = MockServer.Configuration()
+        configuration.shutdownRequestHandler = { Issue.record("a refused request stopped the server") }
+        try await withServer(mock, configuration: configuration) { server in
+            let own = "127.0.0.1:\(server.port)"
+            let json = "Content-Type: application/json"
+            let attempts = [
+                raw("POST", "/__admin/mappings", host: own, headers: ["Content-Type: text/plain"], body: Self.mapping),
+                raw("POST", "/__admin/mappings", host: "evil.example:\(server.port)", headers: [json], body: Self.mapping),
+                raw("POST", "/__admin/mappings", host: own, headers: [json, "Origin: http://evil.example"], body: Self.mapping),
+                raw("POST", "/__admin/shutdown", host: own, headers: ["Content-Type: text/plain"]),
+                raw("POST", "/__admin/shutdown", host: "evil.example:\(server.port)", headers: [json]),
+                raw("DELETE", "/__admin/mappings", host: own, headers: ["Origin: http://evil.example"]),
+                raw("GET", "/__admin/requests/unmatched/near-misses", host: "evil.example:\(server.port)"),
+            ]
+            for attempt in attempts {
+                let answer = try await rawExchange(port: server.port, attempt)
+                #expect([403, 415].contains(status(answer)), "\(attempt): \(answer)")
+            }
+            #expect(try await fetch(URL(string: "\(server.baseURL.absoluteString)/added")!).status == 404)
+        }
+    }
+
+    @Test func aMappingAddedThroughTheAdminAPICannotServeAFileOutsideTheRootsFiles() async throws {
+        let folder = try WireMockFolder(mappings: [:], files: ["inside.txt": "inside"])
+        defer { folder.remove() }
+        var configuration = MockServer.Configuration()
+        configuration.wireMockRoot = folder.root
+        try await withServer(HTTPMock(), configuration: configuration) { server in
+            let own = "127.0.0.1:\(server.port)"
+            let json = "Content-Type: application/json"
+            for name in ["../../../../etc/passwd", "/etc/passwd"] {
+                let body = #"{"request": {"urlPath": "/f"}, "response": {"bodyFileName": "\#(name)"}}"#
+                let answer = try await rawExchange(port: server.port, raw("POST", "/__admin/mappings", host: own, headers: [json], body: body))
+                #expect(status(answer) == 422, "\(name): \(answer)")
+            }
+            let inside = #"{"request": {"urlPath": "/f"}, "response": {"bodyFileName": "inside.txt"}}"#
+            #expect(status(try await rawExchange(port: server.port, raw("POST", "/__admin/mappings", host: own, headers: [json], body: inside))) == 201)
+            #expect(try await fetch(URL(string: "\(server.baseURL.absoluteString)/f")!).text == "inside")
+        }
+        // Without a root folder, no file at all.
+        try await withServer(HTTPMock()) { server in
+            let body = #"{"request": {"urlPath": "/f"}, "response": {"bodyFileName": "inside.txt"}}"#
+            let answer = try await rawExchange(port: server.port, raw("POST", "/__admin/mappings", host: "127.0.0.1:\(server.port)", headers: ["Content-Type: application/json"], body: body))
+            #expect(status(answer) == 422)
         }
     }
 }
