@@ -138,7 +138,9 @@ def exchange(port, method, target, headers, body):
 
 
 def admin_json(port, method, path, body=None):
-    status, _, data = exchange(port, method, path, {"Content-Type": "application/json"} if body else {}, body)
+    # JSON, as WireMock's clients send it (Airlock's admin API refuses other writes: a web page
+    # could send them).
+    status, _, data = exchange(port, method, path, {"Content-Type": "application/json"}, body)
     return status, (json.loads(data) if data.strip() else None)
 
 

@@ -18,16 +18,15 @@ extension JSONValue {
     /// the control characters as `\b`, `\t`, `\n`, `\f`, `\r` or `\u00XX` (upper-case hex), and
     /// everything else, `/` and non-ASCII included, as it is (UTF-8).
     ///
-    /// Numbers: a whole number up to 2^53 in magnitude as an integer (`1`, `-3`, `0` for -0);
-    /// any other as Java's `Double.toString` writes it, with the shortest digits that read back
-    /// as the same `Double`: `1.5`, `0.1`, `1.0E-4`, `1.2345678E7`, `1.0E20`.
+    /// Numbers as WireMock writes a `jsonBody` (Jackson reading floats as `BigDecimal`, trailing
+    /// zeros stripped, written plain): the shortest digits that read back as the same `Double`,
+    /// never with an exponent — `1`, `-3`, `0` for -0, `2` for `2.0`, `1.5`, `0.0001`,
+    /// `1234567890.12`, `100000000000000000000` for `1e20`.
     ///
-    /// Where Jackson can write otherwise, because a `Double` no longer knows how the number was
-    /// spelled: `1.0` and `1e2` in a document are written `1` and `100` (Jackson keeps them as
-    /// doubles: `1.0`, `100.0`); integers beyond 2^53 lose the digits a `Double` cannot hold
-    /// (Jackson keeps them as long or BigInteger: `12345678901234567890` is written here as
-    /// `1.2345678901234567E19`); JDKs before 19 sometimes write a longer spelling of a double
-    /// than the shortest one.
+    /// Where WireMock can write otherwise, because a `Double` no longer knows how the number was
+    /// spelled: a number with more significant digits than a `Double` holds (beyond 15 to 17) is
+    /// written with the digits the `Double` keeps (`12345678901234567890` as
+    /// `12345678901234567000`).
     /// - Throws: ``JSONWriteError`` for a number that is infinite or NaN, naming where it is.
     package func compactData() throws(JSONWriteError) -> Data {
         var output: [UInt8] = []
@@ -51,7 +50,7 @@ extension JSONValue {
         case .bool(let flag): output.append(contentsOf: (flag ? "true" : "false").utf8)
         case .number(let number):
             guard number.isFinite else { throw NotFinite(number: number) }
-            output.append(contentsOf: Self.javaSpelling(of: number).utf8)
+            output.append(contentsOf: Self.plainSpelling(of: number).utf8)
         case .string(let text): Self.write(text, into: &output)
         case .array(let items):
             output.append(UInt8(ascii: "["))
@@ -110,14 +109,12 @@ extension JSONValue {
         output.append(UInt8(ascii: "\""))
     }
 
-    /// `1`, `-3`, `1.5`, `1.0E-4`: see ``compactData()``.
-    static func javaSpelling(of number: Double) -> String {
+    /// `1`, `-3`, `1.5`, `0.0001`: see ``compactData()``.
+    static func plainSpelling(of number: Double) -> String {
         if number == number.rounded(.towardZero), abs(number) <= 9_007_199_254_740_992 {
             return String(Int64(number))
         }
         let magnitude = abs(number)
-        // Here Java and Swift both write the shortest digits, plainly (a fraction is there).
-        if magnitude >= 1e-3, magnitude < 1e7 { return number.description }
         // Swift writes the shortest digits that read back: take them and their exponent from it.
         let swift = magnitude.description
         var mantissa = Substring(swift)
@@ -136,7 +133,12 @@ extension JSONValue {
         }
         while digits.count > 1, digits.last == "0" { digits.removeLast() }
         let sign = number < 0 ? "-" : ""
-        let fraction = digits.count > 1 ? String(digits[1...]) : "0"
-        return "\(sign)\(digits[0]).\(fraction)E\(pointPosition - 1)"
+        if pointPosition <= 0 {
+            return sign + "0." + String(repeating: "0", count: -pointPosition) + String(digits)
+        }
+        if pointPosition >= digits.count {
+            return sign + String(digits) + String(repeating: "0", count: pointPosition - digits.count)
+        }
+        return sign + String(digits[..<pointPosition]) + "." + String(digits[pointPosition...])
     }
 }

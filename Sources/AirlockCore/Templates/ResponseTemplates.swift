@@ -19,7 +19,18 @@ package struct ResponseTemplates: Sendable {
         case json(JSONValue, [String: ResponseTemplate])
     }
 
+    /// How a format writes what it renders.
+    package enum Writing: Sendable {
+        /// A stub file's: a `Content-Type` for the body unless a header gives one; JSON with its
+        /// keys sorted.
+        case stubFile
+        /// A WireMock mapping's: only the fields the mapping gives; JSON compact, in the
+        /// document's order, as WireMock writes a `jsonBody`.
+        case wireMock
+    }
+
     private let body: Body
+    private let writing: Writing
     /// In the document's order.
     private let headers: [(name: String, template: ResponseTemplate)]
     private let contentType: String?
@@ -28,7 +39,9 @@ package struct ResponseTemplates: Sendable {
     /// - Parameters:
     ///   - body: The body: text or JSON whose strings are templates, or no body.
     ///   - headers: The header fields, each value a template.
-    package init(body: Source, headers: [(name: String, value: String, node: JSONNode)]) throws(StubFileError) {
+    ///   - writing: How the format writes the response.
+    package init(body: Source, headers: [(name: String, value: String, node: JSONNode)], writing: Writing = .stubFile) throws(StubFileError) {
+        self.writing = writing
         func parse(_ text: String, at node: JSONNode) throws(StubFileError) -> ResponseTemplate {
             do {
                 return try ResponseTemplate(text)
@@ -71,11 +84,18 @@ package struct ResponseTemplates: Sendable {
         case .text(let template, let escaping):
             data = Data(template.render(request, escaping: escaping).utf8)
         case .json(let value, let templates):
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            data = (try? encoder.encode(Self.rendering(value, templates, request))) ?? Data()
+            let rendered = Self.rendering(value, templates, request)
+            switch writing {
+            case .stubFile:
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                data = (try? encoder.encode(rendered)) ?? Data()
+            case .wireMock:
+                // Rendered strings are finite: the numbers are the document's own, already written once.
+                data = (try? rendered.compactData()) ?? Data()
+            }
         }
-        let contentType = data.isEmpty ? nil : contentType
+        let contentType = data.isEmpty || writing == .wireMock ? nil : contentType
         // In the document's order; a value that cannot be sent (a request value with a line
         // break) stays as rendered, for the check that fails the response naming the header.
         guard rendered.allSatisfy({ ResponseLimits.headerProblem(name: $0.name, value: $0.value) == nil }) else {

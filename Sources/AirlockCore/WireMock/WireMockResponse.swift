@@ -151,7 +151,7 @@ enum WireMockResponse {
         var response = MockResponse(body: body, status: status, lifetime: .eternal, delivery: delivery, headerFields: headerFields)
         if let dribble { response = response.dribbled(dribble) }
         if templated {
-            let templates = try ResponseTemplates(body: template, headers: headers)
+            let templates = try ResponseTemplates(body: template, headers: headers, writing: .wireMock)
             let made = status
             let plan = dribble
             response = MockResponse.computed(lifetime: .eternal, delivery: delivery) { request in
