@@ -36,7 +36,8 @@ enum OrderedJSON: Sendable, Equatable {
     }
 
     /// A JSON string: quotes, backslashes and control characters escaped, everything else as is
-    /// (so the UTF-8 read back is the UTF-8 written).
+    /// (so the UTF-8 read back is the UTF-8 written). Messages quote names with it too, so that
+    /// control characters show.
     static func quoted(_ value: String) -> String {
         var out = "\""
         out.unicodeScalars.reserveCapacity(value.unicodeScalars.count + 2)
@@ -48,7 +49,7 @@ enum OrderedJSON: Sendable, Equatable {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                out += String(format: "\\u%04x", scalar.value)
+                out += String(format: "\\u%04X", scalar.value)
             default: out.unicodeScalars.append(scalar)
             }
         }
