@@ -248,6 +248,8 @@ extension ExitCode {
     static let badInput = ExitCode(65)
     /// The server could not start: the port is taken, the address cannot be bound (`EX_UNAVAILABLE`).
     static let unavailable = ExitCode(69)
+    /// An output file or folder cannot be made (`EX_CANTCREAT`).
+    static let cannotCreate = ExitCode(73)
 }
 
 /// Writes a line to standard output at once (unbuffered), so that each request's line appears

@@ -22,8 +22,14 @@ struct Record: AsyncParsableCommand {
     @Option(help: "The origin to record from, such as https://api.example.com (omit for a forward proxy).")
     var target: String?
 
-    @Option(help: "The HAR file to write.", completion: .file(extensions: ["har"]))
+    @Option(help: "The HAR file to write (with --format wiremock, the folder).", completion: .file(extensions: ["har"]))
     var cassette: String
+
+    @Option(help: "har (the default) writes a HAR cassette; wiremock writes WireMock's mappings/ and __files/ into the folder --cassette names, when the command stops.")
+    var format: String = "har"
+
+    @Flag(help: "With --format wiremock: replace the mappings/ and __files/ of a folder that is not empty.")
+    var force = false
 
     @Option(help: "newEpisodes (the default) replays what the file has and records what it lacks; all records everything again.")
     var mode: String = Cassette.RecordMode.newEpisodes.rawValue
@@ -61,7 +67,12 @@ struct Record: AsyncParsableCommand {
             }
             upstream = url
         }
-        let file = URL(fileURLWithPath: cassette)
+        let writesMappings = try checkFormat()
+        // WireMock's folder is written once the command stops; until then the exchanges go to a
+        // HAR file of their own, kept if the folder cannot be written.
+        let file = writesMappings
+            ? FileManager.default.temporaryDirectory.appendingPathComponent("airlock-record-\(UUID().uuidString).har")
+            : URL(fileURLWithPath: cassette)
         let cassette = try openCassette(
             file,
             mode: recordMode,
@@ -104,7 +115,47 @@ struct Record: AsyncParsableCommand {
             sayError("airlock: \(error.description)")
             throw ExitCode.unavailable
         }
+        if writesMappings {
+            try writeMappings(from: cassette)
+            return
+        }
         say("Airlock recorded \(cassette.recordedEntries.count) exchange(s); \(self.cassette) holds \(cassette.entries.count).")
+    }
+
+    /// Whether `--format` asks for WireMock's folder; checks that the folder can take it.
+    private func checkFormat() throws -> Bool {
+        switch format.lowercased() {
+        case "har":
+            guard !force else { throw ValidationError("--force applies to --format wiremock only; a HAR cassette is extended, or recorded again with --mode all.") }
+            return false
+        case "wiremock":
+            if !force {
+                do {
+                    try WireMockSnapshot.prepare(URL(fileURLWithPath: cassette), replacingContents: false)
+                } catch {
+                    sayError("airlock: \(error.description)")
+                    throw ExitCode.cannotCreate
+                }
+            }
+            return true
+        default:
+            throw ValidationError("--format is \"\(format)\"; use har or wiremock.")
+        }
+    }
+
+    /// Writes the recorded exchanges as WireMock's folder, and removes the interim HAR file.
+    private func writeMappings(from recorded: Cassette) throws {
+        let snapshot = WireMockSnapshot(HTTPArchive(entries: recorded.entries), redaction: redactionOptions.redaction)
+        do {
+            try writeSnapshot(snapshot, to: cassette, force: force)
+        } catch {
+            if FileManager.default.fileExists(atPath: recorded.url.path) {
+                sayError("airlock: the recording is kept in \(recorded.url.path); write it later with: airlock cassette wiremock \(recorded.url.path) DIR")
+            }
+            throw error
+        }
+        try? FileManager.default.removeItem(at: recorded.url)
+        say("Airlock recorded \(recorded.recordedEntries.count) exchange(s) as \(snapshot.mappingCount) WireMock mapping(s) in \(cassette).")
     }
 }
 
@@ -143,8 +194,41 @@ struct CassetteCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cassette",
         abstract: "Work with HAR cassettes.",
-        subcommands: [Check.self]
+        subcommands: [Check.self, WireMock.self]
     )
+
+    /// `airlock cassette wiremock FILE DIR`
+    struct WireMock: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "wiremock",
+            abstract: "Write a HAR cassette as a WireMock folder: mappings/ and __files/, in WireMock's snapshot shape.",
+            discussion: """
+                Each exchange becomes mappings/<name>-<id>.json; bodies too long or not text to write \
+                inline go to __files/ byte for byte. Repeated requests become a scenario that answers in \
+                recorded order. Serve the folder with `airlock serve --wiremock DIR`, load it with \
+                WireMockMappings(directory:), or give it to WireMock as its --root-dir. The standard \
+                redaction rules apply again (changed with the options below) for HAR files from elsewhere.
+                """
+        )
+
+        @Argument(help: "The HAR file.", completion: .file(extensions: ["har"]))
+        var file: String
+
+        @Argument(help: "The folder to write (WireMock's --root-dir); made if it does not exist.", completion: .directory)
+        var directory: String
+
+        @Flag(help: "Replace the mappings/ and __files/ of a folder that is not empty.")
+        var force = false
+
+        @OptionGroup(title: "Redaction") var redactionOptions: RedactionOptions
+
+        func run() async throws {
+            let archive = try readArchive(URL(fileURLWithPath: file))
+            let snapshot = WireMockSnapshot(archive, redaction: redactionOptions.redaction)
+            try writeSnapshot(snapshot, to: directory, force: force)
+            say("Wrote \(snapshot.mappingCount) mapping(s) from \(file) to \(directory) (\(snapshot.files.count) file(s)).")
+        }
+    }
 
     /// `airlock cassette check FILE`
     struct Check: AsyncParsableCommand {
@@ -178,6 +262,16 @@ struct CassetteCommand: AsyncParsableCommand {
                 throw ExitCode.badInput
             }
         }
+    }
+}
+
+/// Writes WireMock's folder for a command, turning errors into a message and exit code 73.
+func writeSnapshot(_ snapshot: WireMockSnapshot, to directory: String, force: Bool) throws {
+    do {
+        try snapshot.write(to: URL(fileURLWithPath: directory), replacingContents: force)
+    } catch {
+        sayError("airlock: \(error.description)")
+        throw ExitCode.cannotCreate
     }
 }
 

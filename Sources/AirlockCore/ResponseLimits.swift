@@ -87,10 +87,10 @@ public enum ResponseLimits {
             return "a header name is empty"
         }
         if let byte = name.utf8.first(where: { !isTokenCharacter($0) }) {
-            return "the header name \(quoted(name)) contains \(describe(byte)), which a header name (an RFC 9110 token) cannot"
+            return "the header name \(OrderedJSON.quoted(name)) contains \(describe(byte)), which a header name (an RFC 9110 token) cannot"
         }
         if let byte = value.utf8.first(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) {
-            return "the value of header \(quoted(name)) contains \(describe(byte)), which would "
+            return "the value of header \(OrderedJSON.quoted(name)) contains \(describe(byte)), which would "
                 + (byte == 0x0D || byte == 0x0A ? "end the header and start another (header injection)" : "not be a valid field value (RFC 9110)")
         }
         return nil
@@ -118,26 +118,5 @@ public enum ResponseLimits {
         case 0x21...0x7E: "\"\(Character(Unicode.Scalar(byte)))\""
         default: String(format: "the byte 0x%02X", byte)
         }
-    }
-
-    /// A name as JSON would write it, so that control characters show.
-    private static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\r": out += "\\r"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F {
-                    out += String(format: "\\u%04X", scalar.value)
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
     }
 }

@@ -239,6 +239,23 @@ struct LaunchedAirlock {
     func stopIfRunning() {
         if process.isRunning { process.terminate() }
     }
+
+    /// Runs `airlock` to completion; returns its exit status, output and errors.
+    static func run(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
+        let path = try #require(CLITests.executable, "build the airlock executable first (swift build)")
+        let process = TestProcess()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let outputText = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, outputText, errorText)
+    }
 }
 
 /// Reads a child's output line by line without blocking the cooperative pool.

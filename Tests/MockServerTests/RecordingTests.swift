@@ -222,18 +222,6 @@ struct RecordingTests {
 
     /// Runs `airlock` to completion; returns its exit status, output and errors.
     private func run(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
-        let path = try #require(CLITests.executable, "build the airlock executable first (swift build)")
-        let process = TestProcess()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let outputText = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, outputText, errorText)
+        try LaunchedAirlock.run(arguments)
     }
 }
