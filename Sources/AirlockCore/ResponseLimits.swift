@@ -87,10 +87,10 @@ public enum ResponseLimits {
             return "a header name is empty"
         }
         if let byte = name.utf8.first(where: { !isTokenCharacter($0) }) {
-            return "the header name \(OrderedJSON.quoted(name)) contains \(describe(byte)), which a header name (an RFC 9110 token) cannot"
+            return "the header name \(JSONValue.quoted(name)) contains \(describe(byte)), which a header name (an RFC 9110 token) cannot"
         }
         if let byte = value.utf8.first(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) {
-            return "the value of header \(OrderedJSON.quoted(name)) contains \(describe(byte)), which would "
+            return "the value of header \(JSONValue.quoted(name)) contains \(describe(byte)), which would "
                 + (byte == 0x0D || byte == 0x0A ? "end the header and start another (header injection)" : "not be a valid field value (RFC 9110)")
         }
         return nil

@@ -38,13 +38,52 @@ extension JSONValue {
         return Data(output)
     }
 
+    /// The value pretty-printed as WireMock's Jackson writes mapping files — `"name" : value`, two
+    /// spaces a level, `[ a, b ]` for arrays, `{ }` and `[ ]` when empty — members in document
+    /// order, strings and numbers as ``compactData()`` writes them, ending with a newline.
+    /// - Throws: ``JSONWriteError`` for a number that is infinite or NaN, naming where it is.
+    package func prettyData() throws(JSONWriteError) -> Data {
+        var output: [UInt8] = []
+        do {
+            try Self.write(self, into: &output, indent: 0)
+        } catch {
+            throw JSONWriteError(path: "$" + error.path.reversed().joined(), number: error.number)
+        }
+        output.append(UInt8(ascii: "\n"))
+        return Data(output)
+    }
+
+    /// A string as a JSON string literal, for messages: as the writer escapes it, and DEL
+    /// (U+007F) as `\u007F` too, so that nothing invisible hides in a message.
+    package static func quoted(_ text: String) -> String {
+        var output: [UInt8] = []
+        write(text, into: &output)
+        return String(decoding: output, as: UTF8.self).replacingOccurrences(of: "\u{7F}", with: "\\u007F")
+    }
+
+    /// An object of these members, in this order.
+    package static func members(_ pairs: [(String, JSONValue)]) -> JSONValue {
+        .object(JSONMembers(pairs.lazy.map { (key: $0.0, value: $0.1) }))
+    }
+
+    /// ``prettyData()`` of a document of finite numbers (made from counts and codes, not read).
+    package var prettyText: Data {
+        (try? prettyData()) ?? Data()
+    }
+
     /// A non-finite number, and the path to it built from the inside out.
     private struct NotFinite: Error {
         let number: Double
         var path: [String] = []
     }
 
-    private static func write(_ value: JSONValue, into output: inout [UInt8]) throws(NotFinite) {
+    /// Writes `value` compact (`indent` nil) or pretty-printed at `indent` levels.
+    private static func write(_ value: JSONValue, into output: inout [UInt8], indent: Int? = nil) throws(NotFinite) {
+        let inner = indent.map { $0 + 1 }
+        func newline(_ level: Int) {
+            output.append(UInt8(ascii: "\n"))
+            output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: level * 2))
+        }
         switch value {
         case .null: output.append(contentsOf: "null".utf8)
         case .bool(let flag): output.append(contentsOf: (flag ? "true" : "false").utf8)
@@ -54,26 +93,32 @@ extension JSONValue {
         case .string(let text): Self.write(text, into: &output)
         case .array(let items):
             output.append(UInt8(ascii: "["))
+            if indent != nil { output.append(UInt8(ascii: " ")) }
             for (index, item) in items.enumerated() {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
+                if index > 0 { output.append(contentsOf: indent == nil ? [UInt8(ascii: ",")] : Array(", ".utf8)) }
                 do {
-                    try write(item, into: &output)
+                    try write(item, into: &output, indent: inner)
                 } catch {
                     throw NotFinite(number: error.number, path: error.path + ["[\(index)]"])
                 }
             }
+            if indent != nil, !items.isEmpty { output.append(UInt8(ascii: " ")) }
             output.append(UInt8(ascii: "]"))
         case .object(let members):
             output.append(UInt8(ascii: "{"))
             for (index, (key, member)) in members.enumerated() {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
+                if let inner { newline(inner) }
                 Self.write(key, into: &output)
-                output.append(UInt8(ascii: ":"))
+                output.append(contentsOf: indent == nil ? [UInt8(ascii: ":")] : Array(" : ".utf8))
                 do {
-                    try write(member, into: &output)
+                    try write(member, into: &output, indent: inner)
                 } catch {
                     throw NotFinite(number: error.number, path: error.path + [".\(key)"])
                 }
+            }
+            if let indent {
+                if members.isEmpty { output.append(UInt8(ascii: " ")) } else { newline(indent) }
             }
             output.append(UInt8(ascii: "}"))
         }

@@ -17,9 +17,9 @@ extension WireMockSnapshot {
         /// The path's segments joined with `-`, for a scenario's name.
         let pathParts: String
         /// The mapping's `request`.
-        let request: OrderedJSON
+        let request: JSONValue
         let status: Int
-        let headers: OrderedJSON?
+        let headers: JSONValue?
         let body: Data
         /// Whether the body may be written inline as `body`.
         let bodyIsInlineText: Bool
@@ -57,7 +57,7 @@ extension WireMockSnapshot {
 
         /// The mapping file, and the body's file when the body is not inline.
         func files(insertionIndex: Int) -> (mapping: File, body: File?) {
-            var response: [(String, OrderedJSON)] = [("status", .integer(status))]
+            var response: [(String, JSONValue)] = [("status", .number(Double(status)))]
             var bodyFile: File?
             if !body.isEmpty {
                 if bodyIsInlineText {
@@ -69,21 +69,21 @@ extension WireMockSnapshot {
                 }
             }
             if let headers { response.append(("headers", headers)) }
-            var members: [(String, OrderedJSON)] = [("id", .string(id))]
+            var members: [(String, JSONValue)] = [("id", .string(id))]
             if !name.isEmpty { members.append(("name", .string(name))) }
-            members += [("request", request), ("response", .object(response)), ("uuid", .string(id)), ("persistent", .bool(true))]
+            members += [("request", request), ("response", .members(response)), ("uuid", .string(id)), ("persistent", .bool(true))]
             if let scenario {
                 members.append(("scenarioName", .string(scenario.name)))
                 members.append(("requiredScenarioState", .string(scenario.required)))
                 if let next = scenario.next { members.append(("newScenarioState", .string(next))) }
             }
-            members.append(("insertionIndex", .integer(insertionIndex)))
-            return (File(path: "mappings/\(baseName).json", contents: OrderedJSON.object(members).data), bodyFile)
+            members.append(("insertionIndex", .number(Double(insertionIndex))))
+            return (File(path: "mappings/\(baseName).json", contents: JSONValue.members(members).prettyText), bodyFile)
         }
 
         /// Each name once, in the order it first occurs, with its values in order (an array when
         /// it occurs more than once). Names keep their spelling; two spellings stay two keys.
-        private static func headers(_ fields: HTTPFields) -> OrderedJSON? {
+        private static func headers(_ fields: HTTPFields) -> JSONValue? {
             guard !fields.isEmpty else { return nil }
             var names: [String] = []
             var values: [String: [String]] = [:]
@@ -92,9 +92,9 @@ extension WireMockSnapshot {
                 if values[name] == nil { names.append(name) }
                 values[name, default: []].append(field.value)
             }
-            return .object(names.map { name in
+            return .members(names.map { name in
                 let list = values[name] ?? []
-                return (name, list.count == 1 ? .string(list[0]) : .array(list.map(OrderedJSON.string)))
+                return (name, list.count == 1 ? .string(list[0]) : .array(list.map(JSONValue.string)))
             })
         }
 
@@ -124,10 +124,10 @@ extension WireMockSnapshot {
     }
 }
 
-extension OrderedJSON {
+extension JSONValue {
     /// The `method` member of a request pattern, for a file name.
     fileprivate var method: String {
-        guard case .object(let members) = self, case .string(let method)? = members.first(where: { $0.0 == "method" })?.1 else { return "" }
+        guard case .object(let members) = self, case .string(let method)? = members["method"] else { return "" }
         return method
     }
 }

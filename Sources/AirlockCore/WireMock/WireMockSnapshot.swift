@@ -153,7 +153,7 @@ public struct WireMockSnapshot: Sendable {
         var groups: [String: [Int]] = [:]
         var order: [String] = []
         for (index, draft) in drafts.enumerated() {
-            let key = draft.request.text()
+            let key = String(decoding: draft.request.prettyText, as: UTF8.self)
             if groups[key] == nil { order.append(key) }
             groups[key, default: []].append(index)
         }
