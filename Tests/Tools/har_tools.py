@@ -99,157 +99,38 @@ Werkzeug==3.1.9
 wsproto==1.2.0
 zstandard==0.23.0
 """
-STAMP_TEXT = "\n".join(REQUIREMENTS) + "\n" + CONSTRAINTS
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import toolenv  # noqa: E402  (Tests/Tools' shared installation and result line)
+from toolenv import HEARTBEAT, INSTALL_LIMIT, ToolError, die_with_parent, say  # noqa: E402,F401
 
-# Hang guards, not performance limits: a step that takes longer is stuck. A test reading this
-# script's output gives up after 60 s without a line (the suite's hangGuard): the script prints
-# a line at least every HEARTBEAT seconds, and gives up on a step (saying so) before that.
-HEARTBEAT = 15  # seconds without a line before "still working" is printed
-INSTALL_LIMIT = 20 * 60  # one pip run, or the wait for another run's
+ENVIRONMENT = toolenv.Environment(
+    "har_tools", HOME, REQUIREMENTS, CONSTRAINTS, "import haralyzer, mitmproxy.version; print('mitmproxy', mitmproxy.version.VERSION)"
+)
+VENV_PYTHON = ENVIRONMENT.python
+
+# A hang guard, not a performance limit (see toolenv): a step that takes longer is stuck.
 STEP_LIMIT = 45  # a child's banner, a socket exchange, a child's exit
 
 
-class ToolError(Exception):
-    """A step that could not run; the message says why."""
-
-
-def say(line):
-    print(line, flush=True)
-
-
 def inside_venv():
-    try:
-        return Path(sys.prefix).resolve() == VENV.resolve()
-    except OSError:
-        return False
-
-
-try:
-    import ctypes
-
-    PRCTL = ctypes.CDLL(None, use_errno=True).prctl  # looked up before any fork
-except (ImportError, OSError, AttributeError):
-    PRCTL = None
-
-
-def die_with_parent():
-    """In the child, before exec: SIGKILL when this script ends, however it ends (Linux's
-    PR_SET_PDEATHSIG), so that no mitmdump or airlock outlives a killed run."""
-    if PRCTL is not None:
-        PRCTL(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+    return ENVIRONMENT.inside()
 
 
 def run_logged(arguments, what, limit=INSTALL_LIMIT, prefix="  "):
-    """Runs a command, echoing its output line by line (and a heartbeat when it is quiet);
-    returns its output; raises ToolError with the output's tail when it fails."""
-    say(f"har_tools: {what}: {' '.join(str(a) for a in arguments)}")
-    process = subprocess.Popen(
-        [str(a) for a in arguments], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
-        preexec_fn=die_with_parent,
-    )
-    lines = []
-
-    def pump():
-        for line in process.stdout:
-            lines.append(line.rstrip("\n"))
-            say(prefix + line.rstrip("\n"))
-
-    reader = threading.Thread(target=pump, daemon=True)
-    reader.start()
-    started = time.monotonic()
-    while True:
-        try:
-            process.wait(timeout=HEARTBEAT)
-            break
-        except subprocess.TimeoutExpired:
-            elapsed = time.monotonic() - started
-            if elapsed > limit:
-                process.kill()
-                process.wait()
-                reader.join(5)
-                raise ToolError(f"{what} did not finish within {limit} s and was stopped (a hang guard); its last output:\n" + "\n".join(lines[-30:]))
-            say(f"har_tools: {what}: still running ({int(elapsed)} s)")
-    reader.join(5)
-    if process.returncode != 0:
-        raise ToolError(f"{what} failed (exit status {process.returncode}); its last output:\n" + "\n".join(lines[-40:]))
-    return lines
+    return ENVIRONMENT.run_logged(arguments, what, limit=limit, prefix=prefix)
 
 
 def ensure_tools():
-    """Creates or reuses the virtual environment with the pinned tools. Several runs at once
-    (tests in parallel) take turns through a lock file inside HOME."""
-    HOME.mkdir(parents=True, exist_ok=True)
-    with open(HOME / "install.lock", "w") as lock:
-        waited = time.monotonic()
-        announced = 0.0
-        while True:
-            try:
-                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                elapsed = time.monotonic() - waited
-                if elapsed > INSTALL_LIMIT:
-                    raise ToolError(f"another har_tools run held {HOME / 'install.lock'} for {INSTALL_LIMIT} s (a hang guard)")
-                if elapsed - announced >= 10:
-                    announced = elapsed
-                    say(f"har_tools: waiting for another run installing the tools ({int(elapsed)} s)")
-                time.sleep(0.5)
-        stamp = VENV / "har-tools-pins.txt"
-        if stamp.exists() and stamp.read_text() == STAMP_TEXT and VENV_PYTHON.exists():
-            return
-        if not VENV_PYTHON.exists() or subprocess.run([str(VENV_PYTHON), "-c", "pass"], capture_output=True).returncode != 0:
-            run_logged([sys.executable, "-m", "venv", "--clear", VENV], "creating the virtual environment")
-        constraints = VENV / "har-tools-constraints.txt"
-        constraints.write_text(CONSTRAINTS)
-        run_logged(
-            [
-                VENV_PYTHON, "-m", "pip", "install", "--disable-pip-version-check", "--no-input", "--progress-bar", "off",
-                "--cache-dir", HOME / "pip-cache", "-c", constraints, *REQUIREMENTS,
-            ],
-            "installing " + " ".join(REQUIREMENTS),
-            prefix="  pip: ",
-        )
-        run_logged([VENV_PYTHON, "-c", "import haralyzer, mitmproxy.version; print('mitmproxy', mitmproxy.version.VERSION)"], "checking the installation")
-        stamp.write_text(STAMP_TEXT)
+    ENVIRONMENT.ensure()
 
 
-# MARK: - Results
-
-
-class Report:
-    """Problems (failures), findings (known, pinned differences) and extra result fields."""
-
+class Report(toolenv.Report):
     def __init__(self, command, strict=False):
-        self.command = command
-        self.strict = strict
-        self.problems = []
-        self.findings = []
-        self.extra = {}
-
-    def problem(self, text):
-        self.problems.append(text)
-        say("PROBLEM: " + text)
-
-    def finding(self, text):
-        if self.strict:
-            self.problem("(strict) " + text)
-        else:
-            self.findings.append(text)
-            say("FINDING: " + text)
-
-    def finish(self):
-        ok = not self.problems
-        say(f"har_tools {self.command}: {'ok' if ok else f'{len(self.problems)} problem(s)'}" + (f", {len(self.findings)} finding(s)" if self.findings else ""))
-        result = {"tool": "har_tools", "command": self.command, "ok": ok, "problems": self.problems, "findings": self.findings}
-        result.update(self.extra)
-        print(json.dumps(result, ensure_ascii=True), flush=True)
-        return 0 if ok else 1
+        super().__init__("har_tools", command, strict)
 
 
 def fail_to_run(command, message):
-    say("PROBLEM: " + message)
-    print(json.dumps({"tool": "har_tools", "command": command, "ok": False, "problems": [message], "findings": []}, ensure_ascii=True), flush=True)
-    return 2
+    return toolenv.fail_to_run("har_tools", command, message)
 
 
 # MARK: - HAR 1.2 field check
