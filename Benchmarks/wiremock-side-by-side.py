@@ -34,6 +34,8 @@ import argparse
 import base64
 import http.client
 import json
+import tempfile
+import shutil
 import os
 import re
 import shlex
@@ -375,6 +377,13 @@ def answer(port, method, target, headers, body):
         return {"failed": type(error).__name__}
 
 
+def identity(stub_mapping):
+    """A mapping as what it matches and answers, for telling which one answered on each server."""
+    if not stub_mapping:
+        return None
+    return json.dumps({key: stub_mapping.get(key) for key in ("request", "response", "priority", "scenarioName", "requiredScenarioState")}, sort_keys=True)
+
+
 def compare(mapping, one, other):
     response = mapping.get("response", {})
     if response.get("fault"):
@@ -413,12 +422,29 @@ def compare(mapping, one, other):
 def run_root(root, arguments, summary):
     say(f"\n== {root}")
     files_count = mappings_in_files(root)
-    wiremock = Server("WireMock", f"java -jar {shlex.quote(str(arguments.jar))} --port {{port}} --bind-address 127.0.0.1 --root-dir {{root}} --local-response-templating --disable-banner", root)
-    other = Server("other", arguments.other, root)
+    wiremock_command = f"java -jar {shlex.quote(str(arguments.jar))} --port {{port}} --bind-address 127.0.0.1 --root-dir {{root}} --local-response-templating --disable-banner"
+    served_root = root
+    if arguments.isolated:
+        # The mappings as WireMock reads them from the folder; then both servers start on a copy
+        # with the same __files and no mappings, and get one mapping at a time.
+        reader = Server("WireMock", wiremock_command, root)
+        try:
+            reader.start()
+            _, first_listing = admin_json(reader.port, "GET", "/__admin/mappings")
+        finally:
+            reader.stop()
+        served_root = Path(tempfile.mkdtemp(prefix="side-by-side-"))
+        (served_root / "mappings").mkdir()
+        if (root / "__files").exists():
+            shutil.copytree(root / "__files", served_root / "__files")
+    wiremock = Server("WireMock", wiremock_command, served_root)
+    other = Server("other", arguments.other, served_root)
     try:
         wiremock.start()
         other.start()
         _, listing = admin_json(wiremock.port, "GET", "/__admin/mappings")
+        if arguments.isolated:
+            listing = first_listing
         mappings = listing["mappings"]
         load = {"root": str(root), "mappings_in_files": files_count, "loaded_by_wiremock": listing["meta"]["total"]}
         summary["load"].append(load)
@@ -434,6 +460,19 @@ def run_root(root, arguments, summary):
                 summary["skipped"].append({"mapping": label, "reason": str(reason)})
                 say(f"  {'skip':9} {label[:90]}  ({reason})")
                 continue
+            if arguments.isolated:
+                # Each mapping alone on both servers, sent as WireMock lists it: what it answers
+                # does not depend on which of several overlapping mappings a server prefers.
+                refused = None
+                for server in (wiremock, other):
+                    admin_json(server.port, "DELETE", "/__admin/mappings")
+                    status, _ = admin_json(server.port, "POST", "/__admin/mappings", json.dumps(mapping).encode())
+                    if status != 201:
+                        refused = f"{server.name} refused the mapping ({status})"
+                if refused:
+                    summary["refused"].append({"mapping": label, "reason": refused})
+                    say(f"  {'refused':9} {label[:90]}  ({refused})")
+                    continue
             for server in (wiremock, other):
                 status, _ = admin_json(server.port, "POST", "/__admin/scenarios/reset")
                 if status != 200:
@@ -441,32 +480,48 @@ def run_root(root, arguments, summary):
             one = answer(wiremock.port, method, target, headers, body)
             two = answer(other.port, method, target, headers, body)
             _, journal = admin_json(wiremock.port, "GET", "/__admin/requests?limit=1")
-            served_by = ((journal or {}).get("requests") or [{}])[0].get("stubMapping", {}).get("id")
+            served = ((journal or {}).get("requests") or [{}])[0].get("stubMapping", {})
+            served_by = served.get("id")
+            # Which mapping the other server answered with, by what it matches and answers (ids
+            # differ: each server makes up its own for mappings that have none).
+            _, other_journal = admin_json(other.port, "GET", "/__admin/requests?limit=1")
+            other_served = ((other_journal or {}).get("requests") or [{}])[0].get("stubMapping", {})
+            same_mapping = identity(served) == identity(other_served)
             same, differences, note = compare(mapping, one, two)
             summary["probed"] += 1
-            if served_by != mapping["id"]:
+            intended = served_by == mapping["id"]
+            if not intended:
                 summary["answered_by_another_mapping"] += 1
                 note = (note + "; " if note else "") + "WireMock answered with another mapping"
+            if not same_mapping:
+                summary["answered_by_other_mappings_in_each"] += 1
+                note = (note + "; " if note else "") + "the servers answered with different mappings"
             if same:
                 summary["same"] += 1
             else:
-                summary["different"].append({"mapping": label, "request": f"{method} {target}", "differences": differences})
+                summary["different"].append({
+                    "mapping": label, "request": f"{method} {target}", "differences": differences,
+                    "wiremock_answered_it": intended, "same_mapping_answered": same_mapping,
+                })
             say(f"  {'same' if same else 'DIFFERENT':9} {label[:90]}  {method} {target[:60]}" + (f"  [{note}]" if note else "") + ("" if same else "\n            " + "\n            ".join(differences)))
     finally:
         other.stop()
         wiremock.stop()
+        if served_root != root:
+            shutil.rmtree(served_root, ignore_errors=True)
 
 
 def main():
     top = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     top.add_argument("roots", nargs="+", help="folders holding mappings/ (and __files/), or a folder of such folders")
     top.add_argument("--jar", default=str(JAR), help="WireMock standalone's jar (default: .build/benchmarks/wiremock-standalone.jar)")
+    top.add_argument("--isolated", action="store_true", help="serve each mapping alone on both servers (through their admin APIs) before probing it")
     top.add_argument("--other", default=DEFAULT_OTHER, help="the other server's command; {root} and {port} are filled in (default: %(default)s)")
     arguments = top.parse_args()
     if not Path(arguments.jar).is_file():
         say(f"no WireMock jar at {arguments.jar}: `bash Benchmarks/http-load.sh` fetches it from PyPI's wiremock wheel")
         return 2
-    summary = {"tool": "wiremock-side-by-side", "roots": [], "mappings": 0, "probed": 0, "same": 0, "answered_by_another_mapping": 0, "different": [], "skipped": [], "load": [], "errors": []}
+    summary = {"tool": "wiremock-side-by-side", "roots": [], "mappings": 0, "probed": 0, "same": 0, "answered_by_another_mapping": 0, "answered_by_other_mappings_in_each": 0, "different": [], "skipped": [], "refused": [], "load": [], "errors": []}
     for root in roots_under(arguments.roots):
         summary["roots"].append(str(root))
         try:

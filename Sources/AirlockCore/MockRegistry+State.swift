@@ -176,7 +176,8 @@ extension MockRegistry {
                 if let step = routes[id].scenario, let newState = step.newState {
                     scenarios[step.name] = newState
                 }
-                let stub = routes[id].stub
+                var stub = routes[id].stub
+                if !mappings.isEmpty { stub.mappingID = mappings.mapping(ofRoute: id) }
                 let recorder = journal.append({
                     // Made here when no condition needed it: one entry, no copy.
                     var answered = recorded ?? RecordedRequest(sequence: 0, request: request, date: date)

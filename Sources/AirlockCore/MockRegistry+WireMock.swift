@@ -54,12 +54,22 @@ extension MockRegistry.State {
     struct MappingIndex: Sendable {
         private(set) var order: [UUID] = []
         private(set) var entries: [UUID: (mapping: WireMockMapping, route: Int?)] = [:]
+        /// The mapping each route serves.
+        private var byRoute: [Int: UUID] = [:]
+
+        var isEmpty: Bool { entries.isEmpty }
+
+        /// The id of the mapping a route serves, if it serves one.
+        func mapping(ofRoute route: Int) -> UUID? {
+            byRoute[route]
+        }
 
         var all: [WireMockMapping] { order.compactMap { entries[$0]?.mapping } }
 
         mutating func insert(_ mapping: WireMockMapping, route: Int?) {
             if entries[mapping.id] == nil { order.append(mapping.id) }
             entries[mapping.id] = (mapping, route)
+            if let route { byRoute[route] = mapping.id }
         }
 
         mutating func noteSaved(_ id: UUID, in file: URL) {
@@ -68,6 +78,7 @@ extension MockRegistry.State {
 
         mutating func remove(_ id: UUID) -> Int?? {
             guard let entry = entries.removeValue(forKey: id) else { return nil }
+            if let route = entry.route { byRoute[route] = nil }
             order.removeAll { $0 == id }
             return .some(entry.route)
         }
@@ -75,7 +86,10 @@ extension MockRegistry.State {
         /// Drops the mappings whose routes are cleared.
         mutating func removeAll(where isCleared: (Int) -> Bool) {
             for id in order {
-                if let route = entries[id]?.route, isCleared(route) { entries[id] = nil }
+                if let route = entries[id]?.route, isCleared(route) {
+                    entries[id] = nil
+                    byRoute[route] = nil
+                }
             }
             order.removeAll { entries[$0] == nil }
         }

@@ -89,6 +89,9 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
     /// stub matched and the unmocked policy answered.
     public var stub: String? { answeredBy?.shown(by: .standard) }
     /// The stub that answered, described only when someone asks.
+    /// The id of the WireMock mapping that answered, if one did.
+    package var mappingID: UUID? { answeredBy?.mappingID }
+
     var answeredBy: StubDescription? {
         get { storage.answeredBy }
         set { writable.answeredBy = newValue }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// How messages name a stub: `host "api.example.com", path "/users", query contains q=swift`.
 package struct StubDescription: Sendable, CustomStringConvertible {
     package let host: String
@@ -7,6 +9,8 @@ package struct StubDescription: Sendable, CustomStringConvertible {
     package let requirement: String?
     /// The scenario step the stub belongs to, if any.
     let scenario: ScenarioStep?
+    /// The WireMock mapping the stub was made from, if it was (not part of the description).
+    package var mappingID: UUID?
 
     init(host: String, path: String, query: QueryConstraint?, requirement: String? = nil, scenario: ScenarioStep? = nil) {
         self.host = host

@@ -68,9 +68,11 @@ struct WireMockAdminAPITests {
         try await withServer(HTTPMock()) { server in
             try await withClient { client in
                 let base = server.baseURL.absoluteString
-                #expect(try await send(client, "\(base)/__admin/mappings", method: .POST, headers: Self.json, body: #"""
+                let created = try await send(client, "\(base)/__admin/mappings", method: .POST, headers: Self.json, body: #"""
                     {"request": {"method": "GET", "urlPath": "/orders"}, "response": {"body": "[]"}}
-                    """#).status == 201)
+                    """#)
+                #expect(created.status == 201)
+                let mappingID = try object(created.text)["id"] as? String
                 _ = try await send(client, "\(base)/orders?page=1")
                 _ = try await send(client, "\(base)/orders?page=2")
                 _ = try await send(client, "\(base)/order")
@@ -82,6 +84,8 @@ struct WireMockAdminAPITests {
                 // Newest first, as WireMock lists them.
                 #expect(events.compactMap { ($0["request"] as? [String: Any])?["url"] as? String } == ["/order", "/orders?page=2", "/orders?page=1"])
                 #expect(events.map { $0["wasMatched"] as? Bool } == [false, true, true])
+                // The mapping that answered, as WireMock names it in a serve event.
+                #expect(events.map { ($0["stubMapping"] as? [String: Any])?["id"] as? String } == [nil, mappingID, mappingID])
                 let id = try #require(events.last?["id"] as? String)
                 let single = try object(try await send(client, "\(base)/__admin/requests/\(id)").text)
                 #expect((single["request"] as? [String: Any])?["url"] as? String == "/orders?page=1")

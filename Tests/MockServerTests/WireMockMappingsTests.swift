@@ -136,6 +136,20 @@ struct WireMockMappingsTests {
         return picked
     }
 
+    @Test func templatesEscapeWhatTheyInsertAsHandlebarsDoesUnlessTripleStashed() async throws {
+        let mappings = try WireMockMappings(data: Data(#"""
+            {"request": {"urlPath": "/echo"},
+             "response": {"body": "{{request.query.q}} | {{{request.query.q}}}", "headers": {"X-Echo": "{{request.query.q}}"},
+                          "transformers": ["response-template"]}}
+            """#.utf8), source: "echo mapping", rootDirectory: FileManager.default.temporaryDirectory)
+        let mock = HTTPMock()
+        mock.registerStubs(mappings)
+        let echoed = try await mock.fetch("https://a.test/echo?q=%3Cb%3E%26%22x%22%3D1")
+        #expect(echoed.text == "&lt;b&gt;&amp;&quot;x&quot;&#x3D;1 | <b>&\"x\"=1")
+        #expect(echoed.header("X-Echo") == "&lt;b&gt;&amp;&quot;x&quot;&#x3D;1")
+        #expect(echoed.header("Content-Type") == nil)
+    }
+
     // MARK: Proxying
 
     @Test func aProxyMappingSendsTheRequestOnInProcessAndOverTheSocket() async throws {

@@ -33,11 +33,15 @@ package struct ResponseTemplate: Sendable {
         case none
         /// As the content of a JSON string (quotes, backslashes and control characters escaped).
         case jsonString
+        /// As Handlebars (WireMock's templates) writes `{{…}}`: ``&<>"'`=`` as HTML entities;
+        /// `{{{…}}}` as they are.
+        case html
     }
 
     private enum Segment: Sendable {
         case text(String)
-        case expression(Expression)
+        /// An expression; `raw` for `{{{…}}}`, which Handlebars never escapes.
+        case expression(Expression, raw: Bool)
     }
 
     private enum Expression: Sendable {
@@ -88,7 +92,7 @@ package struct ResponseTemplate: Sendable {
                 throw ParseError(problem: "has \"{{\" without a closing \"\(closer)\"", expected: "{{expression}}")
             }
             let source = rest[bodyStart..<close.lowerBound].trimmingCharacters(in: .whitespaces)
-            segments.append(.expression(try Self.expression(source)))
+            segments.append(.expression(try Self.expression(source), raw: triple))
             rest = rest[close.upperBound...]
         }
         if !rest.isEmpty { segments.append(.text(String(rest))) }
@@ -102,9 +106,13 @@ package struct ResponseTemplate: Sendable {
             switch segment {
             case .text(let text):
                 output += text
-            case .expression(let expression):
+            case .expression(let expression, let raw):
                 let value = Self.evaluate(expression, request, now: now)
-                output += escaping == .jsonString ? Self.jsonEscaped(value) : value
+                switch escaping {
+                case .none: output += value
+                case .jsonString: output += Self.jsonEscaped(value)
+                case .html: output += raw ? value : Self.htmlEscaped(value)
+                }
             }
         }
         return output
@@ -342,6 +350,25 @@ package struct ResponseTemplate: Sendable {
         }
         let data = try? JSONSerialization.data(withJSONObject: node, options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes])
         return data.map { String(decoding: $0, as: UTF8.self) } ?? ""
+    }
+
+    /// `text` as Handlebars escapes an expression's value.
+    static func htmlEscaped(_ text: String) -> String {
+        guard text.contains(where: { "&<>\"'`=".contains($0) }) else { return text }
+        var output = ""
+        for character in text {
+            switch character {
+            case "&": output += "&amp;"
+            case "<": output += "&lt;"
+            case ">": output += "&gt;"
+            case "\"": output += "&quot;"
+            case "'": output += "&#x27;"
+            case "`": output += "&#x60;"
+            case "=": output += "&#x3D;"
+            default: output.append(character)
+            }
+        }
+        return output
     }
 
     /// The content of a JSON string for `text`: quotes, backslashes and control characters escaped.

@@ -76,15 +76,17 @@ package struct ResponseTemplates: Sendable {
 
     /// The response for a request.
     func render(_ request: RecordedRequest, status: MockResponse.Status) -> MockResponse {
-        let rendered = headers.map { (name: $0.name, value: $0.template.render(request)) }
+        // WireMock's templates are Handlebars, which escapes what `{{…}}` inserts.
+        let inserted: ResponseTemplate.Escaping = writing == .wireMock ? .html : .none
+        let rendered = headers.map { (name: $0.name, value: $0.template.render(request, escaping: inserted)) }
         let data: Data
         switch body {
         case .none:
             data = Data()
         case .text(let template, let escaping):
-            data = Data(template.render(request, escaping: escaping).utf8)
+            data = Data(template.render(request, escaping: writing == .wireMock ? .html : escaping).utf8)
         case .json(let value, let templates):
-            let rendered = Self.rendering(value, templates, request)
+            let rendered = Self.rendering(value, templates, request, escaping: inserted)
             switch writing {
             case .stubFile:
                 let encoder = JSONEncoder()
@@ -113,11 +115,11 @@ package struct ResponseTemplates: Sendable {
         }
     }
 
-    private static func rendering(_ value: JSONValue, _ templates: [String: ResponseTemplate], _ request: RecordedRequest) -> JSONValue {
+    private static func rendering(_ value: JSONValue, _ templates: [String: ResponseTemplate], _ request: RecordedRequest, escaping: ResponseTemplate.Escaping) -> JSONValue {
         switch value {
-        case .string(let text): .string(templates[text]?.render(request) ?? text)
-        case .array(let items): .array(items.map { rendering($0, templates, request) })
-        case .object(let object): .object(object.mapValues { rendering($0, templates, request) })
+        case .string(let text): .string(templates[text]?.render(request, escaping: escaping) ?? text)
+        case .array(let items): .array(items.map { rendering($0, templates, request, escaping: escaping) })
+        case .object(let object): .object(object.mapValues { rendering($0, templates, request, escaping: escaping) })
         default: value
         }
     }

@@ -81,7 +81,7 @@ struct AdminAPI {
             let limit = components?.queryItems?.first { $0.name == "limit" }?.value.flatMap(Int.init) ?? Int.max
             let events = journal.all.reversed().prefix(max(0, limit)).map { request in
                 let shown = redaction.apply(to: request)
-                return WireMockJournal.serveEvent(shown).merging(RequestRecord(shown).fields) { wireMock, _ in wireMock }
+                return wireMock.serveEvent(shown).merging(RequestRecord(shown).fields) { wireMock, _ in wireMock }
             }
             return Self.json(200, [
                 "requests": events, "meta": ["total": counts.seen], "requestJournalDisabled": false,

@@ -58,7 +58,7 @@ struct WireMockAdminAPI {
             else {
                 return AdminAPI.json(404, ["errors": [["title": "no request \(id) in the journal"]]])
             }
-            return AdminAPI.json(200, WireMockJournal.serveEvent(redaction.apply(to: request)))
+            return AdminAPI.json(200, serveEvent(redaction.apply(to: request)))
         case (.DELETE, "requests"), (.POST, "requests/reset"):
             registry.journal.clear()
             return Self.empty(200)
@@ -231,6 +231,12 @@ struct WireMockAdminAPI {
                 return pattern.matches(RecordedRequest(sequence: 0, request: incoming, date: Date()))
             })
         }
+    }
+
+    /// A request as a serve event, with the mapping that answered it if it is still registered.
+    func serveEvent(_ request: RecordedRequest) -> [String: Any] {
+        let mapping = request.mappingID.flatMap(registry.wireMockMapping(id:)).map(listed)
+        return WireMockJournal.serveEvent(request, stubMapping: mapping)
     }
 
     /// A mapping as the admin API lists it: its JSON, with secret values hidden by the journal's

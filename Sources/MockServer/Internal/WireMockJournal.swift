@@ -67,14 +67,16 @@ enum WireMockJournal {
         ]
     }
 
-    /// A request with what answered it, as WireMock lists the journal (`ServeEvent`).
-    static func serveEvent(_ request: RecordedRequest) -> [String: Any] {
+    /// A request with what answered it, as WireMock lists the journal (`ServeEvent`): with
+    /// `stubMapping`, the mapping that answered (as the admin API lists it), when one did.
+    static func serveEvent(_ request: RecordedRequest, stubMapping: [String: Any]? = nil) -> [String: Any] {
         var event: [String: Any] = [
             "id": id(of: request.sequence),
             "request": loggedRequest(request),
             "wasMatched": request.wasMatched,
             "responseDefinition": ["status": request.response?.status ?? 0, "fromConfiguredStub": request.wasMatched],
         ]
+        if let stubMapping { event["stubMapping"] = stubMapping }
         if let response = request.response {
             var headers: [String: String] = [:]
             for field in response.headerFields { headers[field.name.canonicalName] = field.value }
