@@ -55,6 +55,9 @@ public struct MockResponse: Hashable, Sendable {
     package var body: Body { storage.body }
     /// How the body is paced, when it is dribbled.
     package var dribble: DribblePlan? { storage.dribble }
+    /// The status line's reason phrase, when the response gives its own (WireMock's
+    /// `statusMessage`); a socket sends it, a `URLSession` client has no way to see one.
+    package var reasonPhrase: String? { storage.reasonPhrase }
 
     /// Whether the body is already decoded although ``headerFields`` name a `Content-Encoding`:
     /// a replayed HAR text or what a `URLSession` decoded while recording. A server then sends
@@ -77,6 +80,7 @@ public struct MockResponse: Hashable, Sendable {
         let body: Body
         let dribble: DribblePlan?
         let bodyIsDecoded: Bool
+        let reasonPhrase: String?
 
         init(
             status: Status,
@@ -86,9 +90,11 @@ public struct MockResponse: Hashable, Sendable {
             defaultContentType: String?,
             body: Body,
             dribble: DribblePlan?,
-            bodyIsDecoded: Bool = false
+            bodyIsDecoded: Bool = false,
+            reasonPhrase: String? = nil
         ) {
             self.bodyIsDecoded = bodyIsDecoded
+            self.reasonPhrase = reasonPhrase
             self.status = status
             self.lifetime = lifetime
             self.delivery = delivery
@@ -211,7 +217,17 @@ public struct MockResponse: Hashable, Sendable {
 
     /// A response whose header fields are kept as given, with `contentType` added only when they
     /// have none (`nil`: what a format that lists its fields says, a WireMock mapping's `headers`).
-    package init(body: Body, contentType: String? = nil, status: Status, lifetime: Lifetime, delivery: Delivery, headerFields: HTTPFields) {
+    /// - Parameter reasonPhrase: The status line's reason (WireMock's `statusMessage`); `nil` for
+    ///   the status's own.
+    package init(
+        body: Body,
+        contentType: String? = nil,
+        status: Status,
+        reasonPhrase: String? = nil,
+        lifetime: Lifetime,
+        delivery: Delivery,
+        headerFields: HTTPFields
+    ) {
         storage = Storage(
             status: status,
             lifetime: lifetime,
@@ -219,7 +235,8 @@ public struct MockResponse: Hashable, Sendable {
             explicitHeaders: .fields(headerFields),
             defaultContentType: contentType,
             body: body,
-            dribble: nil
+            dribble: nil,
+            reasonPhrase: reasonPhrase
         )
     }
 
@@ -249,7 +266,8 @@ public struct MockResponse: Hashable, Sendable {
         explicitHeaders: ExplicitHeaders,
         lifetime: Lifetime,
         delivery: Delivery? = nil,
-        dribble: DribblePlan?
+        dribble: DribblePlan?,
+        reasonPhrase: String?? = nil
     ) {
         storage = Storage(
             status: other.status,
@@ -259,7 +277,8 @@ public struct MockResponse: Hashable, Sendable {
             defaultContentType: other.defaultContentType,
             body: other.body,
             dribble: dribble,
-            bodyIsDecoded: other.bodyIsDecoded
+            bodyIsDecoded: other.bodyIsDecoded,
+            reasonPhrase: reasonPhrase ?? other.reasonPhrase
         )
     }
 }
@@ -380,6 +399,11 @@ extension MockResponse {
     /// - Returns: The dribbling response.
     public func dribbled(inChunks chunks: Int, over seconds: TimeInterval) -> MockResponse {
         dribbled(DribblePlan(chunks: chunks, seconds: seconds))
+    }
+
+    /// A copy with its own reason phrase on the status line.
+    package func with(reasonPhrase: String?) -> MockResponse {
+        MockResponse(copying: self, explicitHeaders: explicitHeaders, lifetime: lifetime, dribble: dribble, reasonPhrase: .some(reasonPhrase))
     }
 
     /// A copy whose body is sent as `plan` paces it.

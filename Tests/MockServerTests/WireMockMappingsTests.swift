@@ -150,6 +150,27 @@ struct WireMockMappingsTests {
         #expect(echoed.header("Content-Type") == nil)
     }
 
+    @Test func aStatusMessageIsTheStatusLinesReasonOverTheSocket() async throws {
+        let mappings = try WireMockMappings(data: Data(#"""
+            {"mappings": [
+              {"request": {"urlPath": "/teapot"}, "response": {"status": 418, "statusMessage": "Short and stout"}},
+              {"request": {"urlPath": "/templated"}, "response": {"status": 200, "statusMessage": "Fine thanks", "body": "{{request.path}}", "transformers": ["response-template"]}}
+            ]}
+            """#.utf8), source: "reasons", rootDirectory: FileManager.default.temporaryDirectory)
+        let mock = HTTPMock()
+        mock.registerStubs(mappings)
+        try await withServer(mock) { server in
+            for (path, line) in [("/teapot", "HTTP/1.1 418 Short and stout"), ("/templated", "HTTP/1.1 200 Fine thanks")] {
+                let answer = try await rawExchange(port: server.port, "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nConnection: close\r\n\r\n")
+                #expect(answer.hasPrefix(line + "\r\n"), "\(answer)")
+            }
+        }
+        let refused = #expect(throws: StubFileError.self) {
+            try WireMockMappings(data: Data(#"{"request": {}, "response": {"statusMessage": "two\nlines"}}"#.utf8), source: "m", rootDirectory: FileManager.default.temporaryDirectory)
+        }
+        #expect(refused?.description == "m, response.statusMessage: has a control character; expected a reason phrase on one line, without control characters")
+    }
+
     // MARK: Proxying
 
     @Test func aProxyMappingSendsTheRequestOnInProcessAndOverTheSocket() async throws {

@@ -61,6 +61,8 @@ package struct PlannedResponse: Sendable {
 
     /// The status code.
     package var status: Int { response.status.code }
+    /// The status line's reason phrase, when the response gives its own.
+    package var reasonPhrase: String? { response.reasonPhrase }
     /// The header fields, in order, repeated names kept.
     package var headers: HTTPFields { response.headerFields }
     /// The fields a server sends with ``body``: the same, less a `Content-Encoding` the body

@@ -75,7 +75,15 @@ enum WireMockResponse {
         }
         var status = MockResponse.Status.ok
         if let field = fields["status"] { status = try field.status() }
-        if let field = fields["statusMessage"] { _ = try field.string() }
+        var reasonPhrase: String?
+        if let field = fields["statusMessage"] {
+            let text = try field.string()
+            // A reason phrase is tab, space and visible characters (RFC 9112 §4): no line breaks.
+            guard text.unicodeScalars.allSatisfy({ $0 == "\t" || ($0.value >= 0x20 && $0.value != 0x7F) }) else {
+                throw field.error("has a control character", expected: "a reason phrase on one line, without control characters")
+            }
+            reasonPhrase = text
+        }
         var headers: [(name: String, value: String, node: JSONNode)] = []
         if let field = fields["headers"] { headers = try Self.headers(field) }
         var fixedDelay = 0.0
@@ -148,14 +156,15 @@ enum WireMockResponse {
             }
             headerFields.append(HTTPField(name: name, value: header.value))
         }
-        var response = MockResponse(body: body, status: status, lifetime: .eternal, delivery: delivery, headerFields: headerFields)
+        var response = MockResponse(body: body, status: status, reasonPhrase: reasonPhrase, lifetime: .eternal, delivery: delivery, headerFields: headerFields)
         if let dribble { response = response.dribbled(dribble) }
         if templated {
             let templates = try ResponseTemplates(body: template, headers: headers, writing: .wireMock)
             let made = status
             let plan = dribble
+            let reason = reasonPhrase
             response = MockResponse.computed(lifetime: .eternal, delivery: delivery) { request in
-                let rendered = templates.render(request, status: made)
+                let rendered = templates.render(request, status: made).with(reasonPhrase: reason)
                 return plan.map(rendered.dribbled) ?? rendered
             }
         }

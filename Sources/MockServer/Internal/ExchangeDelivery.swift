@@ -67,7 +67,13 @@ struct ExchangeDelivery {
         func begin(_ response: PlannedResponse, bodySize: Int) -> Bool {
             let delivery = delivery.value
             guard delivery.context.channel.isActive else { return false }
-            let head = delivery.responseHead(status: response.status, headers: response.wireHeaders, bodySize: bodySize, keepAlive: delivery.head.isKeepAlive)
+            let head = delivery.responseHead(
+                status: response.status,
+                reasonPhrase: response.reasonPhrase,
+                headers: response.wireHeaders,
+                bodySize: bodySize,
+                keepAlive: delivery.head.isKeepAlive
+            )
             delivery.context.write(NIOAny(HTTPServerResponsePart.head(head)), promise: nil)
             return true
         }
@@ -135,7 +141,7 @@ struct ExchangeDelivery {
         respond(status: 413, headers: [.contentType: "text/plain"], body: Data(message.utf8), closing: true)
     }
 
-    func responseHead(status: Int, headers: HTTPFields, bodySize: Int, keepAlive: Bool) -> HTTPResponseHead {
+    func responseHead(status: Int, reasonPhrase: String? = nil, headers: HTTPFields, bodySize: Int, keepAlive: Bool) -> HTTPResponseHead {
         // Every field as given, in order, repeated names kept (two Set-Cookie stay two).
         var fields = HTTPHeaders(headers.map { ($0.name.rawName, $0.value) })
         if status == 204 || status == 304 || (100..<200).contains(status) {
@@ -145,7 +151,8 @@ struct ExchangeDelivery {
             fields.replaceOrAdd(name: "Content-Length", value: "\(bodySize)")
         }
         if !keepAlive { fields.replaceOrAdd(name: "Connection", value: "close") }
-        return HTTPResponseHead(version: head.version, status: HTTPResponseStatus(statusCode: status), headers: fields)
+        let line = reasonPhrase.map { HTTPResponseStatus.custom(code: UInt(status), reasonPhrase: $0) } ?? HTTPResponseStatus(statusCode: status)
+        return HTTPResponseHead(version: head.version, status: line, headers: fields)
     }
 
     // MARK: Faults
