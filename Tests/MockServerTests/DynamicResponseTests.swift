@@ -147,8 +147,39 @@ struct DynamicResponseTests {
         }
     }
 
+    @Test(arguments: Via.allCases) func helpersTransformRequestValuesAndTextAsWireMocksDo(_ via: Via) async throws {
+        let stubs = #"""
+            {"stubs": [{"path": "/helpers/*", "responses": [{"template": true, "lifetime": "eternal", "body":
+              "{{upper request.method}}|{{lower 'AbC'}}|{{size request.path.[1]}}|{{base64 request.path.[1]}}|{{base64 'aGk' decode=true}}|{{base64 'hello' padding=false}}|{{urlEncode request.query.q}}|{{urlEncode 'a%2Fb+c' decode=true}}"}]},
+             {"path": "/when", "responses": [{"template": true, "lifetime": "eternal", "body":
+              "{{now format='yyyy-MM-dd' offset='3 days'}}|{{now format='yyyy-MM-dd' offset='-3 days'}}|{{now format='HH' timezone='Asia/Kolkata'}}|{{now format='HH'}}"}]}
+            ]}
+            """#
+        let mock = HTTPMock()
+        #expect(mock.registerStubs(try StubFile(data: Data(stubs.utf8), source: "helpers.json", baseDirectory: URL(fileURLWithPath: "/"))).isEmpty)
+        try await reach(mock, via: via) { (base: String, session: URLSession) async throws in
+            let answer = try await call(session, "\(base)/helpers/hello?q=a%20b%2Fc%26d")
+            #expect(answer.text == "GET|abc|5|aGVsbG8=|hi|aGVsbG8|a+b%2Fc%26d|a/b c")
+            let before = Date()
+            let when = try await call(session, "\(base)/when").text.split(separator: "|").map(String.init)
+            let after = Date()
+            let day = 86_400.0
+            let format = DateFormatter()
+            format.locale = Locale(identifier: "en_US_POSIX")
+            format.timeZone = TimeZone(identifier: "UTC")
+            format.dateFormat = "yyyy-MM-dd"
+            // The server's moment is between `before` and `after` (midnight UTC may fall between them).
+            #expect([format.string(from: before + 3 * day), format.string(from: after + 3 * day)].contains(when[0]), "\(when)")
+            #expect([format.string(from: before - 3 * day), format.string(from: after - 3 * day)].contains(when[1]), "\(when)")
+            // Kolkata is UTC+5:30 all year: its hour is never UTC's.
+            #expect(when.count == 4 && when[2] != when[3], "\(when)")
+        }
+    }
+
     @Test(arguments: [
         (#"{"path": "/x", "responses": [{"template": true, "body": "{{request.nope}}"}]}"#, "stubs[0].responses[0].body", "request.nope"),
+        (#"{"path": "/x", "responses": [{"template": true, "body": "{{now timezone='Mars/Olympus'}}"}]}"#, "stubs[0].responses[0].body", "Mars/Olympus"),
+        (#"{"path": "/x", "responses": [{"template": true, "body": "{{now offset='3 fortnights'}}"}]}"#, "stubs[0].responses[0].body", "3 fortnights"),
         (#"{"path": "/x", "responses": [{"template": true, "body": "{{request.path.[1]"}]}"#, "stubs[0].responses[0].body", "without a closing"),
         (#"{"path": "/x", "responses": [{"template": true, "headers": {"X-A": "{{randomValue type='GUID'}}"}}]}"#, "stubs[0].responses[0].headers.X-A", "GUID"),
         (#"{"path": "/x", "responses": [{"template": true, "json": {"a": ["{{jsonPath request.body 'user'}}"]}}]}"#, "stubs[0].responses[0].json", "JSON path"),

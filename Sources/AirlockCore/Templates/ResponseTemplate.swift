@@ -47,8 +47,29 @@ package struct ResponseTemplate: Sendable {
     private enum Expression: Sendable {
         case value(RequestValue)
         case jsonPath(RequestValue, [JSONStep])
-        case now(format: String?)
+        case now(format: String?, timeZone: TimeZone, offset: DateOffset?)
         case random(kind: RandomKind, length: Int)
+        /// A helper applied to a request value or a quoted text: `{{upper request.method}}`.
+        case transform(Transform, Operand)
+    }
+
+    /// What a helper works on.
+    private enum Operand: Sendable {
+        case value(RequestValue)
+        case literal(String)
+    }
+
+    /// WireMock's string helpers that Airlock has.
+    private enum Transform: Sendable {
+        case lower, upper, size
+        case base64(decode: Bool, padding: Bool)
+        case urlEncode(decode: Bool)
+    }
+
+    /// `offset='3 days'`, `offset='-24 seconds'`: an amount of a calendar unit.
+    private struct DateOffset: Sendable {
+        let amount: Int
+        let unit: Calendar.Component
     }
 
     private enum RequestValue: Sendable {
@@ -123,7 +144,8 @@ package struct ResponseTemplate: Sendable {
     /// The variables, for messages.
     package static let variables = "request.method, request.url, request.path, request.path.[n], request.query.<name>, "
         + "request.headers.<name>, request.body, request.host, request.scheme, request.baseUrl, "
-        + "jsonPath request.body '$.a.b', now [format='…'], randomValue type='UUID'|'ALPHANUMERIC'|… [length=n]"
+        + "jsonPath request.body '$.a.b', now [format='…'] [timezone='…'] [offset='3 days'], randomValue type='UUID'|'ALPHANUMERIC'|… [length=n], "
+        + "lower/upper/size/base64/urlEncode <a variable or 'text'>"
 
     private static func expression(_ source: String) throws(ParseError) -> Expression {
         let words = try tokens(source)
@@ -137,8 +159,37 @@ package struct ResponseTemplate: Sendable {
             }
             return .jsonPath(try requestValue(words[1], in: source), try jsonSteps(path, in: source))
         case "now":
-            let options = try named(words.dropFirst(), allowed: ["format", "timezone"], in: source)
-            return .now(format: options["format"])
+            let options = try named(words.dropFirst(), allowed: ["format", "timezone", "offset"], in: source)
+            var timeZone = TimeZone(identifier: "UTC")!
+            if let name = options["timezone"] {
+                guard let zone = TimeZone(identifier: name) else {
+                    throw ParseError(problem: "uses timezone='\(name)' in {{\(source)}}", expected: "a time zone such as 'UTC' or 'Europe/Rome'")
+                }
+                timeZone = zone
+            }
+            var offset: DateOffset?
+            if let text = options["offset"] { offset = try dateOffset(text, in: source) }
+            return .now(format: options["format"], timeZone: timeZone, offset: offset)
+        case "lower", "upper", "size", "base64", "urlEncode":
+            guard words.count >= 2 else {
+                throw ParseError(problem: "uses {{\(source)}} without a value", expected: "{{\(head) request.path}} or {{\(head) 'text'}}")
+            }
+            let operand: Operand
+            if let literal = unquoted(words[1]) {
+                operand = .literal(literal)
+            } else {
+                operand = .value(try requestValue(words[1], in: source))
+            }
+            let options = try named(words.dropFirst(2), allowed: head == "base64" ? ["decode", "padding"] : head == "urlEncode" ? ["decode"] : [], in: source)
+            let transform: Transform
+            switch head {
+            case "lower": transform = .lower
+            case "upper": transform = .upper
+            case "size": transform = .size
+            case "base64": transform = .base64(decode: options["decode"] == "true", padding: options["padding"] != "false")
+            default: transform = .urlEncode(decode: options["decode"] == "true")
+            }
+            return .transform(transform, operand)
         case "randomValue":
             let options = try named(words.dropFirst(), allowed: ["type", "length", "uppercase"], in: source)
             let typeName = (options["type"] ?? "ALPHANUMERIC").uppercased()
@@ -155,6 +206,18 @@ package struct ResponseTemplate: Sendable {
             }
             return .value(try requestValue(head, in: source))
         }
+    }
+
+    /// `'3 days'`, `'-24 seconds'`, `'1 months'`.
+    private static func dateOffset(_ text: String, in source: String) throws(ParseError) -> DateOffset {
+        let units: [String: Calendar.Component] = [
+            "seconds": .second, "minutes": .minute, "hours": .hour, "days": .day, "weeks": .weekOfYear, "months": .month, "years": .year,
+        ]
+        let parts = text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        guard parts.count == 2, let amount = Int(parts[0]), let unit = units[parts[1]] ?? units[parts[1] + "s"] else {
+            throw ParseError(problem: "uses offset='\(text)' in {{\(source)}}", expected: "an amount and a unit, such as '3 days' or '-24 seconds' (seconds, minutes, hours, days, weeks, months, years)")
+        }
+        return DateOffset(amount: amount, unit: unit)
     }
 
     /// Splits on spaces outside quotes; quotes are kept on quoted words.
@@ -286,20 +349,52 @@ package struct ResponseTemplate: Sendable {
                 }
             }
             return describe(node)
-        case .now(let format):
+        case .now(let format, let timeZone, let offset):
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = timeZone
+            let date = offset.flatMap { calendar.date(byAdding: $0.unit, value: $0.amount, to: now) } ?? now
             switch format {
             case nil:
-                return HARFormat.string(from: now)
+                guard timeZone.secondsFromGMT(for: date) != 0 else { return HARFormat.string(from: date) }
+                let formatter = ISO8601DateFormatter()
+                formatter.timeZone = timeZone
+                formatter.formatOptions = [.withInternetDateTime]
+                return formatter.string(from: date)
             case "epoch":
-                return String(Int64(now.timeIntervalSince1970 * 1000))
+                return String(Int64(date.timeIntervalSince1970 * 1000))
             case "unix":
-                return String(Int64(now.timeIntervalSince1970))
+                return String(Int64(date.timeIntervalSince1970))
             case let pattern?:
                 let formatter = DateFormatter()
                 formatter.locale = Locale(identifier: "en_US_POSIX")
-                formatter.timeZone = TimeZone(identifier: "UTC")
+                formatter.timeZone = timeZone
                 formatter.dateFormat = pattern
-                return formatter.string(from: now)
+                return formatter.string(from: date)
+            }
+        case .transform(let transform, let operand):
+            let input: String
+            switch operand {
+            case .value(let value): input = text(of: value, request)
+            case .literal(let literal): input = literal
+            }
+            switch transform {
+            case .lower: return input.lowercased()
+            case .upper: return input.uppercased()
+            case .size: return String(input.count)
+            case .base64(let decode, let padding):
+                if decode {
+                    var padded = input
+                    while padded.count % 4 != 0 { padded += "=" }
+                    return Data(base64Encoded: padded).map { String(decoding: $0, as: UTF8.self) } ?? ""
+                }
+                let encoded = Data(input.utf8).base64EncodedString()
+                return padding ? encoded : String(encoded.prefix { $0 != "=" })
+            case .urlEncode(let decode):
+                if decode { return input.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? input }
+                // As Java's URLEncoder (WireMock's): letters, digits and `.-*_` stay, a space is `+`.
+                var allowed = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)..<Unicode.Scalar(128)))
+                allowed.insert(charactersIn: ".-*_ ")
+                return (input.addingPercentEncoding(withAllowedCharacters: allowed) ?? input).replacingOccurrences(of: " ", with: "+")
             }
         case .random(let kind, let length):
             let alphabet: [Character]
