@@ -317,15 +317,13 @@ extension MockResponse {
         /// The URL a request goes to: the base, then the request's path (as sent, less the
         /// prefix) and query.
         package func target(for request: IncomingRequest) -> String {
-            let components = URLComponents(string: request.url)
-            var path = components?.percentEncodedPath ?? request.path
-            if path.isEmpty { path = "/" }
+            let target = RequestTarget(url: request.url)
+            var path = target.path
             if let removingPrefix, !removingPrefix.isEmpty, path.hasPrefix(removingPrefix) {
                 path = String(path.dropFirst(removingPrefix.count))
                 if !path.hasPrefix("/") { path = "/" + path }
             }
-            let query = components?.percentEncodedQuery.map { "?" + $0 } ?? ""
-            return baseURL + path + query
+            return baseURL + path + (target.query.map { "?" + $0 } ?? "")
         }
     }
 

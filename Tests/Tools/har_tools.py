@@ -22,7 +22,6 @@ could not run.
 
 import argparse
 import base64
-import fcntl
 import gzip
 import json
 import os
@@ -33,7 +32,6 @@ import subprocess
 import sys
 import threading
 import time
-import traceback
 import zlib
 from datetime import datetime
 from pathlib import Path
@@ -1157,33 +1155,8 @@ def command_install(arguments):
     return report.finish()
 
 
-def stop_on_signal(number, frame):
-    raise SystemExit(128 + number)  # unwinds through the finally blocks that stop the children
-
-
 def main():
-    sys.stdout.reconfigure(line_buffering=True)
-    # A test process may start children with SIGINT and SIGTERM blocked or ignored; this script
-    # stops on them (stopping its own children first), and its children get the default
-    # dispositions (an exec resets handled signals), so that Ctrl-C stops airlock and mitmdump.
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT, signal.SIGTERM])
-    signal.signal(signal.SIGINT, stop_on_signal)
-    signal.signal(signal.SIGTERM, stop_on_signal)
-    # One stream for a test to read: standard error (tracebacks included) joins standard output.
-    os.dup2(sys.stdout.fileno(), sys.stderr.fileno())
-    arguments = parser().parse_args()
-    if not inside_venv():
-        try:
-            ensure_tools()
-        except ToolError as error:
-            return fail_to_run(arguments.command, f"could not install the tools into {VENV}: {error}")
-        os.execv(str(VENV_PYTHON), [str(VENV_PYTHON), str(Path(__file__).resolve()), *sys.argv[1:]])
-    try:
-        return arguments.run(arguments)
-    except ToolError as error:
-        return fail_to_run(arguments.command, str(error))
-    except Exception:  # noqa: BLE001 — any other failure: say where
-        return fail_to_run(arguments.command, "har_tools failed:\n" + traceback.format_exc())
+    return toolenv.main(ENVIRONMENT, parser, __file__)
 
 
 if __name__ == "__main__":

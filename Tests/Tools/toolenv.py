@@ -8,11 +8,13 @@ own (no bytecode: the scripts set `sys.dont_write_bytecode` before importing it)
 
 import fcntl
 import json
+import os
 import signal
 import subprocess
 import sys
 import threading
 import time
+import traceback
 from pathlib import Path
 
 # Hang guards, not performance limits: a step that takes longer is stuck. A test reading a
@@ -194,3 +196,35 @@ def fail_to_run(tool, command, message):
     say("PROBLEM: " + message)
     print(json.dumps({"tool": tool, "command": command, "ok": False, "problems": [message], "findings": [], "checks": 0}, ensure_ascii=True), flush=True)
     return 2
+
+
+def stop_on_signal(number, frame):
+    raise SystemExit(128 + number)  # unwinds through the finally blocks that stop the children
+
+
+def main(environment, parser, script):
+    """A script's entry point: signals and output set up for a test to read, the environment
+    installed (once) and the script run again inside it, then the chosen command run with every
+    failure turned into the closing result line. `parser()` sets `run` on each command."""
+    sys.stdout.reconfigure(line_buffering=True)
+    # A test process may start children with SIGINT and SIGTERM blocked or ignored; the script
+    # stops on them (stopping its own children first), and its children get the default
+    # dispositions (an exec resets handled signals).
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT, signal.SIGTERM])
+    signal.signal(signal.SIGINT, stop_on_signal)
+    signal.signal(signal.SIGTERM, stop_on_signal)
+    # One stream for a test to read: standard error (tracebacks included) joins standard output.
+    os.dup2(sys.stdout.fileno(), sys.stderr.fileno())
+    arguments = parser().parse_args()
+    if not environment.inside():
+        try:
+            environment.ensure()
+        except ToolError as error:
+            return fail_to_run(environment.tool, arguments.command, f"could not install {environment.what} into {environment.venv}: {error}")
+        os.execv(str(environment.python), [str(environment.python), str(Path(script).resolve()), *sys.argv[1:]])
+    try:
+        return arguments.run(arguments)
+    except ToolError as error:
+        return fail_to_run(environment.tool, arguments.command, str(error))
+    except Exception:  # noqa: BLE001 — any other failure: say where
+        return fail_to_run(environment.tool, arguments.command, f"{environment.tool} failed:\n" + traceback.format_exc())

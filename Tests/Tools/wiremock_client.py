@@ -22,12 +22,10 @@ command could not run.
 """
 
 import argparse
-import fcntl
 import http.client
 import json
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -669,32 +667,8 @@ def parser():
     return top
 
 
-def stop_on_signal(number, frame):
-    raise SystemExit(128 + number)  # unwinds through the finally blocks that stop the children
-
-
 def main():
-    sys.stdout.reconfigure(line_buffering=True)
-    # A test process may start children with SIGINT and SIGTERM blocked or ignored; this script
-    # stops on them (stopping WireMock first).
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT, signal.SIGTERM])
-    signal.signal(signal.SIGINT, stop_on_signal)
-    signal.signal(signal.SIGTERM, stop_on_signal)
-    # One stream for a test to read: standard error (tracebacks included) joins standard output.
-    os.dup2(sys.stdout.fileno(), sys.stderr.fileno())
-    arguments = parser().parse_args()
-    if not inside_venv():
-        try:
-            ensure_client()
-        except ToolError as error:
-            return fail_to_run(arguments.command, f"could not install the client into {VENV}: {error}")
-        os.execv(str(VENV_PYTHON), [str(VENV_PYTHON), str(Path(__file__).resolve()), *sys.argv[1:]])
-    try:
-        return arguments.run(arguments)
-    except ToolError as error:
-        return fail_to_run(arguments.command, str(error))
-    except Exception:  # noqa: BLE001 — any other failure: say where
-        return fail_to_run(arguments.command, f"{TOOL} failed:\n" + traceback.format_exc())
+    return toolenv.main(ENVIRONMENT, parser, __file__)
 
 
 if __name__ == "__main__":

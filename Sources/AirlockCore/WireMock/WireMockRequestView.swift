@@ -42,9 +42,7 @@ final class WireMockRequestView {
         if let colon = authority.lastIndex(of: ":"), !authority[colon...].contains("]") {
             port = Int(authority[authority.index(after: colon)...])
         }
-        var target = rest[authorityEnd...].prefix { $0 != "#" }
-        if target.first == "?" || target.isEmpty { target = "/" + target }
-        return (scheme, port, String(target))
+        return (scheme, port, RequestTarget(url: url).pathAndQuery)
     }
 
     /// The values of the header fields with this name (case-insensitive); `nil` when none was sent.

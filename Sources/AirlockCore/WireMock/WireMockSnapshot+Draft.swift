@@ -132,31 +132,6 @@ extension JSONValue {
     }
 }
 
-/// The path and query of a recorded URL as the client sent them (percent-encoded).
-struct RequestTarget {
-    /// The path, never empty.
-    let path: String
-    /// The query without its `?`; `nil` when there was none.
-    let query: String?
-
-    init(url: String) {
-        var rest = Substring(url)
-        if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...] }
-        rest = rest.prefix { $0 != "#" }
-        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
-        let target = rest[authorityEnd...]
-        let pathPart = target.prefix { $0 != "?" }
-        path = pathPart.isEmpty ? "/" : String(pathPart)
-        query = target.firstIndex(of: "?").map { String(target[target.index(after: $0)...]) }
-    }
-
-    /// `path?query`, as WireMock's `url` compares it.
-    var pathAndQuery: String {
-        guard let query else { return path }
-        return path + "?" + query
-    }
-}
-
 /// File names and extensions as WireMock's `FilenameMaker` and `ContentTypes` make them.
 enum FileNames {
     /// The path as a mapping name: `/api/users/42` → `api_users_42` (`sanitizeUrl`).

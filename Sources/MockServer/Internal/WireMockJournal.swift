@@ -19,10 +19,7 @@ enum WireMockJournal {
 
     /// A request as WireMock logs it (`LoggedRequest`), with Airlock's sequence number.
     static func loggedRequest(_ request: RecordedRequest) -> [String: Any] {
-        let components = URLComponents(string: request.url)
-        var target = components?.percentEncodedPath ?? request.path
-        if target.isEmpty { target = "/" }
-        if let query = components?.percentEncodedQuery { target += "?" + query }
+        let target = RequestTarget(url: request.url).pathAndQuery
         var headers: [String: Any] = [:]
         var order: [String] = []
         for header in request.headers {
