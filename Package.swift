@@ -22,6 +22,10 @@ let package = Package(
         // `server.httpClientConfiguration()`: AsyncHTTPClient through the server, trusting its CA.
         // Apart, so that the server and the `airlock` command do not build AsyncHTTPClient.
         .library(name: "MockServerHTTPClient", targets: ["MockServerHTTPClient"]),
+        // Contract testing: an OpenAPI document checks every request and mocked answer, mocks
+        // from its examples, and answers swift-openapi-generator clients in-process. Apart, so
+        // that HTTPMock's users never build OpenAPIKit or Yams.
+        .library(name: "AirlockOpenAPI", targets: ["AirlockOpenAPI"]),
         .executable(name: "airlock", targets: ["AirlockCLI"]),
     ],
     traits: [
@@ -46,6 +50,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+        // OpenAPI documents (3.0 and 3.1) and YAML, for AirlockOpenAPI only. OpenAPIKit's
+        // ExternalLoading trait (a concurrent loader of external references) is left off: it
+        // slows its build and documents are read from one file.
+        .package(url: "https://github.com/mattpolzin/OpenAPIKit.git", from: "6.4.0", traits: []),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         // `swift package generate-documentation --target <Product>` builds the DocC catalogs.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -103,6 +112,19 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // Contract testing over the core: the document (OpenAPIKit, Yams), a JSON Schema validator
+        // of its own, the checks on each exchange, and mocks from the contract.
+        .target(
+            name: "AirlockOpenAPI",
+            dependencies: [
+                "AirlockCore",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "OpenAPIKit", package: "OpenAPIKit"),
+                .product(name: "OpenAPIKit30", package: "OpenAPIKit"),
+                .product(name: "OpenAPIKitCompat", package: "OpenAPIKit"),
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
         // Airgap: a guard URLProtocol plus a C layer interposing every libc route to the network.
         .target(name: "CAirgap"),
         .target(name: "Airgap", dependencies: ["CAirgap", "AirlockCore"]),
@@ -152,6 +174,18 @@ let package = Package(
             ],
             // The Python upstream the fidelity tests start as a child process.
             exclude: ["Upstream"]
+        ),
+        .testTarget(
+            name: "AirlockOpenAPITests",
+            dependencies: [
+                "AirlockOpenAPI",
+                "HTTPMock",
+                "HTTPMockTesting",
+                "MockServer",
+                "HTTPLogging",
+                "ProcessSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
         ),
         .testTarget(
             name: "MockServerHTTPClientTests",
