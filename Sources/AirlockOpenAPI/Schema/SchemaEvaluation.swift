@@ -1,0 +1,116 @@
+@_spi(AirlockTransport) import AirlockCore
+import Foundation
+
+/// What applying a schema to a value found: the violations, and which of the value's
+/// properties and items the schema's keywords evaluated (for `unevaluatedProperties` and
+/// `unevaluatedItems`).
+struct SchemaOutcome {
+    var violations: [SchemaViolation] = []
+    var evaluatedProperties: Set<String> = []
+    var evaluatedItems: Set<Int> = []
+
+    var isValid: Bool { violations.isEmpty }
+
+    /// Takes in a schema applied to the same value: its violations, and its evaluated
+    /// properties and items when it passed (a failing schema annotates nothing).
+    mutating func absorb(_ other: SchemaOutcome) {
+        violations += other.violations
+        absorbAnnotations(other)
+    }
+
+    mutating func absorbAnnotations(_ other: SchemaOutcome) {
+        guard other.isValid else { return }
+        evaluatedProperties.formUnion(other.evaluatedProperties)
+        evaluatedItems.formUnion(other.evaluatedItems)
+    }
+}
+
+/// One call of ``SchemaValidator/validate(_:against:direction:)``: applies schemas to values.
+struct SchemaEvaluation {
+    /// Where a schema is applied from.
+    struct Frame {
+        /// The schema's place in its document.
+        var location: SchemaLocation
+        /// Its base URI and dialect.
+        var scope: SchemaScope
+        /// The base URIs of the schema resources entered so far, outermost first (`$dynamicRef`).
+        var dynamicScope: [String]
+        /// The `$ref` targets followed since the instance location last changed: following one of
+        /// them again would loop for ever.
+        var refChain: [SchemaLocation]
+        /// How many schemas apply one inside another.
+        var depth: Int
+    }
+
+    let validator: SchemaValidator
+    let direction: SchemaDirection
+
+    var index: SchemaIndex { validator.index }
+
+    /// Applies `schema`, found at `frame.location`, to `instance`, found at `path`.
+    func evaluate(_ schema: JSONValue, _ instance: JSONValue, at path: JSONPointer, frame: Frame) -> SchemaOutcome {
+        guard frame.depth < 4 * SchemaValidator.maximumDepth, path.tokens.count <= SchemaValidator.maximumDepth else {
+            return SchemaOutcome(violations: [SchemaViolation(
+                instancePath: path, schemaPath: frame.location.pointer, keyword: "schema", value: instance,
+                message: "cannot be checked: it nests deeper than \(SchemaValidator.maximumDepth) levels")])
+        }
+        switch schema {
+        case .bool(true):
+            return SchemaOutcome()
+        case .bool(false):
+            return SchemaOutcome(violations: [SchemaViolation(
+                instancePath: path, schemaPath: frame.location.pointer, keyword: "false", value: instance,
+                message: "is not allowed: the schema is false")])
+        case .object(let members):
+            var frame = frame
+            if let scope = index.scope(at: frame.location) { frame.scope = scope }
+            if frame.dynamicScope.last != frame.scope.base { frame.dynamicScope.append(frame.scope.base) }
+            var keywords = KeywordEvaluation(evaluation: self, members: members, instance: instance, path: path, frame: frame)
+            keywords.applyAll()
+            return keywords.outcome
+        default:
+            return SchemaOutcome(violations: [SchemaViolation(
+                instancePath: path, schemaPath: frame.location.pointer, keyword: "schema", value: instance,
+                message: "cannot be checked: the contract's schema at \(frame.location.pointer.fragment) is \(describe(schema)), which is not a schema (an object or a boolean)")])
+        }
+    }
+
+    /// Applies the schema at `location`, reached through a reference, to `instance`.
+    func jump(to location: SchemaLocation, uri: String, _ instance: JSONValue, at path: JSONPointer, from frame: Frame, keyword: String) -> SchemaOutcome {
+        guard let schema = index.value(at: location) else {
+            return SchemaOutcome(violations: [SchemaViolation(
+                instancePath: path, schemaPath: frame.location.pointer.appending(keyword), keyword: "$ref", value: instance,
+                message: "cannot be checked: the schema's \(keyword) \(JSONValue.quoted(uri)) names nothing in the contract")])
+        }
+        guard !frame.refChain.contains(location) else {
+            return SchemaOutcome(violations: [SchemaViolation(
+                instancePath: path, schemaPath: frame.location.pointer.appending(keyword), keyword: "$ref", value: instance,
+                message: "cannot be checked: the schema's \(keyword) \(JSONValue.quoted(uri)) loops back to a schema already applied to this value")])
+        }
+        let scope = index.scope(at: location) ?? SchemaScope(base: URIReference.withoutFragment(uri), dialect: frame.scope.dialect)
+        let next = Frame(location: location, scope: scope, dynamicScope: frame.dynamicScope, refChain: frame.refChain + [location], depth: frame.depth + 1)
+        return evaluate(schema, instance, at: path, frame: next)
+    }
+
+    /// The compiled `pattern`.
+    func regex(_ pattern: String) -> Result<ECMARegex, ECMARegex.CompileError> {
+        index.patterns[pattern] ?? Result { () throws(ECMARegex.CompileError) in try ECMARegex(pattern) }
+    }
+}
+
+/// A value in a message: compact JSON, cut short after 60 characters.
+func describe(_ value: JSONValue) -> String {
+    guard let data = try? value.compactData(), let text = String(data: data, encoding: .utf8) else { return "\(value)" }
+    return text.unicodeScalars.count <= 60 ? text : String(String.UnicodeScalarView(text.unicodeScalars.prefix(59))) + "…"
+}
+
+/// `"a"`, `"a" or "b"`, `"a", "b" or "c"`.
+func listed(_ items: [String], conjunction: String = "or") -> String {
+    guard items.count > 1 else { return items.first ?? "" }
+    return items.dropLast().joined(separator: ", ") + " \(conjunction) " + items.last!
+}
+
+/// `1 item`, `2 items`.
+func counted(_ count: Int, _ noun: String) -> String {
+    count == 1 ? "1 \(noun)" : "\(count) \(noun == "property" ? "properties" : noun + "s")"
+}
