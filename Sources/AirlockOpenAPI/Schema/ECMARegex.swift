@@ -8,9 +8,11 @@ import Foundation
 /// before a final line break); `\u{1F600}` is written `\x{1F600}`. ICU reads `\p{Letter}`,
 /// `\p{L}`, `\p{Script=Greek}` as ECMA-262 does with its `u` flag.
 ///
-/// Not translated: `[^]` and `[]` (ICU refuses them), `\D` and `\W` inside a class (ICU's
-/// Unicode meaning), `\b` (Unicode word characters in ICU), and ECMA-262's non-`u` quirks such
-/// as `\a` meaning `a`. A pattern ICU cannot compile is a ``CompileError``.
+/// `[]` and `[^]` become what ICU spells them. Patterns are read as with ECMA-262's `u` flag:
+/// `\a`, `(?i)` and `(?#…)`, which ICU reads and ECMA-262 does not, are refused. Not translated:
+/// `\D` and `\W` inside a class (ICU's Unicode meaning) and `\b` (Unicode word characters in
+/// ICU). A pattern refused, or that ICU cannot compile (such as a lookbehind of unbounded
+/// length, `(?<=a+)b`, which ECMA-262 allows), is a ``CompileError``.
 // @unchecked Sendable: NSRegularExpression is immutable once made and documented as safe to use
 // from several threads at once.
 struct ECMARegex: @unchecked Sendable {
@@ -28,6 +30,8 @@ struct ECMARegex: @unchecked Sendable {
         self.pattern = pattern
         do {
             regex = try NSRegularExpression(pattern: Self.translated(pattern))
+        } catch let error as CompileError {
+            throw error
         } catch {
             let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
             throw CompileError(reason: detail ?? "\(error.localizedDescription)")
@@ -40,14 +44,22 @@ struct ECMARegex: @unchecked Sendable {
     }
 
     /// The ICU spelling of an ECMA-262 pattern.
-    static func translated(_ pattern: String) -> String {
+    /// - Throws: ``CompileError`` for what ICU would read but ECMA-262 (with its `u` flag) refuses:
+    ///   an escaped letter ECMA-262 gives no meaning (`\a`), and groups it has no syntax for
+    ///   (`(?i)`, `(?#…)`, Python's `(?P<name>…)`).
+    static func translated(_ pattern: String) throws(CompileError) -> String {
         var output = ""
         var inClass = false
-        var characters = pattern.makeIterator()
-        while let character = characters.next() {
+        let characters = Array(pattern)
+        var position = 0
+        func next() -> Character? {
+            defer { position += 1 }
+            return position < characters.count ? characters[position] : nil
+        }
+        while let character = next() {
             switch character {
             case "\\":
-                guard let escaped = characters.next() else {
+                guard let escaped = next() else {
                     output.append("\\")
                     continue
                 }
@@ -58,16 +70,30 @@ struct ECMARegex: @unchecked Sendable {
                 case ("W", false): output += "[^A-Za-z0-9_]"
                 case ("d", true): output += "0-9"
                 case ("w", true): output += "A-Za-z0-9_"
-                case ("u", _):
-                    output += "\\u"
-                    if let next = characters.next() {
-                        output = next == "{" ? String(output.dropLast()) + "x{" : output + String(next)
-                    }
+                case ("u", _) where position < characters.count && characters[position] == "{":
+                    output += "\\x"
+                case _ where escaped.isLetter && escaped.isASCII && !"dDwWsSbBnrtfvcxupPk".contains(escaped):
+                    throw CompileError(reason: "\\\(escaped) is not an escape of ECMA-262")
                 default: output += "\\" + String(escaped)
                 }
-            case "[" where !inClass:
-                inClass = true
+            case "(" where !inClass && position < characters.count && characters[position] == "?":
+                let rest = String(characters[(position + 1)...].prefix(2))
+                guard rest.hasPrefix(":") || rest.hasPrefix("=") || rest.hasPrefix("!") || rest.hasPrefix("<") else {
+                    throw CompileError(reason: "(?\(rest.prefix(1)) is not a group of ECMA-262")
+                }
                 output.append(character)
+            case "[" where !inClass:
+                // ECMA-262's `[]` matches nothing and `[^]` anything; ICU refuses both.
+                if position < characters.count, characters[position] == "]" {
+                    output += "(?!)"
+                    position += 1
+                } else if position + 1 < characters.count, characters[position] == "^", characters[position + 1] == "]" {
+                    output += "[\\s\\S]"
+                    position += 2
+                } else {
+                    inClass = true
+                    output.append(character)
+                }
             case "]" where inClass:
                 inClass = false
                 output.append(character)

@@ -3,7 +3,8 @@ import Foundation
 
 /// The `format`s a validator checks: JSON Schema's (RFC 3339 dates and times, `email`, `uuid`,
 /// `uri`, `uri-reference`, `ipv4`, `ipv6`, `hostname`, `regex`) and OpenAPI's (`int32`, `int64`,
-/// `float`, `double`, `byte`, `binary`). Other formats are not checked.
+/// `float`, `double`, `byte`, `binary`). Other formats are not checked, and `hostname` checks
+/// RFC 1123's syntax only: an `xn--` label is not decoded to check it against IDNA 2008.
 enum SchemaFormat {
     /// Whether `value` has the format; `nil` when the format is unknown or does not apply to the
     /// value's type (`date` says nothing about a number).
@@ -196,11 +197,25 @@ enum SchemaFormat {
         } else if let colon = reference.path.firstIndex(of: ":"), !reference.path[..<colon].contains("/") {
             return false
         }
-        if let authority = reference.authority {
-            let host = authority.split(separator: "@").last.map(String.init) ?? ""
-            if host.contains("["), !(host.hasPrefix("[") && host.contains("]")) { return false }
+        if let authority = reference.authority, !isAuthority(authority) { return false }
+        let rest = reference.path + (reference.query ?? "") + (reference.fragment ?? "")
+        return !rest.contains("[") && !rest.contains("]") && !(reference.fragment?.contains("#") ?? false)
+    }
+
+    /// `userinfo@host:port`: one `@` at most, a bracketed host an IPv6 address, a port of digits.
+    private static func isAuthority(_ authority: String) -> Bool {
+        let parts = authority.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count <= 2, parts.count == 1 || !parts[0].contains(where: { "[]".contains($0) }) else { return false }
+        var host = parts.last!
+        if host.hasPrefix("[") {
+            guard let close = host.firstIndex(of: "]"), isIPv6(String(host[host.index(after: host.startIndex)..<close])) else { return false }
+            host = host[host.index(after: close)...]
+            guard host.isEmpty || host.hasPrefix(":") else { return false }
+        } else if host.contains("[") || host.contains("]") {
+            return false
         }
-        return !(reference.fragment?.contains("#") ?? false)
+        guard let colon = host.lastIndex(of: ":") else { return true }
+        return host[host.index(after: colon)...].allSatisfy(\.isASCIIDigit)
     }
 
     /// RFC 4648 base64 with padding.
