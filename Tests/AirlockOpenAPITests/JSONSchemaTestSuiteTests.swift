@@ -66,20 +66,23 @@ import Testing
             + (unsupported.isEmpty ? "" : "; unsupported: " + unsupported.joined(separator: ", ")))
     }
 
-    /// The optional format tests, with `format` asserted: reported, not required.
-    @Test(arguments: [("draft2020-12", SchemaDialect.draft2020_12)])
-    func reportsTheOptionalFormats(draft: String, dialect: SchemaDialect) throws {
-        let folder = Self.suiteFolder.appendingPathComponent("tests/\(draft)/optional/format")
-        try #require(FileManager.default.fileExists(atPath: folder.path), "JSON-Schema-Test-Suite not found at \(folder.path)")
-        let results = try Self.run(folder, prefix: draft + "/optional/format", dialect: dialect, assertFormats: true)
-        var line = "JSON-Schema-Test-Suite \(draft) optional/format: \(results.filter(\.passed).count) of \(results.count) cases pass"
-        let byFile = Dictionary(grouping: results, by: \.file)
-        line += "; by format: " + byFile.keys.sorted().map { file in
-            let results = byFile[file]!
-            return "\((file as NSString).lastPathComponent.replacingOccurrences(of: ".json", with: "")) \(results.filter(\.passed).count)/\(results.count)"
-        }.joined(separator: ", ")
-        print(line)
-        #expect(!results.isEmpty)
+    /// The optional tests (`optional/*.json`), and the format tests with `format` asserted:
+    /// reported, not required.
+    @Test(arguments: [("draft4", SchemaDialect.draft4), ("draft2020-12", SchemaDialect.draft2020_12)])
+    func reportsTheOptionalTests(draft: String, dialect: SchemaDialect) throws {
+        for (folderName, assertFormats) in [("optional", false), ("optional/format", true)] {
+            let folder = Self.suiteFolder.appendingPathComponent("tests/\(draft)/\(folderName)")
+            try #require(FileManager.default.fileExists(atPath: folder.path), "JSON-Schema-Test-Suite not found at \(folder.path)")
+            let results = try Self.run(folder, prefix: "\(draft)/\(folderName)", dialect: dialect, assertFormats: assertFormats)
+            let byFile = Dictionary(grouping: results, by: \.file)
+            let files = byFile.keys.sorted().map { file in
+                let results = byFile[file]!
+                return "\((file as NSString).lastPathComponent.replacingOccurrences(of: ".json", with: "")) \(results.filter(\.passed).count)/\(results.count)"
+            }
+            print("JSON-Schema-Test-Suite \(draft) \(folderName): \(results.filter(\.passed).count) of \(results.count) cases pass; by file: "
+                + files.joined(separator: ", "))
+            #expect(!results.isEmpty)
+        }
     }
 
     // MARK: - Running the suite

@@ -4,7 +4,7 @@ import Foundation
 /// after translating where the two differ, and matched anywhere in the text (not anchored).
 ///
 /// Translated: `\d`, `\D`, `\w`, `\W` match ASCII only, as in ECMA-262 (ICU's match any script's
-/// digits and letters); `$` outside a class matches only at the very end (ICU's also matches
+/// digits and letters); `\s` and `\S` take ECMA-262's white space (with U+FEFF); `$` outside a class matches only at the very end (ICU's also matches
 /// before a final line break); `\u{1F600}` is written `\x{1F600}`. ICU reads `\p{Letter}`,
 /// `\p{L}`, `\p{Script=Greek}` as ECMA-262 does with its `u` flag.
 ///
@@ -43,6 +43,9 @@ struct ECMARegex: @unchecked Sendable {
         regex.rangeOfFirstMatch(in: text, options: [], range: NSRange(location: 0, length: text.utf16.count)).location != NSNotFound
     }
 
+    /// ECMA-262's `\s`: its WhiteSpace and LineTerminator (ICU's lacks U+000B and U+FEFF).
+    private static let whiteSpace = #"\t\n\x{0B}\f\r\x{20}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}"#
+
     /// The ICU spelling of an ECMA-262 pattern.
     /// - Throws: ``CompileError`` for what ICU would read but ECMA-262 (with its `u` flag) refuses:
     ///   an escaped letter ECMA-262 gives no meaning (`\a`), and groups it has no syntax for
@@ -70,6 +73,9 @@ struct ECMARegex: @unchecked Sendable {
                 case ("W", false): output += "[^A-Za-z0-9_]"
                 case ("d", true): output += "0-9"
                 case ("w", true): output += "A-Za-z0-9_"
+                case ("s", false): output += "[" + Self.whiteSpace + "]"
+                case ("S", false): output += "[^" + Self.whiteSpace + "]"
+                case ("s", true): output += Self.whiteSpace
                 case ("u", _) where position < characters.count && characters[position] == "{":
                     output += "\\x"
                 case _ where escaped.isLetter && escaped.isASCII && !"dDwWsSbBnrtfvcxupPk".contains(escaped):

@@ -97,10 +97,11 @@ extension KeywordEvaluation {
     }
 
     /// Whether `value / divisor` is a whole number, allowing for binary floating point (`0.3` is a
-    /// multiple of `0.1`); a quotient too large for a `Double` is not a multiple.
+    /// multiple of `0.1`); where the quotient is too large for a `Double`, whether the remainder
+    /// is 0 (`1e308` is a multiple of `0.5`, not of `0.123456789`).
     static func isMultiple(_ value: Double, of divisor: Double) -> Bool {
         let quotient = value / divisor
-        guard quotient.isFinite else { return false }
+        guard quotient.isFinite else { return value.truncatingRemainder(dividingBy: divisor) == 0 }
         return abs(quotient - quotient.rounded()) <= 1e-9 * max(1, abs(quotient))
     }
 

@@ -116,10 +116,11 @@ struct KeywordEvaluation {
         }
     }
 
-    /// `dependentSchemas` and `dependentRequired` (2020-12), `dependencies` (draft 4).
+    /// `dependentSchemas` and `dependentRequired` (2020-12), `dependencies` (draft 4, and read in
+    /// 2020-12 too, which split it in two, for schemas written before).
     mutating func applyDependencies() {
         guard case .object(let object) = instance else { return }
-        let keywords = dialect.isDraft4 ? ["dependencies"] : ["dependentSchemas", "dependentRequired"]
+        let keywords = dialect.isDraft4 ? ["dependencies"] : ["dependentSchemas", "dependentRequired", "dependencies"]
         for keyword in keywords {
             guard case .object(let dependencies)? = members[keyword] else { continue }
             for (name, dependency) in dependencies where object[name] != nil {
