@@ -127,15 +127,12 @@ enum SchemaFormat {
     }
 
     /// RFC 1123 host names: dot-separated labels of 1 to 63 letters, digits and hyphens, not
-    /// starting or ending with a hyphen, 253 characters at most (a trailing dot aside).
+    /// starting or ending with a hyphen, 253 characters at most.
     static func isHostname(_ text: String) -> Bool {
-        var name = Substring(text)
-        if name.hasSuffix(".") { name = name.dropLast() }
-        guard !name.isEmpty, name.utf8.count <= 253 else { return false }
-        return name.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { label in
+        guard !text.isEmpty, text.utf8.count <= 253 else { return false }
+        return text.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { label in
             (1...63).contains(label.count) && !label.hasPrefix("-") && !label.hasSuffix("-")
                 && label.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
-                && !(label.count >= 4 && label.dropFirst(2).hasPrefix("--") && !label.lowercased().hasPrefix("xn--"))
         }
     }
 
