@@ -30,12 +30,7 @@ extension KeywordEvaluation {
     }
 
     private mutating func follow(_ uri: String, keyword: String) {
-        guard let location = evaluation.index.location(of: uri) else {
-            fail("$ref", "cannot be checked: the schema's \(keyword) \(JSONValue.quoted(uri)) names nothing in the contract",
-                 schemaPath: frame.location.pointer.appending(keyword))
-            return
-        }
-        outcome.absorb(evaluation.jump(to: location, uri: uri, instance, at: path, from: frame, keyword: keyword))
+        outcome.absorb(evaluation.jump(to: uri, instance, at: path, from: frame, keyword: keyword))
     }
 
     // MARK: - Discriminator
@@ -68,7 +63,7 @@ extension KeywordEvaluation {
             fail("discriminator", "has \(JSONValue.quoted(property)): \(JSONValue.quoted(name)), which names none of the schemas the discriminator knows (\(listed(known.map(JSONValue.quoted))))")
             return SchemaOutcome(violations: [])
         }
-        return evaluation.jump(to: location, uri: uri, instance, at: path, from: frame, keyword: "discriminator")
+        return evaluation.jump(to: uri, instance, at: path, from: frame, keyword: "discriminator")
     }
 
     /// The schema names the `oneOf`/`anyOf` branches refer to: `Cat` for `#/components/schemas/Cat`.

@@ -18,6 +18,11 @@ struct SchemaOutcome {
         absorbAnnotations(other)
     }
 
+    /// One violation.
+    static func violation(_ keyword: String, _ value: JSONValue, at path: JSONPointer, schemaPath: JSONPointer, _ message: String) -> SchemaOutcome {
+        SchemaOutcome(violations: [SchemaViolation(instancePath: path, schemaPath: schemaPath, keyword: keyword, value: value, message: message)])
+    }
+
     mutating func absorbAnnotations(_ other: SchemaOutcome) {
         guard other.isValid else { return }
         evaluatedProperties.formUnion(other.evaluatedProperties)
@@ -50,17 +55,14 @@ struct SchemaEvaluation {
     /// Applies `schema`, found at `frame.location`, to `instance`, found at `path`.
     func evaluate(_ schema: JSONValue, _ instance: JSONValue, at path: JSONPointer, frame: Frame) -> SchemaOutcome {
         guard frame.depth < 4 * SchemaValidator.maximumDepth, path.tokens.count <= SchemaValidator.maximumDepth else {
-            return SchemaOutcome(violations: [SchemaViolation(
-                instancePath: path, schemaPath: frame.location.pointer, keyword: "schema", value: instance,
-                message: "cannot be checked: it nests deeper than \(SchemaValidator.maximumDepth) levels")])
+            return .violation("schema", instance, at: path, schemaPath: frame.location.pointer,
+                              "cannot be checked: it nests deeper than \(SchemaValidator.maximumDepth) levels")
         }
         switch schema {
         case .bool(true):
             return SchemaOutcome()
         case .bool(false):
-            return SchemaOutcome(violations: [SchemaViolation(
-                instancePath: path, schemaPath: frame.location.pointer, keyword: "false", value: instance,
-                message: "is not allowed: the schema is false")])
+            return .violation("false", instance, at: path, schemaPath: frame.location.pointer, "is not allowed: the schema is false")
         case .object(let members):
             var frame = frame
             if let scope = index.scope(at: frame.location) { frame.scope = scope }
@@ -69,23 +71,23 @@ struct SchemaEvaluation {
             keywords.applyAll()
             return keywords.outcome
         default:
-            return SchemaOutcome(violations: [SchemaViolation(
-                instancePath: path, schemaPath: frame.location.pointer, keyword: "schema", value: instance,
-                message: "cannot be checked: the contract's schema at \(frame.location.pointer.fragment) is \(describe(schema)), which is not a schema (an object or a boolean)")])
+            return .violation("schema", instance, at: path, schemaPath: frame.location.pointer,
+                              "cannot be checked: the contract's schema at \(frame.location.pointer.fragment) is \(describe(schema)), which is not a schema (an object or a boolean)")
         }
     }
 
-    /// Applies the schema at `location`, reached through a reference, to `instance`.
-    func jump(to location: SchemaLocation, uri: String, _ instance: JSONValue, at path: JSONPointer, from frame: Frame, keyword: String) -> SchemaOutcome {
-        guard let schema = index.value(at: location) else {
-            return SchemaOutcome(violations: [SchemaViolation(
-                instancePath: path, schemaPath: frame.location.pointer.appending(keyword), keyword: "$ref", value: instance,
-                message: "cannot be checked: the schema's \(keyword) \(JSONValue.quoted(uri)) names nothing in the contract")])
+    /// Applies the schema that `uri`, the absolute form of the schema's `keyword` (`$ref`,
+    /// `$dynamicRef`, `discriminator`), names to `instance`.
+    func jump(to uri: String, _ instance: JSONValue, at path: JSONPointer, from frame: Frame, keyword: String) -> SchemaOutcome {
+        let broken = { (problem: String) in
+            SchemaOutcome.violation("$ref", instance, at: path, schemaPath: frame.location.pointer.appending(keyword),
+                                    "cannot be checked: the schema's \(keyword) \(JSONValue.quoted(uri)) \(problem)")
+        }
+        guard let location = index.location(of: uri), let schema = index.value(at: location) else {
+            return broken("names nothing in the contract")
         }
         guard !frame.refChain.contains(location) else {
-            return SchemaOutcome(violations: [SchemaViolation(
-                instancePath: path, schemaPath: frame.location.pointer.appending(keyword), keyword: "$ref", value: instance,
-                message: "cannot be checked: the schema's \(keyword) \(JSONValue.quoted(uri)) loops back to a schema already applied to this value")])
+            return broken("loops back to a schema already applied to this value")
         }
         let scope = index.scope(at: location) ?? SchemaScope(base: URIReference.withoutFragment(uri), dialect: frame.scope.dialect)
         let next = Frame(location: location, scope: scope, dynamicScope: frame.dynamicScope, refChain: frame.refChain + [location], depth: frame.depth + 1)
