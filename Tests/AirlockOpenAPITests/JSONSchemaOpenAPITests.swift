@@ -144,12 +144,47 @@ import Testing
     @Test func refusesADeeplyNestedValueWithoutCrashing() {
         var deep: JSONValue = []
         for _ in 0..<600 { deep = [deep] }
-        let violations = Self.validator.validate(deep, against: Self.schema("Tree"))
+        let tooDeep = deep
+        let violations = Self.onSmallStack { Self.validator.validate(tooDeep, against: Self.schema("Tree")) }
         #expect(violations.map(\.keyword) == ["schema"])
         #expect(violations.first?.message == "cannot be checked: it nests deeper than 512 levels")
-        var shallow: JSONValue = []
-        for _ in 0..<100 { shallow = [shallow] }
-        #expect(Self.validator.validate(shallow, against: Self.schema("Tree")) == [])
+        var allowed: JSONValue = []
+        for _ in 0..<500 { allowed = [allowed] }
+        let deepEnough = allowed
+        #expect(Self.onSmallStack { Self.validator.validate(deepEnough, against: Self.schema("Tree")) } == [])
+        #expect(Self.summary(Self.onSmallStack { Self.validator.validate([[["x"]]], against: Self.schema("Tree")) }) == [
+            "/0/0/0 /components/schemas/Tree/type type: is \"x\", which is not of type \"array\"",
+        ])
+    }
+
+    /// Runs `body` on a thread with a 512 KB stack, as Apple platforms give their secondary threads.
+    static func onSmallStack(_ body: @escaping @Sendable () -> [SchemaViolation]) -> [SchemaViolation] {
+        let result = Locked<[SchemaViolation]>([])
+        let finished = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            let violations = body()
+            result.withLock { $0 = violations }
+            finished.signal()
+        }
+        thread.stackSize = 512 << 10
+        thread.start()
+        finished.wait()
+        return result.withLock { $0 }
+    }
+
+    /// A chain of `$ref`s longer than the validator follows is a violation, not a stack overflow.
+    @Test func refusesALongReferenceChainWithoutCrashing() {
+        let count = 3000
+        var definitions = JSONMembers()
+        for position in 0..<count {
+            definitions["d\(position)"] = position == count - 1 ? ["type": "string"] : ["$ref": .string("#/definitions/d\(position + 1)")]
+        }
+        let validator = SchemaValidator(document: ["definitions": .object(definitions)], dialect: .draft4)
+        let violations = Self.onSmallStack { validator.validate(1, against: JSONPointer(["definitions", "d0"])) }
+        #expect(Self.summary(violations) == [
+            " /definitions/d2048 schema: cannot be checked: the schema applies more than 2048 schemas one inside another here",
+        ])
+        #expect(validator.validate("text", against: JSONPointer(["definitions", "d\(count - 200)"])) == [])
     }
 
     @Test func readsOpenAPI31TypeLists() {

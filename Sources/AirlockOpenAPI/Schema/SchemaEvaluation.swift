@@ -54,10 +54,22 @@ struct SchemaEvaluation {
 
     /// Applies `schema`, found at `frame.location`, to `instance`, found at `path`.
     func evaluate(_ schema: JSONValue, _ instance: JSONValue, at path: JSONPointer, frame: Frame) -> SchemaOutcome {
-        guard frame.depth < 4 * SchemaValidator.maximumDepth, path.tokens.count <= SchemaValidator.maximumDepth else {
+        guard path.tokens.count <= SchemaValidator.maximumDepth else {
             return .violation("schema", instance, at: path, schemaPath: frame.location.pointer,
                               "cannot be checked: it nests deeper than \(SchemaValidator.maximumDepth) levels")
         }
+        // Four schemas a level of the value (a `$ref`, an `allOf`, …) before giving up.
+        guard frame.depth < 4 * SchemaValidator.maximumDepth else {
+            return .violation("schema", instance, at: path, schemaPath: frame.location.pointer,
+                              "cannot be checked: the schema applies more than \(4 * SchemaValidator.maximumDepth) schemas one inside another here")
+        }
+        if frame.depth > 0, frame.depth.isMultiple(of: Self.levelsPerStack) {
+            return Self.onFreshStack { evaluateHere(schema, instance, at: path, frame: frame) }
+        }
+        return evaluateHere(schema, instance, at: path, frame: frame)
+    }
+
+    private func evaluateHere(_ schema: JSONValue, _ instance: JSONValue, at path: JSONPointer, frame: Frame) -> SchemaOutcome {
         switch schema {
         case .bool(true):
             return SchemaOutcome()
@@ -74,6 +86,28 @@ struct SchemaEvaluation {
             return .violation("schema", instance, at: path, schemaPath: frame.location.pointer,
                               "cannot be checked: the contract's schema at \(frame.location.pointer.fragment) is \(describe(schema)), which is not a schema (an object or a boolean)")
         }
+    }
+
+    /// How many schemas apply one inside another on one thread's stack: about 300 KB in a debug
+    /// build, so that a caller on a thread with a small stack (512 KB, as on Apple platforms'
+    /// secondary threads) has room left.
+    static let levelsPerStack = 64
+
+    /// Runs `body` on a thread of its own with a 4 MB stack, and waits for it: deep values and
+    /// long `$ref` chains go on there, never deeper than ``levelsPerStack`` levels a thread, so the
+    /// recursion cannot exhaust any stack whatever thread validation is called on.
+    private static func onFreshStack(_ body: @escaping @Sendable () -> SchemaOutcome) -> SchemaOutcome {
+        let result = Locked<SchemaOutcome?>(nil)
+        let finished = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            let outcome = body()
+            result.withLock { $0 = outcome }
+            finished.signal()
+        }
+        thread.stackSize = 4 << 20
+        thread.start()
+        finished.wait()
+        return result.withLock { $0 } ?? SchemaOutcome()
     }
 
     /// Applies the schema that `uri`, the absolute form of the schema's `keyword` (`$ref`,

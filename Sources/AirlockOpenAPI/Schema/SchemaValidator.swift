@@ -74,9 +74,11 @@ package struct SchemaViolation: Sendable, Equatable, CustomStringConvertible {
 ///
 /// A broken schema (a `$ref` to nothing, `"type": 5`, a pattern that does not compile) never
 /// crashes: the value gets a violation with the keyword `$ref`, `schema` or `pattern` that says
-/// the contract is broken. Evaluation stops with a `schema` violation where the instance nests
-/// deeper than ``maximumDepth`` or `$ref`s loop back to a schema already being applied to the
-/// same value, so neither a hostile instance nor a looping schema can exhaust the stack.
+/// the contract is broken. Evaluation stops with a violation where the instance nests deeper
+/// than ``maximumDepth``, where schemas apply one inside another more than four times that deep,
+/// or where `$ref`s loop back to a schema already being applied to the same value; deep
+/// evaluations continue on threads with stacks of their own, so neither a hostile instance nor a
+/// hostile schema can exhaust the caller's stack.
 ///
 /// Limits: `pattern` is an ECMA-262 regular expression run by `NSRegularExpression` (ICU) after
 /// a translation of what differs (`\d`, `\w`, `$`, `\u{…}`; see ``ECMARegex``); `$vocabulary` is
