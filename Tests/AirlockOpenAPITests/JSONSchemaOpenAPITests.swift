@@ -40,7 +40,12 @@ import Testing
                 "type": ["type": 5],
             ]],
             "Tree": ["type": "array", "items": ["$ref": "#/components/schemas/Tree"]],
-            "Loop": ["$ref": "#/components/schemas/Loop"],
+            "Loop": ["allOf": [["$ref": "#/components/schemas/Loop"]], "type": "string"],
+            "Shape": [
+                "type": "object", "required": ["kind"], "properties": ["kind": ["type": "string"]],
+                "oneOf": [["$ref": "#/components/schemas/Circle"]], "discriminator": ["propertyName": "kind"],
+            ],
+            "Circle": ["allOf": [["$ref": "#/components/schemas/Shape"], ["properties": ["radius": ["type": "number"]]]]],
         ]],
     ]
 
@@ -115,8 +120,14 @@ import Testing
                  "/dangling /components/schemas/Broken/properties/dangling/$ref $ref: cannot be checked: the schema's $ref \"#/components/schemas/Nowhere\" names nothing in the contract",
                  "/type /components/schemas/Broken/properties/type/type schema: cannot be checked: the schema's \"type\" is 5, which is not a type name or a list of them",
              ]),
-        Case(name: "a $ref loop gives a violation", schema: "Loop", instance: 1,
-             expected: [" /components/schemas/Loop/$ref $ref: cannot be checked: the schema's $ref \"#/components/schemas/Loop\" loops back to a schema already applied to this value"]),
+        Case(name: "a $ref loop ends, its violations reported once", schema: "Loop", instance: 1,
+             expected: [" /components/schemas/Loop/type type: is 1, which is not of type \"string\""]),
+        Case(name: "a discriminator with inheritance (the branch refers back to its parent)", schema: "Shape",
+             instance: ["kind": "Circle", "radius": "big"],
+             expected: ["/radius /components/schemas/Circle/allOf/1/properties/radius/type type: is \"big\", which is not of type \"number\""]),
+        Case(name: "the same, validating the branch", schema: "Circle", instance: ["kind": "Circle", "radius": 1], expected: []),
+        Case(name: "the same, the parent's rules apply", schema: "Circle", instance: ["radius": 1],
+             expected: [" /components/schemas/Shape/required required: is missing required property \"kind\""]),
         Case(name: "no schema at the pointer", schema: "Missing", instance: 1,
              expected: [" /components/schemas/Missing $ref: cannot be checked: the contract has no schema at #/components/schemas/Missing"]),
     ]

@@ -19,6 +19,8 @@ struct KeywordEvaluation {
     /// Applies every keyword, `unevaluatedItems` and `unevaluatedProperties` last since they
     /// depend on what the others evaluated.
     mutating func applyAll() {
+        // Before `$ref`: `{"$ref": …, "nullable": true}`, common in 3.0 documents though 3.0
+        // ignores a `$ref`'s siblings, allows null too.
         if dialect == .openAPI30, instance == .null, members["nullable"] == .bool(true) { return }
         applyReference()
         // Draft 4 and OpenAPI 3.0: a `$ref` stands for the whole schema; its siblings are ignored.

@@ -40,8 +40,8 @@ struct SchemaEvaluation {
         var scope: SchemaScope
         /// The base URIs of the schema resources entered so far, outermost first (`$dynamicRef`).
         var dynamicScope: [String]
-        /// The `$ref` targets followed since the instance location last changed: following one of
-        /// them again would loop for ever.
+        /// The schemas reached through a reference (and the first one) since the instance location
+        /// last changed: following one of them again would loop for ever.
         var refChain: [SchemaLocation]
         /// How many schemas apply one inside another.
         var depth: Int
@@ -120,9 +120,11 @@ struct SchemaEvaluation {
         guard let location = index.location(of: uri), let schema = index.value(at: location) else {
             return broken("names nothing in the contract")
         }
-        guard !frame.refChain.contains(location) else {
-            return broken("loops back to a schema already applied to this value")
-        }
+        // A schema already being applied to this value is not applied again inside itself: that
+        // application reports what this one would, and a loop of `$ref`s (`Pet` → `oneOf` →
+        // `Cat` → `allOf` → `Pet`, as OpenAPI documents mixing a discriminator with inheritance
+        // have) would never end.
+        guard !frame.refChain.contains(location) else { return SchemaOutcome() }
         let scope = index.scope(at: location) ?? SchemaScope(base: URIReference.withoutFragment(uri), dialect: frame.scope.dialect)
         let next = Frame(location: location, scope: scope, dynamicScope: frame.dynamicScope, refChain: frame.refChain + [location], depth: frame.depth + 1)
         return evaluate(schema, instance, at: path, frame: next)

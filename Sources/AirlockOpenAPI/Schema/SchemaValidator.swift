@@ -75,8 +75,9 @@ package struct SchemaViolation: Sendable, Equatable, CustomStringConvertible {
 /// A broken schema (a `$ref` to nothing, `"type": 5`, a pattern that does not compile) never
 /// crashes: the value gets a violation with the keyword `$ref`, `schema` or `pattern` that says
 /// the contract is broken. Evaluation stops with a violation where the instance nests deeper
-/// than ``maximumDepth``, where schemas apply one inside another more than four times that deep,
-/// or where `$ref`s loop back to a schema already being applied to the same value; deep
+/// than ``maximumDepth`` or where schemas apply one inside another more than four times that
+/// deep; a `$ref` back to a schema already being applied to the same value is not followed
+/// again (that application reports what it would), so `$ref` loops end too; deep
 /// evaluations continue on threads with stacks of their own, so neither a hostile instance nor a
 /// hostile schema can exhaust the caller's stack.
 ///
@@ -138,7 +139,7 @@ package final class SchemaValidator: Sendable {
         }
         let scope = index.scope(at: location) ?? SchemaScope(base: rootDocument, dialect: dialect)
         let evaluation = SchemaEvaluation(validator: self, direction: direction)
-        let start = SchemaEvaluation.Frame(location: location, scope: scope, dynamicScope: [scope.base], refChain: [], depth: 0)
+        let start = SchemaEvaluation.Frame(location: location, scope: scope, dynamicScope: [scope.base], refChain: [location], depth: 0)
         return evaluation.evaluate(value, instance, at: JSONPointer(), frame: start).violations
     }
 }
