@@ -170,17 +170,7 @@ import Testing
 
     /// Runs `body` on a thread with a 512 KB stack, as Apple platforms give their secondary threads.
     static func onSmallStack(_ body: @escaping @Sendable () -> [SchemaViolation]) -> [SchemaViolation] {
-        let result = Locked<[SchemaViolation]>([])
-        let finished = DispatchSemaphore(value: 0)
-        let thread = Thread {
-            let violations = body()
-            result.withLock { $0 = violations }
-            finished.signal()
-        }
-        thread.stackSize = 512 << 10
-        thread.start()
-        finished.wait()
-        return result.withLock { $0 }
+        SchemaEvaluation.onThread(stackSize: 512 << 10, body)
     }
 
     /// A chain of `$ref`s longer than the validator follows is a violation, not a stack overflow.

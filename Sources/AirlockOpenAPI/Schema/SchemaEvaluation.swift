@@ -97,17 +97,22 @@ struct SchemaEvaluation {
     /// long `$ref` chains go on there, never deeper than ``levelsPerStack`` levels a thread, so the
     /// recursion cannot exhaust any stack whatever thread validation is called on.
     private static func onFreshStack(_ body: @escaping @Sendable () -> SchemaOutcome) -> SchemaOutcome {
-        let result = Locked<SchemaOutcome?>(nil)
+        onThread(stackSize: 4 << 20, body)
+    }
+
+    /// Runs `body` on a new thread with a stack of `stackSize` bytes, and waits for its result.
+    static func onThread<Result: Sendable>(stackSize: Int, _ body: @escaping @Sendable () -> Result) -> Result {
+        let result = Locked<Result?>(nil)
         let finished = DispatchSemaphore(value: 0)
         let thread = Thread {
-            let outcome = body()
-            result.withLock { $0 = outcome }
+            let value = body()
+            result.withLock { $0 = value }
             finished.signal()
         }
-        thread.stackSize = 4 << 20
+        thread.stackSize = stackSize
         thread.start()
         finished.wait()
-        return result.withLock { $0 } ?? SchemaOutcome()
+        return result.withLock { $0! }
     }
 
     /// Applies the schema that `uri`, the absolute form of the schema's `keyword` (`$ref`,
