@@ -183,6 +183,7 @@ let package = Package(
                 "HTTPMockTesting",
                 "MockServer",
                 "HTTPLogging",
+                "HTTPTestSupport",
                 "ProcessSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]

@@ -91,6 +91,13 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
     /// The stub that answered, described only when someone asks.
     /// The id of the WireMock mapping that answered, if one did.
     package var mappingID: UUID? { answeredBy?.mappingID }
+    /// The contract operation the request belongs to (its `operationId`, or `GET /pets/{petId}`),
+    /// once a contract checking the mock (`validate(against:)`) has seen the exchange end.
+    /// HAR exports keep it as `_operationId`.
+    public internal(set) var operationID: String? {
+        get { storage.operationID }
+        set { writable.operationID = newValue }
+    }
 
     var answeredBy: StubDescription? {
         get { storage.answeredBy }
@@ -130,6 +137,7 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
         let date: Date
         var answeredBy: StubDescription?
         var response: RecordedResponse?
+        var operationID: String?
 
         init(sequence: Int, request: IncomingRequest, date: Date) {
             self.sequence = sequence
@@ -142,6 +150,7 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
             copy.truncatedBody = truncatedBody
             copy.answeredBy = answeredBy
             copy.response = response
+            copy.operationID = operationID
             return copy
         }
     }

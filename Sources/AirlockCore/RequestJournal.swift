@@ -21,6 +21,7 @@ public final class RequestJournal: Sendable {
         var generation = 0
         var redaction: Redaction = .standard
         var capacity: JournalCapacity = .unlimited
+        var observers: [any ExchangeObserver] = []
 
         var kept: Int { entries.count - head }
         var dropped: Int { seen - kept }
@@ -38,17 +39,25 @@ public final class RequestJournal: Sendable {
             let sequence = state.seen
             let generation = state.generation
             let capacity = state.capacity
-            guard capacity.entries > 0 || cassette != nil else {
-                state.firstSequence = sequence + 1
-                return ExchangeRecorder(journal: self, generation: generation, sequence: sequence, started: started, cassette: nil, request: nil)
+            let observers = state.observers
+            func recorder(cassetteRequest: RecordedRequest?, observed: RecordedRequest?) -> ExchangeRecorder {
+                ExchangeRecorder(
+                    journal: self, generation: generation, sequence: sequence, started: started, cassette: cassetteRequest == nil ? nil : cassette,
+                    request: cassetteRequest, observed: observed.map { (request: $0, observers: observers) }
+                )
             }
-            // A cassette needs the request whatever the journal keeps.
+            guard capacity.entries > 0 || cassette != nil || !observers.isEmpty else {
+                state.firstSequence = sequence + 1
+                return recorder(cassetteRequest: nil, observed: nil)
+            }
+            // A cassette and the observers need the request whatever the journal keeps.
             var numbered = request()
             numbered.sequence = sequence
             let keptForCassette = cassette == nil ? nil : numbered
+            let observed = observers.isEmpty ? nil : numbered
             guard capacity.entries > 0 else {
                 state.firstSequence = sequence + 1
-                return ExchangeRecorder(journal: self, generation: generation, sequence: sequence, started: started, cassette: cassette, request: keptForCassette)
+                return recorder(cassetteRequest: keptForCassette, observed: observed)
             }
             if let limit = capacity.bodyBytes, let body = numbered.body, body.count > limit {
                 numbered.truncateBody(to: limit)
@@ -66,7 +75,7 @@ public final class RequestJournal: Sendable {
                 state.entries.removeFirst(state.head)
                 state.head = 0
             }
-            return ExchangeRecorder(journal: self, generation: generation, sequence: sequence, started: started, cassette: cassette, request: keptForCassette)
+            return recorder(cassetteRequest: keptForCassette, observed: observed)
         }
     }
 
@@ -76,12 +85,23 @@ public final class RequestJournal: Sendable {
     }
 
     /// Stores what was delivered for entry `sequence` of `generation`, if it is still kept.
-    fileprivate func record(_ response: RecordedResponse, generation: Int, sequence: Int) {
+    fileprivate func record(_ response: RecordedResponse, operationID: String?, generation: Int, sequence: Int) {
         state.withLock { state in
             let index = state.head + sequence - state.firstSequence
             guard state.generation == generation, sequence >= state.firstSequence, state.entries.indices.contains(index) else { return }
             state.entries[index].response = response
+            if let operationID { state.entries[index].operationID = operationID }
         }
+    }
+
+    /// Adds an observer that looks at each exchange recorded from now on, when it ends.
+    package func addObserver(_ observer: any ExchangeObserver) {
+        state.withLock { $0.observers.append(observer) }
+    }
+
+    /// Removes an observer added with ``addObserver(_:)``; exchanges under way still reach it.
+    package func removeObserver(_ observer: any ExchangeObserver) {
+        state.withLock { $0.observers.removeAll { $0 === observer } }
     }
 
     /// Every request kept, in order.
@@ -170,14 +190,21 @@ package struct ExchangeRecorder: Sendable {
     /// The request as it arrived, kept for the cassette whatever the journal keeps (one
     /// reference: a recorded request keeps its fields behind one).
     private let request: RecordedRequest?
+    /// The request whole (before the journal cuts its body), and who looks at the exchange when
+    /// it ends.
+    private let observed: (request: RecordedRequest, observers: [any ExchangeObserver])?
 
-    fileprivate init(journal: RequestJournal, generation: Int, sequence: Int, started: Date, cassette: Cassette?, request: RecordedRequest?) {
+    fileprivate init(
+        journal: RequestJournal, generation: Int, sequence: Int, started: Date, cassette: Cassette?, request: RecordedRequest?,
+        observed: (request: RecordedRequest, observers: [any ExchangeObserver])?
+    ) {
         self.journal = journal
         self.generation = generation
         self.sequence = sequence
         self.started = started
         self.cassette = cassette
         self.request = request
+        self.observed = observed
     }
 
     /// Records the outcome.
@@ -189,10 +216,34 @@ package struct ExchangeRecorder: Sendable {
     ///     server relaying what it received); `false` when it was decoded or has no coding.
     package func record(_ outcome: RecordedResponse.Outcome, headers: HTTPFields = HTTPFields(), body: Data = Data(), bodyIsEncoded: Bool = false) {
         let response = RecordedResponse(outcome: outcome, headers: headers, body: body, bodyIsEncoded: bodyIsEncoded, duration: Date().timeIntervalSince(started))
-        journal.record(response, generation: generation, sequence: sequence)
+        // The observers look before the response goes out: a failure they report lands while
+        // the client still waits for it.
+        var operationID: String?
+        if let observed {
+            let redaction = journal.redaction
+            for observer in observed.observers {
+                let named = observer.exchangeEnded(observed.request, response: response, redaction: redaction)
+                if operationID == nil { operationID = named }
+            }
+        }
+        journal.record(response, operationID: operationID, generation: generation, sequence: sequence)
         if let cassette, var request {
             request.response = response
+            request.operationID = operationID
             cassette.record(request)
         }
     }
+}
+
+/// Something that looks at each exchange a journal records, once it ends (before its response
+/// goes out): the contract checks of `AirlockOpenAPI`.
+package protocol ExchangeObserver: AnyObject, Sendable {
+    /// Looks at a finished exchange.
+    /// - Parameters:
+    ///   - request: The request as it arrived, its body whole.
+    ///   - response: What it got: a response, a failure or a fault.
+    ///   - redaction: How the journal shows secrets.
+    /// - Returns: The operation the request belongs to, which the journal keeps with the entry
+    ///   (``RecordedRequest/operationID``); `nil` when it knows none.
+    func exchangeEnded(_ request: RecordedRequest, response: RecordedResponse, redaction: Redaction) -> String?
 }

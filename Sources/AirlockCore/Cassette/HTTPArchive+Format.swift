@@ -33,14 +33,23 @@ enum HARFormat {
         var response: Response
         var cache: Cache
         var timings: Timings
+        /// Airlock's own field: the contract operation the request belongs to (its
+        /// `operationId`), when a contract checked it.
+        var operationID: String?
 
-        init(startedDateTime: String, time: Double, request: Request, response: Response, cache: Cache, timings: Timings) {
+        enum CodingKeys: String, CodingKey {
+            case startedDateTime, time, request, response, cache, timings
+            case operationID = "_operationId"
+        }
+
+        init(startedDateTime: String, time: Double, request: Request, response: Response, cache: Cache, timings: Timings, operationID: String? = nil) {
             self.startedDateTime = startedDateTime
             self.time = time
             self.request = request
             self.response = response
             self.cache = cache
             self.timings = timings
+            self.operationID = operationID
         }
 
         /// Only what replay needs is required: the date, the request and the response.
@@ -52,6 +61,7 @@ enum HARFormat {
             response = try container.decode(Response.self, forKey: .response)
             cache = Cache()
             timings = try container.decodeIfPresent(Timings.self, forKey: .timings) ?? Timings(send: 0, wait: time, receive: 0)
+            operationID = try container.decodeIfPresent(String.self, forKey: .operationID)
         }
     }
 

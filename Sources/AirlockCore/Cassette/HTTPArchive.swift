@@ -205,7 +205,8 @@ public struct HTTPArchive: Sendable {
                 error: response?.error
             ),
             cache: .init(),
-            timings: .init(send: 0, wait: milliseconds, receive: 0)
+            timings: .init(send: 0, wait: milliseconds, receive: 0),
+            operationID: recorded.operationID
         )
     }
 }

@@ -1,6 +1,6 @@
 /// Percent-decoding of query components, byte by byte; malformed escapes are kept as written.
-enum PercentDecoding {
-    static func decode(_ text: Substring) -> String {
+package enum PercentDecoding {
+    package static func decode(_ text: Substring) -> String {
         guard text.utf8.contains(UInt8(ascii: "%")) else { return String(text) }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count)

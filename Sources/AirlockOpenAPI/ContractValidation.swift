@@ -1,0 +1,88 @@
+@_spi(AirlockTransport) import AirlockCore
+import Foundation
+
+extension Journaling {
+    /// Checks every exchange from now on against a contract: each request the app sends is
+    /// matched to an operation and checked (method, path, query, header and cookie parameters
+    /// in their styles, required body, content type, body schema, credentials the security
+    /// requirement names), and so is each answer it gets (status, headers, content type, body
+    /// schema) — a stub's, a template's, a cassette's, or, through an `HTTPLogger`, the real
+    /// server's.
+    ///
+    /// ```swift
+    /// let contract = try OpenAPIContract(contentsOf: URL(fileURLWithPath: "openapi.yaml"))
+    /// let mock = HTTPMock()
+    /// mock.validate(against: contract)
+    /// ```
+    ///
+    /// Each violation fails the running test (an `Issue` under Swift Testing, `XCTFail` under
+    /// XCTest), naming the operation, the rule's JSON pointer into the contract, the offending
+    /// value and the rule, unless `onViolation` takes it instead. The check runs when the
+    /// exchange ends, before the response reaches the app. The journal keeps each request's
+    /// operation (``RecordedRequest/operationID``), and so do HAR exports (`_operationId`).
+    ///
+    /// - Parameters:
+    ///   - contract: The contract.
+    ///   - onViolation: Called with each violation instead of failing the test; on the thread
+    ///     that delivers the response.
+    /// - Returns: The validation: its ``ContractValidation/violations`` so far, and
+    ///   ``ContractValidation/stop()``.
+    @discardableResult
+    public func validate(
+        against contract: OpenAPIContract,
+        onViolation: (@Sendable (ContractViolation) -> Void)? = nil,
+        fileID: String = #fileID,
+        filePath: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column
+    ) -> ContractValidation {
+        let report = onViolation ?? ContractTestFailure(fileID: fileID, filePath: filePath, line: line, column: column).report
+        let validation = ContractValidation(contract: contract, journal: journal, report: report)
+        journal.addObserver(validation)
+        return validation
+    }
+}
+
+/// A contract checking a mock's or a logger's exchanges, from ``Journaling/validate(against:onViolation:fileID:filePath:line:column:)``.
+public final class ContractValidation: Sendable, ExchangeObserver {
+    /// The contract.
+    public let contract: OpenAPIContract
+    private let journal: RequestJournal
+    private let report: @Sendable (ContractViolation) -> Void
+    private let found = Locked<[ContractViolation]>([])
+
+    init(contract: OpenAPIContract, journal: RequestJournal, report: @escaping @Sendable (ContractViolation) -> Void) {
+        self.contract = contract
+        self.journal = journal
+        self.report = report
+    }
+
+    /// Every violation found so far, oldest first.
+    public var violations: [ContractViolation] {
+        found.withLock { $0 }
+    }
+
+    /// Stops checking: exchanges that start from now on are not checked.
+    public func stop() {
+        journal.removeObserver(self)
+    }
+
+    package func exchangeEnded(_ request: RecordedRequest, response: RecordedResponse, redaction: Redaction) -> String? {
+        let (operation, violations) = check(request, response: response, redaction: redaction)
+        if !violations.isEmpty {
+            found.withLock { $0.append(contentsOf: violations) }
+            violations.forEach(report)
+        }
+        return operation?.name
+    }
+
+    /// The request's operation and every violation of the exchange.
+    func check(_ request: RecordedRequest, response: RecordedResponse?, redaction: Redaction) -> (OpenAPIOperation?, [ContractViolation]) {
+        var check = ExchangeCheck(contract: contract, request: request, redaction: redaction)
+        let operation = check.checkRequest()
+        if let operation, let response, case .response = response.outcome {
+            check.checkResponse(response, of: operation)
+        }
+        return (operation?.public, check.finish(secrets: redaction.secretValues(in: request)))
+    }
+}
