@@ -26,6 +26,9 @@ let package = Package(
         // from its examples, and answers swift-openapi-generator clients in-process. Apart, so
         // that HTTPMock's users never build OpenAPIKit or Yams.
         .library(name: "AirlockOpenAPI", targets: ["AirlockOpenAPI"]),
+        // The contract without the test frameworks (AirlockOpenAPI re-exports it): for servers
+        // and tools, such as `airlock serve --openapi`.
+        .library(name: "AirlockOpenAPICore", targets: ["AirlockOpenAPICore"]),
         .executable(name: "airlock", targets: ["AirlockCLI"]),
     ],
     traits: [
@@ -107,6 +110,8 @@ let package = Package(
             name: "AirlockCLI",
             dependencies: [
                 "MockServer",
+                // `airlock serve --openapi spec.yaml`.
+                "AirlockOpenAPICore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // `--threads`: an event loop group of the size asked for.
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -115,7 +120,7 @@ let package = Package(
         // Contract testing over the core: the document (OpenAPIKit, Yams), a JSON Schema validator
         // of its own, the checks on each exchange, and mocks from the contract.
         .target(
-            name: "AirlockOpenAPI",
+            name: "AirlockOpenAPICore",
             dependencies: [
                 "AirlockCore",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -125,6 +130,8 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
             ]
         ),
+        // What tests add: violations as Swift Testing issues and XCTest failures.
+        .target(name: "AirlockOpenAPI", dependencies: ["AirlockOpenAPICore", "AirlockCore"]),
         // Airgap: a guard URLProtocol plus a C layer interposing every libc route to the network.
         .target(name: "CAirgap"),
         .target(name: "Airgap", dependencies: ["CAirgap", "AirlockCore"]),
@@ -179,6 +186,7 @@ let package = Package(
             name: "AirlockOpenAPITests",
             dependencies: [
                 "AirlockOpenAPI",
+                "AirlockOpenAPICore",
                 "HTTPMock",
                 "HTTPMockTesting",
                 "MockServer",

@@ -1,6 +1,7 @@
+import AirlockOpenAPICore
 import ArgumentParser
 import Foundation
-import MockServer
+@_spi(AirlockTransport) import MockServer
 import NIOPosix
 
 /// `airlock`: serve mocked HTTP to any client or process.
@@ -43,6 +44,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: [.customLong("wiremock"), .customLong("root-dir")], help: "A WireMock root folder: serve its mappings/*.json (bodyFileName in __files/) and answer WireMock's admin API for it (--root-dir is WireMock's name).", completion: .directory)
     var wireMock: String?
 
+    @Option(help: "An OpenAPI 3.0 or 3.1 document (YAML or JSON): answer each of its operations with its example or a value built from its schema (Prefer: code=…, example=… chooses), a request that breaks it with 422 and an application/problem+json list of the violations, and print each violation of an exchange on standard error. With a stub, HAR or WireMock source too, that source answers first and the contract checks its answers.", completion: .file(extensions: ["yaml", "yml", "json"]))
+    var openapi: String?
+
     @Flag(help: "For a WireMock root folder: leave out the mappings Airlock cannot serve, saying why for each on standard error, and serve the rest. Without it the first one stops the command.")
     var skipUnsupported = false
 
@@ -84,7 +88,7 @@ struct Serve: AsyncParsableCommand {
 
     func validate() throws {
         switch (stubs, wireMock) {
-        case (nil, nil): throw ValidationError("Give a stub file, a HAR file, or a WireMock root folder (--wiremock DIR).")
+        case (nil, nil) where openapi == nil: throw ValidationError("Give a stub file, a HAR file, a WireMock root folder (--wiremock DIR) or an OpenAPI document (--openapi FILE).")
         case (_?, _?): throw ValidationError("Give either a stub or HAR file or --wiremock DIR, not both.")
         default: break
         }
@@ -99,6 +103,16 @@ struct Serve: AsyncParsableCommand {
         var printExchange: (@Sendable (MockServer.Exchange) -> Void)?
         if !quiet {
             printExchange = { exchange in say(exchange.description) }
+        }
+        // The contract is read first: a document that cannot be used stops the command.
+        var contract: OpenAPIContract?
+        if let openapi {
+            do {
+                contract = try OpenAPIContract(contentsOf: URL(fileURLWithPath: openapi))
+            } catch {
+                sayError("airlock: \(error.description)")
+                throw ExitCode.badInput
+            }
         }
         // A WireMock folder is read before the server exists: the server keeps its root.
         var mappings: WireMockMappings?
@@ -138,9 +152,12 @@ struct Serve: AsyncParsableCommand {
         // A server left running all day must not grow without bound.
         server.journalCapacity = JournalCapacity(entries: journalLimit, bytes: JournalCapacity.server.bytes, bodyBytes: JournalCapacity.server.bodyBytes)
         let rejected: [RegistrationError]
-        let summary: String
+        var summary: String
         var replayRule: String?
-        if let mappings {
+        if stubs == nil, wireMock == nil {
+            rejected = []
+            summary = ""
+        } else if let mappings {
             rejected = server.registerStubs(mappings)
             summary = "\(mappings.mappingCount) WireMock mapping(s)"
         } else if isHAR(url) {
@@ -176,8 +193,21 @@ struct Serve: AsyncParsableCommand {
             }
             throw ExitCode.badInput
         }
+        if let contract, let openapi {
+            for error in server.registerStubs(from: contract) {
+                sayError("airlock: \(openapi): \(error.description)")
+                throw ExitCode.badInput
+            }
+            _ = ContractValidation(contract: contract, journal: server.journal) { violation in
+                sayError("airlock: contract violation: \(violation.description)")
+            }
+            let served = "\(contract.operations.count) operation(s) of \(contract.title.isEmpty ? "the contract" : contract.title) from \(openapi)"
+            summary = summary.isEmpty ? served : "\(summary) from \(source) and \(served)"
+        } else {
+            summary += " from \(source)"
+        }
         try await startServer(server)
-        say("Airlock serving \(summary) from \(source) at \(server.baseURL.absoluteString)")
+        say("Airlock serving \(summary) at \(server.baseURL.absoluteString)")
         if let replayRule { say(replayRule) }
         if mappings != nil {
             say("Admin API: \(server.baseURL.absoluteString)/__admin/mappings (WireMock's) and /__admin/stubs — Ctrl-C to stop.")

@@ -1,4 +1,4 @@
-@testable import AirlockOpenAPI
+@testable import AirlockOpenAPICore
 @_spi(AirlockTransport) import AirlockCore
 import Foundation
 import Testing

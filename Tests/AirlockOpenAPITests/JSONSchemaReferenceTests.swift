@@ -1,4 +1,4 @@
-@testable import AirlockOpenAPI
+@testable import AirlockOpenAPICore
 import Testing
 
 /// The URI resolution `$id` and `$ref` use, on RFC 3986's own examples (§5.4) and on URNs.

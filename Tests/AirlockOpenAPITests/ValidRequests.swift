@@ -1,5 +1,5 @@
 @_spi(AirlockTransport) import AirlockCore
-@testable import AirlockOpenAPI
+@testable import AirlockOpenAPICore
 import Foundation
 
 /// A request an operation accepts, made from its contract: path variables, required query,

@@ -228,6 +228,14 @@ struct ContractResponder: Sendable {
             })
         }
         let body = (try? JSONValue.object(members).compactData()) ?? Data()
-        return MockResponse(data: body, contentType: "application/problem+json", status: .other(status), headers: headers)
+        var fields = headers
+        fields[errorHeader] = errorHeaderValue
+        return MockResponse(data: body, contentType: "application/problem+json", status: .other(status), headers: fields)
     }
+
+    /// The header that marks Airlock's own answers (a problem, not the API's): the contract does
+    /// not check them.
+    static let errorHeader = "Airlock-Error"
+    /// Its value.
+    static let errorHeaderValue = "contract-violation"
 }

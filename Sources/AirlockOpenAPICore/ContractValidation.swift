@@ -1,0 +1,49 @@
+@_spi(AirlockTransport) import AirlockCore
+import Foundation
+
+/// A contract checking a mock's or a logger's exchanges, from `validate(against:)`
+/// (`AirlockOpenAPI`).
+public final class ContractValidation: Sendable, ExchangeObserver {
+    /// The contract.
+    public let contract: OpenAPIContract
+    private let journal: RequestJournal
+    private let report: @Sendable (ContractViolation) -> Void
+    private let found = Locked<[ContractViolation]>([])
+
+    /// Starts checking the exchanges `journal` records, handing each violation to `report`.
+    package init(contract: OpenAPIContract, journal: RequestJournal, report: @escaping @Sendable (ContractViolation) -> Void) {
+        self.contract = contract
+        self.journal = journal
+        self.report = report
+        journal.addObserver(self)
+    }
+
+    /// Every violation found so far, oldest first.
+    public var violations: [ContractViolation] {
+        found.withLock { $0 }
+    }
+
+    /// Stops checking: exchanges that start from now on are not checked.
+    public func stop() {
+        journal.removeObserver(self)
+    }
+
+    package func exchangeEnded(_ request: RecordedRequest, response: RecordedResponse, redaction: Redaction) -> String? {
+        let (operation, violations) = check(request, response: response, redaction: redaction)
+        if !violations.isEmpty {
+            found.withLock { $0.append(contentsOf: violations) }
+            violations.forEach(report)
+        }
+        return operation?.name
+    }
+
+    /// The request's operation and every violation of the exchange.
+    func check(_ request: RecordedRequest, response: RecordedResponse?, redaction: Redaction) -> (OpenAPIOperation?, [ContractViolation]) {
+        var check = ExchangeCheck(contract: contract, request: request, redaction: redaction)
+        let operation = check.checkRequest()
+        if let operation, let response, case .response = response.outcome {
+            check.checkResponse(response, of: operation)
+        }
+        return (operation?.public, check.finish(secrets: redaction.secretValues(in: request)))
+    }
+}
