@@ -32,6 +32,9 @@ package struct IncomingRequest: Sendable {
     }
     /// The complete body, if any.
     package var body: Data?
+    /// The API operation the client says it calls (a swift-openapi-generator client through
+    /// `AirlockTransport` names it), if it says.
+    package var operationID: String?
     /// Whether the request was addressed to the server that received it rather than to a host a
     /// stub could name: an origin-form request whose `Host` is the server's own loopback address
     /// (see ``isAddressedToServer(hostHeader:port:boundAddress:)``). When no stub of its own host

@@ -91,11 +91,12 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
     /// The stub that answered, described only when someone asks.
     /// The id of the WireMock mapping that answered, if one did.
     package var mappingID: UUID? { answeredBy?.mappingID }
-    /// The contract operation the request belongs to (its `operationId`, or `GET /pets/{petId}`),
-    /// once a contract checking the mock (`validate(against:)`) has seen the exchange end.
-    /// HAR exports keep it as `_operationId`.
+    /// The API operation the request belongs to: the one a generated client named (through
+    /// `AirlockTransport`), or the one a contract checking the mock (`validate(against:)`) found
+    /// once the exchange ended (its `operationId`, or `GET /pets/{petId}`). HAR exports keep it
+    /// as `_operationId`.
     public internal(set) var operationID: String? {
-        get { storage.operationID }
+        get { storage.operationID ?? storage.request.operationID }
         set { writable.operationID = newValue }
     }
 

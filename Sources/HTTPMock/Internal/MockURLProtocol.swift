@@ -164,7 +164,7 @@ extension MockURLProtocol {
         }
 
         func actOut(_ fault: MockResponse.Fault) {
-            loader.fail(fault.urlError)
+            loader.fail(fault.urlError(reportedBy: "HTTPMock"))
         }
 
         func forward(recording: Bool, to target: String?, recorder: ExchangeRecorder) {
@@ -192,32 +192,5 @@ extension MockURLProtocol {
         let request: URLRequest
         let body: Data?
         let hops: Int
-    }
-}
-
-extension ExchangeFailure {
-    /// The `URLError` code a URLSession client sees for this failure.
-    var urlErrorCode: URLError.Code {
-        switch kind {
-        case .fileMissing: .fileDoesNotExist
-        case .fileUnreadable: .noPermissionsToReadFile
-        case .responseUnavailable: .cannotParseResponse
-        }
-    }
-}
-
-extension MockResponse.Fault {
-    /// What a URLSession client sees for this fault (a URLProtocol has no socket to misbehave on).
-    var urlError: URLError {
-        switch kind {
-        case .connectionReset:
-            URLError(.networkConnectionLost, message: "HTTPMock: fault connectionReset — the connection was reset")
-        case .emptyResponse:
-            URLError(.badServerResponse, message: "HTTPMock: fault emptyResponse — the server closed the connection without a response")
-        case .malformedChunkedBody:
-            URLError(.cannotParseResponse, message: "HTTPMock: fault malformedChunkedBody — the chunked body could not be parsed")
-        case .randomBytesThenClose:
-            URLError(.badServerResponse, message: "HTTPMock: fault randomBytesThenClose — the server sent bytes that are not HTTP")
-        }
     }
 }

@@ -1,0 +1,272 @@
+@_spi(AirlockTransport) import AirlockCore
+import Foundation
+import HTTPTypes
+import OpenAPIRuntime
+import URLProtocolSupport
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A `ClientTransport` that answers a swift-openapi-generator client from an Airlock mock, in the
+/// test's process: no `URLSession`, no socket.
+///
+/// ```swift
+/// let mock = HTTPMock()
+/// mock.addResponses(forOperation: "listPets") {
+///     MockResponse.dictionary(["id": 1, "name": "Rex"])
+/// }
+/// let client = Client(serverURL: try Servers.Server1.url(), transport: AirlockTransport(mock: mock))
+/// let pets = try await client.listPets()
+/// ```
+///
+/// Everything the mock does for a `URLSession` it does here, decided by the same core: stubs and
+/// their lifetimes, delays, dribbled bodies (streamed to the client's `HTTPBody` piece by piece),
+/// faults and errors (thrown as the `URLError` a `URLSession` would give), redirects (followed,
+/// as `URLSession` and AsyncHTTPClient do), cassettes (replayed; recorded through
+/// `passthroughSession`), the unmocked policy, and the journal — where each request keeps the
+/// `operationId` the client named (``RecordedRequest/operationID``), which stubs can match
+/// (``RequestMatcher/operation(_:)``, `addResponses(forOperation:)`).
+///
+/// With `mock.validate(against:)`, the checks run on the calling task before the response
+/// returns: a violation is an issue of the test that made the call.
+public struct AirlockTransport: ClientTransport {
+    private let registry: MockRegistry
+    private let passthroughSession: URLSession
+
+    /// A transport that asks `mock`.
+    /// - Parameters:
+    ///   - mock: The mock that answers: an `HTTPMock`, a `MockServer`, any ``Mocking``.
+    ///   - passthroughSession: What requests go through when the mock forwards them (the
+    ///     `.passthrough` policy, a recording cassette, a stub that proxies). Defaults to an
+    ///     ephemeral session.
+    public init(mock: some Mocking, passthroughSession: URLSession = URLSession(configuration: .ephemeral)) {
+        registry = mock.registry
+        self.passthroughSession = passthroughSession
+    }
+
+    /// Answers one request of the generated client from the mock.
+    /// - Throws: `URLError` where a `URLSession` would fail (a fault, a stub's error, a missing
+    ///   file, a replay miss); `CancellationError` when the calling task is cancelled while
+    ///   the answer waits (a delay).
+    public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
+        var bytes: Data?
+        if let body { bytes = try await Data(collecting: body, upTo: .max) }
+        var base = baseURL.absoluteString
+        while base.hasSuffix("/") { base.removeLast() }
+        let address = base + (request.path ?? "/")
+        guard var incoming = IncomingRequest(method: request.method.rawValue, absoluteURL: address) else {
+            throw URLError(.badURL, message: "AirlockTransport: \(address) is not a URL with a host")
+        }
+        incoming.headerFields = .list(request.headerFields.map { (name: $0.name.rawName, value: $0.value) })
+        incoming.body = bytes
+        incoming.operationID = operationID
+        let delivery = Delivery(registry: registry, passthroughSession: passthroughSession)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                delivery.start(incoming, answering: continuation)
+            }
+        } onCancel: {
+            delivery.cancel()
+        }
+    }
+}
+
+extension AirlockTransport {
+    /// One request's delivery: the core's plan mapped onto the continuation the client awaits,
+    /// then onto the stream of its response body.
+    final class Delivery: ExchangeSink, Sendable {
+        typealias Kind = URLSessionTransport
+        typealias Answer = (HTTPResponse, HTTPBody?)
+
+        private enum State {
+            case idle
+            /// The client awaits the response head.
+            case waiting(CheckedContinuation<Answer, any Error>, request: IncomingRequest, hops: Int)
+            /// The client has the head and reads the body.
+            case streaming(AsyncThrowingStream<HTTPBody.ByteChunk, any Error>.Continuation)
+            case over
+        }
+
+        private let registry: MockRegistry
+        private let passthroughSession: URLSession
+        private let state = Locked(State.idle)
+
+        init(registry: MockRegistry, passthroughSession: URLSession) {
+            self.registry = registry
+            self.passthroughSession = passthroughSession
+        }
+
+        func start(_ request: IncomingRequest, answering continuation: CheckedContinuation<Answer, any Error>) {
+            state.withLock { $0 = .waiting(continuation, request: request, hops: 0) }
+            registry.resolve(request, for: .urlSession).deliver(to: self)
+        }
+
+        /// The client's task was cancelled: it gets `CancellationError`, and nothing scheduled
+        /// for the exchange runs.
+        func cancel() {
+            end(with: CancellationError())
+        }
+
+        /// Ends the exchange with an error: the continuation's, or the body stream's.
+        private func end(with error: any Error) {
+            let previous = state.withLock { state -> State in
+                defer { state = .over }
+                return state
+            }
+            switch previous {
+            case .waiting(let continuation, _, _): continuation.resume(throwing: error)
+            case .streaming(let body): body.finish(throwing: error)
+            case .idle, .over: break
+            }
+        }
+
+        private var isOver: Bool {
+            state.withLock { if case .over = $0 { return true } else { return false } }
+        }
+
+        // MARK: ExchangeSink
+
+        func schedule(after seconds: TimeInterval, _ work: @escaping @Sendable () -> Void) {
+            DispatchQueue.global().asyncAfter(deadline: .now() + max(seconds, 0)) { [weak self] in
+                guard let self, !self.isOver else { return }
+                work()
+            }
+        }
+
+        var idleTimeout: TimeInterval? { nil }
+
+        var takesBodyInPieces: Bool { true }
+
+        func timeOut(after seconds: TimeInterval, because reason: String, recorder: ExchangeRecorder) {
+            schedule(after: seconds) { [self] in
+                let message = "AirlockTransport: the request timed out after \(seconds) s: \(reason)"
+                recorder.record(.failure(message))
+                end(with: URLError(.timedOut, message: message))
+            }
+        }
+
+        func begin(_ response: PlannedResponse, bodySize: Int) -> Bool {
+            if let redirect = response.redirect {
+                follow(redirect)
+                return false
+            }
+            var head = HTTPResponse(status: .init(code: response.status, reasonPhrase: response.reasonPhrase ?? ""))
+            head.headerFields = response.headers
+            let (stream, body) = AsyncThrowingStream<HTTPBody.ByteChunk, any Error>.makeStream()
+            let continuation = state.withLock { state -> CheckedContinuation<Answer, any Error>? in
+                guard case .waiting(let continuation, _, _) = state else { return nil }
+                state = .streaming(body)
+                return continuation
+            }
+            guard let continuation else { return false }
+            continuation.resume(returning: (head, HTTPBody(stream, length: .known(Int64(bodySize)), iterationBehavior: .single)))
+            return true
+        }
+
+        func send(_ piece: Data, isLast: Bool, of response: PlannedResponse) {
+            let body = state.withLock { state -> AsyncThrowingStream<HTTPBody.ByteChunk, any Error>.Continuation? in
+                guard case .streaming(let body) = state else { return nil }
+                if isLast { state = .over }
+                return body
+            }
+            guard let body else { return }
+            if !piece.isEmpty { body.yield(ArraySlice(piece)) }
+            if isLast { body.finish() }
+        }
+
+        func fail(_ failure: ExchangeFailure) {
+            end(with: URLError(failure.urlErrorCode, message: failure.description))
+        }
+
+        func fail(carrying error: MockResponse.ErrorBox) {
+            end(with: error.error)
+        }
+
+        func actOut(_ fault: MockResponse.Fault) {
+            end(with: fault.urlError(reportedBy: "AirlockTransport"))
+        }
+
+        func forward(recording: Bool, to target: String?, recorder: ExchangeRecorder) {
+            guard case .waiting(_, let request, _) = state.withLock({ $0 }) else { return }
+            guard let url = URL(string: target ?? request.url) else {
+                recorder.record(.failure("the proxy target \(target ?? request.url) is not a URL"))
+                return end(with: URLError(.badURL, message: "AirlockTransport: the proxy target \(target ?? request.url) is not a URL"))
+            }
+            var forwarded = URLRequest(url: url)
+            forwarded.httpMethod = request.method
+            for field in request.headerFields.fields where field.name.lowercased() != "host" || target == nil {
+                forwarded.addValue(field.value, forHTTPHeaderField: field.name)
+            }
+            forwarded.httpBody = request.body
+            passthroughSession.dataTask(with: forwarded) { [self] data, response, error in
+                guard let http = response as? HTTPURLResponse, error == nil else {
+                    let failure = error ?? URLError(.badServerResponse, message: "AirlockTransport: \(url) gave no HTTP response")
+                    recorder.record(.failure("\(failure)"))
+                    return end(with: failure)
+                }
+                let fields = http.recordedFields
+                let body = data ?? Data()
+                recorder.record(.response(status: http.statusCode), headers: fields, body: body)
+                var head = HTTPResponse(status: .init(code: http.statusCode))
+                head.headerFields = fields
+                let continuation = state.withLock { state -> CheckedContinuation<Answer, any Error>? in
+                    guard case .waiting(let continuation, _, _) = state else { return nil }
+                    state = .over
+                    return continuation
+                }
+                continuation?.resume(returning: (head, HTTPBody(body)))
+            }.resume()
+        }
+
+        func stop(_ message: String) -> Never {
+            fatalError(message)
+        }
+
+        /// Follows a mocked redirect: the next hop is resolved by the mock and recorded, and the
+        /// client receives the last response.
+        private func follow(_ redirect: RedirectRule) {
+            let next = state.withLock { state -> IncomingRequest? in
+                guard case .waiting(let continuation, let request, let hops) = state else { return nil }
+                guard hops < RedirectRule.maximumHops, var next = IncomingRequest(method: redirect.method, absoluteURL: redirect.location) else { return nil }
+                next.headerFields = request.headerFields
+                next.body = redirect.dropsBody ? nil : request.body
+                next.operationID = request.operationID
+                state = .waiting(continuation, request: next, hops: hops + 1)
+                return next
+            }
+            guard let next else {
+                return end(with: URLError(.httpTooManyRedirects, message: "AirlockTransport: more than \(RedirectRule.maximumHops) redirects, or a redirect to \(redirect.location), which is not a URL"))
+            }
+            registry.resolve(next, for: .urlSession).deliver(to: self)
+        }
+    }
+}
+
+extension RequestMatcher {
+    /// Requests of the API operation `id`: those a swift-openapi-generator client sends through
+    /// ``AirlockTransport`` for that `operationId`.
+    public static func operation(_ id: String) -> RequestMatcher {
+        RequestMatcher(description: "operation \(id)") { request in
+            request.operationID == id ? [] : ["operation \(request.operationID ?? "none") vs \(id)"]
+        }
+    }
+}
+
+extension Mocking {
+    /// Answers the requests of one API operation, whatever their host and path: the calls a
+    /// generated client makes through ``AirlockTransport`` for that `operationId`.
+    ///
+    /// ```swift
+    /// mock.addResponses(forOperation: "showPetById") {
+    ///     MockResponse.dictionary(["id": 7, "name": "Rex"])
+    /// }
+    /// ```
+    /// Stubs registered by path for the same requests are more specific, and win.
+    /// - Parameters:
+    ///   - id: The operation's `operationId`.
+    ///   - responses: The responses, in order.
+    public func addResponses(forOperation id: String, @MockResponseBuilder _ responses: () -> [MockResponse]) {
+        addResponses(forPath: "/**", host: "**", requiring: .operation(id), responses)
+    }
+}
