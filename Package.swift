@@ -238,6 +238,7 @@ let package = Package(
         .testTarget(
             name: "DocumentationSnippetTests",
             dependencies: [
+                "AirlockOpenAPI",
                 "HTTPMock",
                 "HTTPMockTesting",
                 "HTTPLogging",

@@ -13,11 +13,11 @@ import FoundationNetworking
 ///
 /// ```swift
 /// let mock = HTTPMock()
-/// mock.addResponses(forOperation: "listPets") {
+/// mock.addResponses(forOperation: "showPetById") {
 ///     MockResponse.dictionary(["id": 1, "name": "Rex"])
 /// }
 /// let client = Client(serverURL: try Servers.Server1.url(), transport: AirlockTransport(mock: mock))
-/// let pets = try await client.listPets()
+/// let pet = try await client.showPetById(path: .init(petId: "1"))
 /// ```
 ///
 /// Everything the mock does for a `URLSession` it does here, decided by the same core: stubs and
@@ -25,8 +25,8 @@ import FoundationNetworking
 /// faults and errors (thrown as the `URLError` a `URLSession` would give), redirects (followed,
 /// as `URLSession` and AsyncHTTPClient do), cassettes (replayed; recorded through
 /// `passthroughSession`), the unmocked policy, and the journal — where each request keeps the
-/// `operationId` the client named (``RecordedRequest/operationID``), which stubs can match
-/// (``RequestMatcher/operation(_:)``, `addResponses(forOperation:)`).
+/// `operationId` the client named (`RecordedRequest.operationID`), which stubs can match
+/// (``AirlockCore/RequestMatcher/operation(_:)``, `addResponses(forOperation:)`).
 ///
 /// With `mock.validate(against:)`, the checks run on the calling task before the response
 /// returns: a violation is an issue of the test that made the call.
@@ -36,7 +36,7 @@ public struct AirlockTransport: ClientTransport {
 
     /// A transport that asks `mock`.
     /// - Parameters:
-    ///   - mock: The mock that answers: an `HTTPMock`, a `MockServer`, any ``Mocking``.
+    ///   - mock: The mock that answers: an `HTTPMock`, a `MockServer`, any `Mocking`.
     ///   - passthroughSession: What requests go through when the mock forwards them (the
     ///     `.passthrough` policy, a recording cassette, a stub that proxies). Defaults to an
     ///     ephemeral session.

@@ -19,14 +19,17 @@ extension Journaling {
     /// XCTest), naming the operation, the rule's JSON pointer into the contract, the offending
     /// value and the rule, unless `onViolation` takes it instead. The check runs when the
     /// exchange ends, before the response reaches the app. The journal keeps each request's
-    /// operation (``RecordedRequest/operationID``), and so do HAR exports (`_operationId`).
+    /// operation (`RecordedRequest.operationID`), and so do HAR exports (`_operationId`).
     ///
     /// - Parameters:
     ///   - contract: The contract.
     ///   - onViolation: Called with each violation instead of failing the test; on the thread
     ///     that delivers the response.
-    /// - Returns: The validation: its ``ContractValidation/violations`` so far, and
-    ///   ``ContractValidation/stop()``.
+    ///   - fileID: Where a failure is reported: the caller's file, by default.
+    ///   - filePath: The caller's file path, by default.
+    ///   - line: The caller's line, by default.
+    ///   - column: The caller's column, by default.
+    /// - Returns: The validation: its `violations` so far, and `stop()`.
     @discardableResult
     public func validate(
         against contract: OpenAPIContract,

@@ -15,7 +15,7 @@ struct CodeBlockTests {
         // Guards the parameterised tests below against passing vacuously on a wrong path.
         let files = Set(Documentation.blocks.map(\.file))
         #expect(files.contains("README.md"))
-        for product in ["HTTPMock", "HTTPMockTesting", "HTTPLogging", "MockServer", "Airgap"] {
+        for product in ["HTTPMock", "HTTPMockTesting", "HTTPLogging", "MockServer", "Airgap", "AirlockOpenAPI"] {
             #expect(
                 files.contains { $0.hasPrefix("Sources/\(product)/Documentation.docc/") },
                 "no code block found in Sources/\(product)/Documentation.docc"

@@ -101,7 +101,7 @@ struct PlatformsTests {
         (#"\.replacing\("#, "replacing(_:with:) (_StringProcessing)", "macOS 13, iOS 16"),
         (#"\.trimmingPrefix\("#, "trimmingPrefix(_:) (_StringProcessing)", "macOS 13, iOS 16"),
         (#"\.split\(separator: "[^"\\]{2,}""#, "split(separator:) with a String separator (_StringProcessing)", "macOS 13, iOS 16"),
-        (#"(?<![A-Za-z])Regex(?![A-Za-z])|#/|\.(wholeMatch|firstMatch|prefixMatch)\("#, "Regex", "macOS 13, iOS 16"),
+        (#"(?<![A-Za-z])Regex(?![A-Za-z])|(?<!")#/|\.(wholeMatch|firstMatch|prefixMatch)\("#, "Regex", "macOS 13, iOS 16"),
         (#"(?<![A-Za-z])Duration(?![A-Za-z])|ContinuousClock|SuspendingClock"#, "Duration and the clocks", "macOS 13, iOS 16"),
         (#"\.sleep\((for|until):"#, "Task.sleep(for:) / sleep(until:)", "macOS 13, iOS 16"),
         (#"URL\(filePath:|\.append(ing)?\((path|component|components|queryItems):"#, "URL(filePath:) / appending(path:)", "macOS 13, iOS 16"),
@@ -117,7 +117,8 @@ struct PlatformsTests {
     /// The sources of everything built on Apple platforms: the products but Airgap (Linux only),
     /// and the demo.
     static let appleSources = [
-        "AirlockCore", "HTTPMock", "HTTPMockTesting", "HTTPLogging", "MockServer", "MockServerHTTPClient", "AirlockCLI", "AirlockDemo",
+        "AirlockCore", "HTTPMock", "HTTPMockTesting", "HTTPLogging", "MockServer", "MockServerHTTPClient", "AirlockOpenAPI",
+        "AirlockOpenAPICore", "URLProtocolSupport", "AirlockCLI", "AirlockDemo",
     ]
 
     @Test func productSourcesCallNoAPIAboveTheFloor() throws {

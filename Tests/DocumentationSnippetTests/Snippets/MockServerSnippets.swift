@@ -1,3 +1,4 @@
+import AirlockOpenAPI
 import AsyncHTTPClient
 import Foundation
 import HTTPMock
@@ -16,3 +17,10 @@ func serverOverAMock() async throws {
     try await server.shutdown()
 }
 
+
+// AirlockOpenAPICore.md.
+func contractOverASocket() throws {
+    let contract = try OpenAPIContract(contentsOf: URL(fileURLWithPath: "openapi.yaml"))
+    let server = MockServer()
+    server.registerStubs(from: contract)
+}

@@ -45,3 +45,15 @@ func refreshFixtures() async throws {}
 
 /// Checks that may still reach for the network, run in warn mode.
 func runLegacyChecks() {}
+
+/// Stand-ins for what swift-openapi-generator generates from a document (`Client`, `Servers`),
+/// for the samples of AirlockOpenAPI; AirlockOpenAPITests drives a real generated client.
+struct Client {
+    init(serverURL: URL, transport: any Sendable) {}
+}
+
+enum Servers {
+    enum Server1 {
+        static func url() throws -> URL { URL(string: "https://petstore.swagger.io/v1")! }
+    }
+}
