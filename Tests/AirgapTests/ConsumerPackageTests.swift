@@ -74,7 +74,7 @@ struct ConsumerPackageTests {
     static let hangGuard: Duration = .seconds(40 * 60)
 
     @Test(
-        .enabled(if: ConsumerPackages.areTested, ConsumerPackages.reason),
+        .enabled(if: ConsumerPackages.areTested, Comment(rawValue: ConsumerPackages.reason)),
         .enabled(if: !ThreadSanitizer.isActive, "the nested package is built without ThreadSanitizer; run it in a plain swift test")
     )
     func theREADMEManifestGuardsAChildProcessWithNoExtraCommand() async throws {
@@ -147,9 +147,3 @@ struct ConsumerPackageTests {
     }
 }
 
-/// The tests that build a separate package of a user's (minutes each, on top of `swift test`'s own
-/// build) run when `AIRLOCK_CONSUMER_TESTS=1`, as CI runs them (`.ci/run`).
-enum ConsumerPackages {
-    static let areTested = ProcessInfo.processInfo.environment["AIRLOCK_CONSUMER_TESTS"] == "1"
-    static let reason: Comment = "builds a separate package of a user's (minutes): run with AIRLOCK_CONSUMER_TESTS=1, as CI does"
-}

@@ -30,8 +30,8 @@ struct MockServerGuideTests {
 
     @Test(
         .enabled(
-            if: ProcessInfo.processInfo.environment["AIRLOCK_CONSUMER_TESTS"] == "1",
-            "builds a separate package of a user's (minutes): run with AIRLOCK_CONSUMER_TESTS=1, as CI does"
+            if: ConsumerPackages.areTested,
+            Comment(rawValue: ConsumerPackages.reason)
         ),
         .enabled(if: dlsym(nil, "__tsan_init") == nil, "the nested package is built without ThreadSanitizer; run it in a plain swift test")
     )
