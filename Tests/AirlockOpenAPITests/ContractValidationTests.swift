@@ -142,4 +142,42 @@ import FoundationNetworking
         #expect(violations.all.count == 1)
         #expect(validation.violations.count == 1)
     }
+
+    /// A template's output is what the app gets, and what the contract checks.
+    @Test func aTemplatesOutputIsChecked() async throws {
+        let file = try StubFile(data: Data(#"""
+            {"stubs": [{"path": "/v1/pets/*", "responses": [{"template": true, "lifetime": "eternal",
+              "headers": {"Content-Type": "application/json"},
+              "body": "{\"id\": \"{{request.path.[2]}}\", \"name\": \"Rex\"}"}]}]}
+            """#.utf8), source: "template.json", baseDirectory: URL(fileURLWithPath: "/"))
+        let mock = HTTPMock()
+        let violations = Violations()
+        mock.validate(against: petstore, onViolation: violations.record)
+        #expect(mock.registerStubs(file).isEmpty)
+        try await mock.send("GET", "http://petstore.swagger.io/v1/pets/42")
+        #expect(violations.messages == [
+            #"showPetById (GET /pets/{petId}): the response body at /id is "42", which is not of type "integer" (type at #/components/schemas/Pet/properties/id/type)"#,
+        ])
+    }
+
+    /// A cassette's recorded answers are checked as they replay: a recording the API no longer
+    /// matches fails the test.
+    @Test func aReplayedCassetteEntryIsChecked() async throws {
+        let recorder = HTTPMock()
+        recorder.addResponses(forPath: "/v1/pets", host: "petstore.swagger.io") {
+            MockResponse(data: Data(#"[{"id": 1}]"#.utf8), contentType: "application/json")
+        }
+        try await recorder.send("GET", "http://petstore.swagger.io/v1/pets")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("airlock-contract-\(UUID().uuidString).har")
+        try recorder.exportHAR().write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+
+        let replay = try HTTPMock(cassette: Cassette(contentsOf: file, mode: .none))
+        let violations = Violations()
+        replay.validate(against: petstore, onViolation: violations.record)
+        try await replay.send("GET", "http://petstore.swagger.io/v1/pets")
+        #expect(violations.messages == [
+            #"listPets (GET /pets): the response body at /0 is missing required property "name" (required at #/components/schemas/Pet/required)"#,
+        ])
+    }
 }
