@@ -78,24 +78,11 @@ struct ConsumerPackageTests {
         .enabled(if: !ThreadSanitizer.isActive, "the nested package is built without ThreadSanitizer; run it in a plain swift test")
     )
     func theREADMEManifestGuardsAChildProcessWithNoExtraCommand() async throws {
-        let work = Self.root.appendingPathComponent(".build/airgap-consumer")
-        let packages = work.appendingPathComponent("packages")
-        let consumer = packages.appendingPathComponent("MyApp")
-        let scratch = work.appendingPathComponent("build")
+        let package = try ConsumerPackage(named: "airgap-consumer", airlock: Self.root, files: [
+            "Package.swift": try Self.readmeManifest(), "Tests/MyAppTests/CurlTests.swift": Self.consumerTest,
+        ])
+        let (work, consumer, scratch) = (package.work, package.folder, package.build)
         let files = FileManager.default
-        try? files.removeItem(at: packages)
-        try files.createDirectory(at: consumer.appendingPathComponent("Sources/MyApp"), withIntermediateDirectories: true)
-        try files.createDirectory(at: consumer.appendingPathComponent("Tests/MyAppTests"), withIntermediateDirectories: true)
-        // "../Airlock": the clone beside the package.
-        try files.createSymbolicLink(at: packages.appendingPathComponent("Airlock"), withDestinationURL: Self.root)
-        try Self.readmeManifest().write(to: consumer.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
-        try "public enum MyApp {}\n".write(to: consumer.appendingPathComponent("Sources/MyApp/MyApp.swift"), atomically: true, encoding: .utf8)
-        try Self.consumerTest.write(to: consumer.appendingPathComponent("Tests/MyAppTests/CurlTests.swift"), atomically: true, encoding: .utf8)
-
-        // The build folder lives outside the package (kept between runs), where the commands as
-        // the README writes them (no --scratch-path) find it.
-        try files.createDirectory(at: scratch, withIntermediateDirectories: true)
-        try files.createSymbolicLink(at: consumer.appendingPathComponent(".build"), withDestinationURL: scratch)
 
         // A plain `swift test`: the trait guards the test, and curl in it.
         let (status, output) = try await Self.run("swift test", in: consumer, log: work.appendingPathComponent("swift-test.log"))

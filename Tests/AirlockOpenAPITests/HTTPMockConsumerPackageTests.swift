@@ -33,21 +33,14 @@ struct HTTPMockConsumerPackageTests {
     func anHTTPMockOnlyPackageBuildsNoOpenAPIDependency() async throws {
         let manifest = try Self.gettingStartedManifest()
         #expect(!manifest.contains("AirlockOpenAPI"))
-        let work = Self.root.appendingPathComponent(".build/httpmock-consumer")
-        let packages = work.appendingPathComponent("packages")
-        let consumer = packages.appendingPathComponent("MyApp")
-        let scratch = work.appendingPathComponent("build")
+        let package = try ConsumerPackage(named: "httpmock-consumer", airlock: Self.root, files: [
+            "Package.swift": manifest, "Tests/MyAppTests/PingTests.swift": Self.consumerTest,
+        ])
+        let (work, consumer, scratch) = (package.work, package.folder, package.build)
         let files = FileManager.default
-        try? files.removeItem(at: packages)
-        try files.createDirectory(at: consumer.appendingPathComponent("Sources/MyApp"), withIntermediateDirectories: true)
-        try files.createDirectory(at: consumer.appendingPathComponent("Tests/MyAppTests"), withIntermediateDirectories: true)
-        try files.createSymbolicLink(at: packages.appendingPathComponent("Airlock"), withDestinationURL: Self.root)
-        try manifest.write(to: consumer.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
-        try "public enum MyApp {}\n".write(to: consumer.appendingPathComponent("Sources/MyApp/MyApp.swift"), atomically: true, encoding: .utf8)
-        try Self.consumerTest.write(to: consumer.appendingPathComponent("Tests/MyAppTests/PingTests.swift"), atomically: true, encoding: .utf8)
 
         let result = try await runShellCommand(
-            "swift build --build-tests --scratch-path \(scratch.path)", in: consumer,
+            "swift build --build-tests", in: consumer,
             log: work.appendingPathComponent("build.log"), hangGuard: .seconds(40 * 60)
         )
         let tail = result.output.split(separator: "\n").suffix(30).joined(separator: "\n")

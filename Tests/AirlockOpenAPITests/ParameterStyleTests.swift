@@ -48,15 +48,20 @@ import Testing
           responses: {'200': {description: ok}}
     """
 
-    /// The violations of one request: `rule location value` each.
-    func violations(_ address: String, headers: [String: String] = ["X-Trace": "abc", "X-API-Key": "k"]) async throws -> [String] {
+    /// The violations of one request to a mock checked against the document.
+    func found(_ address: String, headers: [String: String]) async throws -> [ContractViolation] {
         let contract = try OpenAPIContract(data: Data(Self.document.utf8), source: "styles.yaml")
         let mock = HTTPMock()
         let violations = Violations()
         mock.validate(against: contract, onViolation: violations.record)
         mock.unmockedPolicy = .mock(.empty())
         try await mock.send("GET", address, headers: headers)
-        return violations.all.map { "\($0.rule) \($0.location) \($0.value ?? "-")" }
+        return violations.all
+    }
+
+    /// The violations of one request: `rule location value` each.
+    func violations(_ address: String, headers: [String: String] = ["X-Trace": "abc", "X-API-Key": "k"]) async throws -> [String] {
+        try await found(address, headers: headers).map { "\($0.rule) \($0.location) \($0.value ?? "-")" }
     }
 
     @Test func valuesInEveryStyleThatKeepTheContractPass() async throws {
@@ -83,28 +88,18 @@ import Testing
     }
 
     @Test func missingCredentialsNameEachWayToProvideThem() async throws {
-        let contract = try OpenAPIContract(data: Data(Self.document.utf8), source: "styles.yaml")
-        let mock = HTTPMock()
-        let violations = Violations()
-        mock.validate(against: contract, onViolation: violations.record)
-        mock.unmockedPolicy = .mock(.empty())
-        try await mock.send("GET", "https://api.example.com/v2/items/1", headers: ["X-Trace": "a"])
-        #expect(violations.messages == [
+        let violations = try await found("https://api.example.com/v2/items/1", headers: ["X-Trace": "a"])
+        #expect(violations.map(\.description) == [
             "getItems (GET /items/{ids}): the request credentials are missing (it needs key: the header X-API-Key, or bearer: Authorization: Bearer …) (security at #/security)",
         ])
     }
 
     @Test func aSecretValueIsRedactedInTheViolation() async throws {
-        let contract = try OpenAPIContract(data: Data(Self.document.utf8), source: "styles.yaml")
-        let mock = HTTPMock()
-        let violations = Violations()
-        mock.validate(against: contract, onViolation: violations.record)
-        mock.unmockedPolicy = .mock(.empty())
-        try await mock.send("GET", "https://api.example.com/v2/items/1?token=leaked-secret-value&limit=abc", headers: ["X-Trace": "a", "X-API-Key": "k"])
-        let token = try #require(violations.all.first { $0.location == "query parameter token" })
+        let violations = try await found("https://api.example.com/v2/items/1?token=leaked-secret-value&limit=abc", headers: ["X-Trace": "a", "X-API-Key": "k"])
+        let token = try #require(violations.first { $0.location == "query parameter token" })
         #expect(token.value == "[REDACTED]")
-        #expect(violations.all.count == 2)
-        #expect(!violations.messages.joined().contains("leaked-secret-value"))
-        #expect(!violations.all.contains { $0.request.contains("leaked-secret-value") })
+        #expect(violations.count == 2)
+        #expect(!violations.map(\.description).joined().contains("leaked-secret-value"))
+        #expect(!violations.contains { $0.request.contains("leaked-secret-value") })
     }
 }

@@ -42,22 +42,10 @@ struct MockServerGuideTests {
         let script = try #require(try Self.blocks("sh").first { $0.contains("airlock serve") }, "\(Self.guide) has no airlock serve lines")
         #expect(manifest.contains(#".product(name: "MockServer", package: "Airlock")"#))
 
-        let work = Self.root.appendingPathComponent(".build/mockserver-consumer")
-        let packages = work.appendingPathComponent("packages")
-        let consumer = packages.appendingPathComponent("MyApp")
-        let build = work.appendingPathComponent("build")
-        let files = FileManager.default
-        try? files.removeItem(at: packages)
-        try files.createDirectory(at: consumer.appendingPathComponent("Sources/MyApp"), withIntermediateDirectories: true)
-        try files.createDirectory(at: consumer.appendingPathComponent("Tests/MyAppTests"), withIntermediateDirectories: true)
-        try files.createDirectory(at: build, withIntermediateDirectories: true)
-        // "../Airlock": the clone beside the package. The build folder is kept between runs.
-        try files.createSymbolicLink(at: packages.appendingPathComponent("Airlock"), withDestinationURL: Self.root)
-        try files.createSymbolicLink(at: consumer.appendingPathComponent(".build"), withDestinationURL: build)
-        try (manifest + "\n").write(to: consumer.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
-        try "public enum MyApp {}\n".write(to: consumer.appendingPathComponent("Sources/MyApp/MyApp.swift"), atomically: true, encoding: .utf8)
-        try (test + "\n").write(to: consumer.appendingPathComponent("Tests/MyAppTests/ServerTests.swift"), atomically: true, encoding: .utf8)
-        try (stubs + "\n").write(to: consumer.appendingPathComponent("stubs.json"), atomically: true, encoding: .utf8)
+        let package = try ConsumerPackage(named: "mockserver-consumer", airlock: Self.root, files: [
+            "Package.swift": manifest, "Tests/MyAppTests/ServerTests.swift": test, "stubs.json": stubs,
+        ])
+        let (work, consumer) = (package.work, package.folder)
 
         let (status, output) = try await Self.run("swift test", in: consumer, log: work.appendingPathComponent("swift-test.log"))
         let tail = output.split(separator: "\n").suffix(40).joined(separator: "\n")
