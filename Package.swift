@@ -174,6 +174,7 @@ let package = Package(
             name: "MockServerTests",
             dependencies: [
                 "MockServer",
+                "AirlockOpenAPI",
                 "MockServerHTTPClient",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 "HTTPMock",

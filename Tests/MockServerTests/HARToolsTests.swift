@@ -152,7 +152,7 @@ struct HARToolsTests {
     }
 }
 
-/// One run of a script of `Tests/Tools` (`har_tools.py`, `wiremock_client.py`) as a child
+/// One run of a script of `Tests/Tools` (`har_tools.py`, `wiremock_client.py`, `contract_tools.py`) as a child
 /// process: every line it printed, its exit status and its closing JSON line (`{"ok": …,
 /// "problems": […], "findings": […], …}`).
 struct ToolScriptRun: Sendable {
@@ -164,6 +164,8 @@ struct ToolScriptRun: Sendable {
     let ok: Bool
     let problems: [String]
     let findings: [String]
+    /// The closing JSON line as printed, for results beyond `ok`, `problems` and `findings`.
+    let resultLine: String?
 
     static let tools = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Tools")
 
@@ -194,7 +196,8 @@ struct ToolScriptRun: Sendable {
             lines.append(line)
         }
         let status = await exit.status()
-        let result = lines.last { $0.hasPrefix("{") }.flatMap { line in
+        let resultLine = lines.last { $0.hasPrefix("{") }
+        let result = resultLine.flatMap { line in
             (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
         }
         return ToolScriptRun(
@@ -204,7 +207,8 @@ struct ToolScriptRun: Sendable {
             status: status,
             ok: result?["ok"] as? Bool ?? false,
             problems: result?["problems"] as? [String] ?? ["\(name) printed no result line"],
-            findings: result?["findings"] as? [String] ?? []
+            findings: result?["findings"] as? [String] ?? [],
+            resultLine: resultLine
         )
     }
 

@@ -70,13 +70,14 @@ class Environment:
         except OSError:
             return False
 
-    def run_logged(self, arguments, what, limit=INSTALL_LIMIT, prefix="  "):
-        """Runs a command, echoing its output line by line (and a heartbeat when it is quiet);
-        returns its lines; raises ToolError with the output's tail when it fails."""
+    def run_logged(self, arguments, what, limit=INSTALL_LIMIT, prefix="  ", statuses=(0,), cwd=None):
+        """Runs a command (in `cwd`), echoing its output line by line (and a heartbeat when it is
+        quiet); returns its lines; raises ToolError with the output's tail when it fails (exits
+        with a status not in `statuses`)."""
         say(f"{self.tool}: {what}: {' '.join(str(a) for a in arguments)}")
         process = subprocess.Popen(
             [str(a) for a in arguments], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-            errors="replace", preexec_fn=die_with_parent,
+            errors="replace", preexec_fn=die_with_parent, cwd=cwd,
         )
         lines = []
 
@@ -101,7 +102,7 @@ class Environment:
                     raise ToolError(f"{what} did not finish within {limit} s and was stopped (a hang guard); its last output:\n" + "\n".join(lines[-30:]))
                 say(f"{self.tool}: {what}: still running ({int(elapsed)} s)")
         reader.join(5)
-        if process.returncode != 0:
+        if process.returncode not in statuses:
             raise ToolError(f"{what} failed (exit status {process.returncode}); its last output:\n" + "\n".join(lines[-40:]))
         return lines
 

@@ -20,6 +20,10 @@ struct JSONParser {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
     private let start: Int
+    /// With a value: the text of each integer literal of more than 15 characters, by the path of
+    /// its value (member names and array indices), which ``JSONValue/parseKeepingLongIntegers(_:)``
+    /// returns.
+    var longIntegers: [[String]: String]?
 
     /// An array or object being read.
     private struct Container {
@@ -72,7 +76,14 @@ struct JSONParser {
                 try literal("null")
                 value = .null
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                let numberStart = index
                 value = .number(try number())
+                if longIntegers != nil, index - numberStart > 15 {
+                    let literal = UnsafeBufferPointer(rebasing: bytes[numberStart..<index])
+                    if !literal.contains(where: { $0 == UInt8(ascii: ".") || $0 | 0x20 == UInt8(ascii: "e") }) {
+                        longIntegers?[open.map { $0.key ?? String($0.items.count) }] = String(decoding: literal, as: UTF8.self)
+                    }
+                }
             case UInt8(ascii: "]") where open.last.map { $0.key == nil } == true:
                 // In an array, a value is read after `[` (`[]` is read above) or after a comma.
                 throw failure("found \(found) after a comma; JSON allows no trailing comma")

@@ -32,6 +32,22 @@ package enum JSONValue: Equatable, Sendable {
         }
     }
 
+    /// Parses as ``parse(_:)`` does, and also returns the text of each integer literal of more
+    /// than 15 characters by the path of its value (member names and array indices from the top):
+    /// the digits a `Double` may not keep (`9223372036854775807` reads as 2⁶³), for checks that
+    /// need them exactly, such as OpenAPI's `int64` format.
+    package static func parseKeepingLongIntegers(_ data: Data) throws -> (value: JSONValue, longIntegers: [[String]: String]) {
+        var longIntegers: [[String]: String] = [:]
+        let value = try data.withUnsafeBytes { raw throws(JSONParseError) -> JSONValue in
+            var parser = JSONParser(bytes: raw.assumingMemoryBound(to: UInt8.self))
+            parser.longIntegers = [:]
+            let value = try parser.document()
+            longIntegers = parser.longIntegers ?? [:]
+            return value
+        }
+        return (value, longIntegers)
+    }
+
     /// How deep arrays and objects may nest: 512, as in Foundation's `JSONSerialization`.
     package static let maximumDepth = 512
 }

@@ -50,11 +50,20 @@ struct ExchangeCheck {
         for rule in operation.parameters {
             let reader = ParameterReader(rule: rule, shape: ValueShape.of(rule.schema, in: contract.document))
             let value: JSONValue?
+            let text: String?
             switch rule.location {
-            case .path: value = pathValues[rule.name].map(reader.fromPath)
-            case .query: value = reader.fromQuery(request.queryItems)
-            case .header: value = request.header(rule.name).map(reader.fromText)
-            case .cookie: value = cookies[rule.name].map(reader.fromText)
+            case .path:
+                text = pathValues[rule.name]
+                value = text.map(reader.fromPath)
+            case .query:
+                text = request.queryItems.first { $0.name == rule.name }?.value
+                value = reader.fromQuery(request.queryItems)
+            case .header:
+                text = request.header(rule.name)
+                value = text.map(reader.fromText)
+            case .cookie:
+                text = cookies[rule.name]
+                value = text.map(reader.fromText)
             }
             let location = "\(rule.location.rawValue) parameter \(rule.name)"
             guard let value else {
@@ -69,7 +78,9 @@ struct ExchangeCheck {
                 case .cookie: hidden = true
                 case .path: hidden = false
                 }
-                checkSchema(value, at: schema, location: location, direction: .request, hidden: hidden)
+                // A number read from its text: the text, for the integers a Double may not keep.
+                let literals = text.map { [JSONPointer(): $0] } ?? [:]
+                checkSchema(value, at: schema, location: location, direction: .request, hidden: hidden, integerLiterals: literals)
             }
         }
     }
@@ -180,9 +191,12 @@ struct ExchangeCheck {
         guard let schema = media.schema else { return }
         let essence = Self.essence(contentType) ?? media.mediaType
         let value: JSONValue
+        var literals: [JSONPointer: String] = [:]
         if Self.isJSON(essence) {
             do {
-                value = try JSONValue.parse(body)
+                let parsed = try JSONValue.parseKeepingLongIntegers(body)
+                value = parsed.value
+                for (path, literal) in parsed.longIntegers { literals[JSONPointer(path)] = literal }
             } catch {
                 report("content", at: media.pointer, location: "body", value: Self.preview(body), "is not valid JSON (\(error))")
                 return
@@ -203,17 +217,22 @@ struct ExchangeCheck {
             // Binary and multipart bodies: the media type is checked, not the bytes.
             return
         }
-        checkSchema(value, at: schema, location: "body", direction: direction)
+        checkSchema(value, at: schema, location: "body", direction: direction, integerLiterals: literals)
     }
 
     /// Checks a value against a schema. A value the redaction hides (a secret parameter, or a
     /// body field with a secret name) is shown as the redaction's replacement, in the value and
     /// in the problem.
-    private mutating func checkSchema(_ value: JSONValue, at schema: JSONPointer, location: String, direction: SchemaDirection, hidden: Bool = false) {
-        for violation in contract.schemas.validate(value, against: schema, direction: direction) {
+    private mutating func checkSchema(
+        _ value: JSONValue, at schema: JSONPointer, location: String, direction: SchemaDirection, hidden: Bool = false, integerLiterals: [JSONPointer: String] = [:]
+    ) {
+        for violation in contract.schemas.validate(value, against: schema, direction: direction, integerLiterals: integerLiterals) {
             let place = violation.instancePath.tokens.isEmpty ? location : "\(location) at \(violation.instancePath)"
             let secretField = violation.instancePath.tokens.contains { direction == .response ? redaction.hidesResponseField($0) : redaction.hidesField($0) }
             var shown = Self.text(violation.value)
+            if case .number(let number) = violation.value, let literal = integerLiterals[violation.instancePath], Double(literal) == number {
+                shown = literal  // the integer as written, not its nearest Double
+            }
             var problem = violation.message
             if hidden || secretField {
                 for form in [shown, Self.json(violation.value)] where !form.isEmpty {

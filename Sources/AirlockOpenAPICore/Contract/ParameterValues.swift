@@ -138,7 +138,13 @@ struct ParameterReader {
             guard !values.isEmpty else { return nil }
             return .array(values.map { element.scalar($0.value ?? "") })
         default:
-            guard let item = items.first(where: { $0.name == rule.name }) else { return nil }
+            let values = items.filter { $0.name == rule.name }
+            guard let item = values.first else { return nil }
+            if values.count > 1, case .primitive = shape {
+                // One value given more than once is no serialization of it: the values as a
+                // list, which the schema refuses.
+                return .array(values.map { shape.scalar($0.value ?? "") })
+            }
             let separator: Character = rule.style == .spaceDelimited ? " " : rule.style == .pipeDelimited ? "|" : ","
             return list(Substring(item.value ?? ""), separator: separator)
         }

@@ -134,9 +134,15 @@ extension KeywordEvaluation {
     }
 
     private mutating func applyFormat() {
-        guard evaluation.validator.assertFormats, case .string(let format)? = members["format"],
-              SchemaFormat.check(format, instance) == false
-        else { return }
+        guard evaluation.validator.assertFormats, case .string(let format)? = members["format"] else { return }
+        // An integer a Double does not keep exactly is checked by its text, when the text and
+        // the value agree.
+        if case .number(let number) = instance, let literal = evaluation.integerLiterals[path], Double(literal) == number,
+           let fits = SchemaFormat.checkInteger(format, literal) {
+            if !fits { fail("format", "is \(literal), which is not of format \(JSONValue.quoted(format))") }
+            return
+        }
+        guard SchemaFormat.check(format, instance) == false else { return }
         fail("format", "is \(describe(instance)), which is not of format \(JSONValue.quoted(format))")
     }
 

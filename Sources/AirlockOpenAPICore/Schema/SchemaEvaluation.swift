@@ -49,6 +49,8 @@ struct SchemaEvaluation {
 
     let validator: SchemaValidator
     let direction: SchemaDirection
+    /// The text of long integers by their place in the instance (see `SchemaValidator.validate`).
+    var integerLiterals: [JSONPointer: String] = [:]
 
     var index: SchemaIndex { validator.index }
 

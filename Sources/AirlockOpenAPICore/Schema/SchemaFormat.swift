@@ -16,6 +16,16 @@ enum SchemaFormat {
         }
     }
 
+    /// Whether an integer's text (`-9223372036854775808`) has an integer format, exactly; `nil`
+    /// for other formats.
+    static func checkInteger(_ format: String, _ text: String) -> Bool? {
+        switch format {
+        case "int32": Int32(text) != nil
+        case "int64": Int64(text) != nil
+        default: nil
+        }
+    }
+
     private static func checkNumber(_ format: String, _ number: Double) -> Bool? {
         switch format {
         case "int32": number == number.rounded() && number >= Double(Int32.min) && number <= Double(Int32.max)

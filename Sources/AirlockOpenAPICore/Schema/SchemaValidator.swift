@@ -130,15 +130,18 @@ package final class SchemaValidator: Sendable {
     ///   - instance: The value to check.
     ///   - schema: Where the schema is in the document: `/components/schemas/Pet`.
     ///   - direction: Whether `readOnly` (request) or `writeOnly` (response) properties are refused.
+    ///   - integerLiterals: The text of integers a `Double` may not keep exactly, by their place
+    ///     in the instance (``JSONValue/parseKeepingLongIntegers(_:)``): `int32` and `int64` check
+    ///     the text, so that 9223372036854775807 is an `int64` and 9223372036854775808 is not.
     /// - Returns: The violations; empty when the instance is valid.
-    package func validate(_ instance: JSONValue, against schema: JSONPointer, direction: SchemaDirection = .neither) -> [SchemaViolation] {
+    package func validate(_ instance: JSONValue, against schema: JSONPointer, direction: SchemaDirection = .neither, integerLiterals: [JSONPointer: String] = [:]) -> [SchemaViolation] {
         let location = SchemaLocation(document: rootDocument, pointer: schema)
         guard let value = index.value(at: location) else {
             return [SchemaViolation(instancePath: JSONPointer(), schemaPath: schema, keyword: "$ref", value: instance,
                                     message: "cannot be checked: the contract has no schema at \(schema.fragment)")]
         }
         let scope = index.scope(at: location) ?? SchemaScope(base: rootDocument, dialect: dialect)
-        let evaluation = SchemaEvaluation(validator: self, direction: direction)
+        let evaluation = SchemaEvaluation(validator: self, direction: direction, integerLiterals: integerLiterals)
         let start = SchemaEvaluation.Frame(location: location, scope: scope, dynamicScope: [scope.base], refChain: [location], depth: 0)
         return evaluation.evaluate(value, instance, at: JSONPointer(), frame: start).violations
     }
