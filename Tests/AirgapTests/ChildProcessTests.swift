@@ -1,5 +1,6 @@
 import Airgap
 import Foundation
+import ProcessSupport
 import Testing
 
 /// Scenarios that need a fresh process, run through the `AirgapProbe` executable: whole-run

@@ -1,6 +1,7 @@
 @testable import Airgap
 import CAirgap
 import Foundation
+import ProcessSupport
 import Testing
 
 /// One host-pattern language for every layer: a table of names and patterns gives the same

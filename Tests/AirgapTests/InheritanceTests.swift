@@ -1,6 +1,7 @@
 import AirlockCore
 import Airgap
 import Foundation
+import ProcessSupport
 import Testing
 
 #if canImport(Glibc)

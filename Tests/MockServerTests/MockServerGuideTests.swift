@@ -33,7 +33,7 @@ struct MockServerGuideTests {
             if: ConsumerPackages.areTested,
             Comment(rawValue: ConsumerPackages.reason)
         ),
-        .enabled(if: dlsym(nil, "__tsan_init") == nil, "the nested package is built without ThreadSanitizer; run it in a plain swift test")
+        .enabled(if: !ThreadSanitizer.isActive, "the nested package is built without ThreadSanitizer; run it in a plain swift test")
     )
     func theGuidesSamplesWorkInAPackageThatDependsOnAirlock() async throws {
         let manifest = try #require(try Self.blocks("swift").first { $0.contains("import PackageDescription") }, "\(Self.guide) has no manifest")

@@ -1,5 +1,6 @@
 import Foundation
 import MockServer
+import ProcessSupport
 import Testing
 
 /// `airlock serve --openapi` checked by a tool no one here wrote: schemathesis (PyPI), driven by
@@ -42,7 +43,13 @@ struct SchemathesisTests {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("shared/openapi-examples")
 
-    @Test(arguments: documents)
+    @Test(
+        .enabled(
+            if: !ThreadSanitizer.isActive,
+            "schemathesis drives airlock serve with hundreds of requests from Python: under ThreadSanitizer's slowdown that load starves the suite's socket tests of time; it checks verdicts, not threads, and runs in a plain swift test (as CI does)"
+        ),
+        arguments: documents
+    )
     func schemathesisFindsNoFaultInTheMockOfTheDocument(_ document: Document) async throws {
         let spec = Self.examples.appendingPathComponent(document.file)
         try #require(FileManager.default.fileExists(atPath: spec.path), "the tests expect the shared folder beside the clone: \(spec.path)")

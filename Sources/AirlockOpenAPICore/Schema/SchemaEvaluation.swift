@@ -90,10 +90,11 @@ struct SchemaEvaluation {
         }
     }
 
-    /// How many schemas apply one inside another on one thread's stack: about 300 KB in a debug
-    /// build, so that a caller on a thread with a small stack (512 KB, as on Apple platforms'
-    /// secondary threads) has room left.
-    static let levelsPerStack = 64
+    /// How many schemas apply one inside another on one thread's stack: about 110 KB in a debug
+    /// build, and under 400 KB with ThreadSanitizer's larger frames, so that a caller on a thread
+    /// with a small stack (512 KB, as on Apple platforms' secondary threads) has room left. Values
+    /// nest less deeply than this in nearly every API; deeper ones cost a thread per 24 levels.
+    static let levelsPerStack = 24
 
     /// Runs `body` on a thread of its own with a 4 MB stack, and waits for it: deep values and
     /// long `$ref` chains go on there, never deeper than ``levelsPerStack`` levels a thread, so the

@@ -87,8 +87,3 @@ func runChild(_ executable: String, _ arguments: [String]) async throws -> Int32
         return await process.exitStatus()
     }
 }
-
-/// Whether this test binary was built with `--sanitize=thread`.
-enum ThreadSanitizer {
-    static let isActive: Bool = dlsym(nil, "__tsan_init") != nil
-}
