@@ -6,7 +6,8 @@ import Foundation
 public final class ContractValidation: Sendable, ExchangeObserver {
     /// The contract.
     public let contract: OpenAPIContract
-    private let journal: RequestJournal
+    /// Weak: the journal keeps its observers, and a validation must not keep its mock alive.
+    private weak let journal: RequestJournal?
     private let report: @Sendable (ContractViolation) -> Void
     private let found = Locked<[ContractViolation]>([])
 
@@ -25,7 +26,7 @@ public final class ContractValidation: Sendable, ExchangeObserver {
 
     /// Stops checking: exchanges that start from now on are not checked.
     public func stop() {
-        journal.removeObserver(self)
+        journal?.removeObserver(self)
     }
 
     package func exchangeEnded(_ request: RecordedRequest, response: RecordedResponse, redaction: Redaction) -> String? {

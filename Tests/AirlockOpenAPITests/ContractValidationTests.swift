@@ -181,3 +181,21 @@ import FoundationNetworking
         ])
     }
 }
+
+/// A validation does not keep its mock alive: the mock, its journal and the validation go when
+/// the test lets go of them.
+@Suite struct ContractValidationLifetimeTests {
+    @Test func aValidatedMockIsFreedWhenReleased() throws {
+        let petstore = try Examples.contract("v3.0/petstore.yaml")
+        weak var released: ContractValidation?
+        weak var releasedMock: HTTPMock?
+        do {
+            let mock = HTTPMock()
+            let validation = mock.validate(against: petstore, onViolation: { _ in })
+            released = validation
+            releasedMock = mock
+        }
+        #expect(releasedMock == nil)
+        #expect(released == nil)
+    }
+}
