@@ -205,6 +205,19 @@ extension JSONValue {
         return nil
     }
 
+    /// This object, or the one its `$ref` names in `document` (following a chain of them, at
+    /// most 16): what an Example or a property's schema holds. `nil` when it is not an object or
+    /// a reference leads nowhere. (Loading checked every reference; this reads leniently.)
+    func followingReferences(in document: JSONValue) -> JSONMembers? {
+        var object = objectMembers
+        var hops = 0
+        while let reference = object?["$ref"]?.stringValue, let target = try? JSONPointer(parsing: reference), hops < 16 {
+            object = document[target]?.objectMembers
+            hops += 1
+        }
+        return object
+    }
+
     /// The boolean, when this is one.
     var boolValue: Bool? {
         if case .bool(let value) = self { return value }

@@ -139,12 +139,7 @@ struct ContractResponder: Sendable {
         let members = contract.document[media.pointer]?.objectMembers
         let examples = members?["examples"]?.objectMembers ?? JSONMembers()
         func value(of example: JSONValue) -> JSONValue? {
-            var object = example.objectMembers
-            var hops = 0
-            while let reference = object?["$ref"]?.stringValue, let target = try? JSONPointer(parsing: reference), hops < 16 {
-                object = contract.document[target]?.objectMembers
-                hops += 1
-            }
+            let object = example.followingReferences(in: contract.document)
             return object?["value"] ?? object?["dataValue"]
         }
         if let name {

@@ -118,12 +118,7 @@ struct SchemaExample {
 
     /// Whether the direction leaves this property out.
     private func hidden(_ property: JSONValue) -> Bool {
-        var schema = property.objectMembers
-        var hops = 0
-        while let reference = schema?["$ref"]?.stringValue, let target = try? JSONPointer(parsing: reference), hops < 16 {
-            schema = document[target]?.objectMembers
-            hops += 1
-        }
+        let schema = property.followingReferences(in: document)
         switch direction {
         case .response: return schema?["writeOnly"] == .bool(true)
         case .request: return schema?["readOnly"] == .bool(true)
