@@ -98,7 +98,13 @@ extension AirlockTransport {
         }
 
         func start(_ request: IncomingRequest, answering continuation: CheckedContinuation<Answer, any Error>) {
-            state.withLock { $0 = .waiting(continuation, request: request, hops: 0) }
+            let started = state.withLock { state -> Bool in
+                // Over already: the task was cancelled before the exchange began.
+                guard case .idle = state else { return false }
+                state = .waiting(continuation, request: request, hops: 0)
+                return true
+            }
+            guard started else { return continuation.resume(throwing: CancellationError()) }
             registry.resolve(request, for: .urlSession).deliver(to: self)
         }
 

@@ -128,6 +128,24 @@ import FoundationNetworking
         #expect(error?.underlyingError is CancellationError)
     }
 
+    /// A task cancelled before it calls: the call ends at once with CancellationError, and the
+    /// mock never sees the request (without the check, it would wait out the 600 s delay).
+    @Test func aCallFromAnAlreadyCancelledTaskEndsAtOnce() async throws {
+        let mock = HTTPMock()
+        mock.addResponses(forOperation: "findPets") {
+            MockResponse(data: Data("[]".utf8), contentType: "application/json", delivery: .delayed(600))
+        }
+        let transport = AirlockTransport(mock: mock)
+        let request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/pets")
+        let baseURL = try Servers.Server1.url()
+        let call = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await transport.send(request, body: nil, baseURL: baseURL, operationID: "findPets")
+        }
+        await #expect(throws: CancellationError.self) { try await call.value }
+        #expect(mock.requests.isEmpty)
+    }
+
     @Test func aCassetteReplaysThroughTheTransport() async throws {
         let recorder = HTTPMock()
         recorder.addResponses(forPath: "/v2/pets", host: "petstore.swagger.io") {

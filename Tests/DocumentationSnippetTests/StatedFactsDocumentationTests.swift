@@ -50,4 +50,26 @@ struct StatedFactsDocumentationTests {
         let ownPercentages = architecture.contains(#/\d+–\d+ % more than the least/#)
         #expect(!ownPercentages, "Architecture.md states the cost in its own percentages")
     }
+
+    /// What the README and Fuzz/README.md say CI runs is what `.ci/run` runs: the README's test
+    /// command as a line of its own, and the fuzzing time both state.
+    @Test func whatTheDocsSayCIRunsIsWhatCIRuns() throws {
+        let script = try contents(of: ".ci/run").split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        let readme = try contents(of: "README.md")
+        let opening = try #require(readme.components(separatedBy: "```sh\n").dropFirst().first?.components(separatedBy: "\n```").first)
+        let testCommand = try #require(opening.split(separator: "\n").last?.components(separatedBy: "#").first?.trimmingCharacters(in: .whitespaces))
+        #expect(testCommand == "swift test")
+        #expect(script.contains(testCommand), ".ci/run does not run the README's test command `\(testCommand)` as a line of its own")
+
+        let fuzzing = try #require(script.first { $0.hasPrefix("Fuzz/run ") }, ".ci/run no longer fuzzes")
+        let fuzzReadme = try contents(of: "Fuzz/README.md")
+        for (file, text) in [("README.md", Documentation.normalized(readme)), ("Fuzz/README.md", Documentation.normalized(fuzzReadme))] {
+            let stated = text.matches(of: #/[Ff]uzz\w* in CI: `(Fuzz/run \d+)`|CI \(`\.ci/run`\) runs `(Fuzz/run \d+)`/#)
+            #expect(!stated.isEmpty, "\(file) no longer says how CI fuzzes")
+            for claim in stated {
+                let command = String(claim.output.1 ?? claim.output.2 ?? "")
+                #expect(command == fuzzing, "\(file) says CI runs `\(command)`; .ci/run runs `\(fuzzing)`")
+            }
+        }
+    }
 }

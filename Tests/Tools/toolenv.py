@@ -2,7 +2,7 @@
 into, running a command with its output echoed (and a heartbeat while it is quiet), and the
 closing JSON result line a Swift test reads (see Tests/Tools/README.md).
 
-Imported by har_tools.py and wiremock_client.py from their own folder; it writes nothing of its
+Imported by har_tools.py, wiremock_client.py and contract_tools.py from their own folder; it writes nothing of its
 own (no bytecode: the scripts set `sys.dont_write_bytecode` before importing it).
 """
 
@@ -22,6 +22,12 @@ from pathlib import Path
 # line at least every HEARTBEAT seconds, and give up on a step (saying so) before that.
 HEARTBEAT = 15  # seconds without a line before "still working" is printed
 INSTALL_LIMIT = 20 * 60  # one pip run, or the wait for another run's
+
+# The scripts wait for lines their Python children print (mitmdump's "listening at", a server's
+# port): written to a pipe, a Python program's output is held in a buffer until it fills unless
+# PYTHONUNBUFFERED is set. Every child (and the script itself, run again in its environment)
+# inherits this, whatever the environment the test started with.
+os.environ["PYTHONUNBUFFERED"] = "1"
 
 
 class ToolError(Exception):
