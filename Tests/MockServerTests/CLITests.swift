@@ -211,8 +211,14 @@ struct LaunchedAirlock {
 
     /// Starts `airlock` with `arguments`, standard output to a pipe read by ``lines``; with
     /// `shellPrefix`, through `/bin/sh -c "<prefix> && exec airlock …"` (`ulimit -n 256`, say).
+    /// `serve` and `record` get `--exit-with-parent`: a test run that crashes or is killed leaves
+    /// no server behind.
     init(_ arguments: [String], shellPrefix: String? = nil, standardError: Pipe? = nil) throws {
         let path = try #require(CLITests.executable, "build the airlock executable first (swift build)")
+        var arguments = arguments
+        if ["serve", "record"].contains(arguments.first), !arguments.contains("--exit-with-parent") {
+            arguments.append("--exit-with-parent")
+        }
         process = TestProcess()
         if let shellPrefix {
             process.executableURL = URL(fileURLWithPath: "/bin/sh")

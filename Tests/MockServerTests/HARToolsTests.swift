@@ -177,12 +177,8 @@ struct ToolScriptRun: Sendable {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script.path] + arguments
         // The script may install its tools from PyPI: the one place this suite reaches past
-        // loopback, on purpose. Airgap's suites, running in this process at the same time, hand
-        // their guard to every child through LD_PRELOAD and AIRGAP_INHERITED_*; the tools' child
-        // starts without them, so neither blocks the other.
-        process.environment = ProcessInfo.processInfo.environment.filter { name, _ in
-            name != "LD_PRELOAD" && !name.hasPrefix("AIRGAP_")
-        }
+        // loopback, on purpose. Like every TestProcess, it starts without the Airgap guard that
+        // Airgap's suites, running in this process at the same time, hand to children.
         let output = Pipe()
         process.standardOutput = output
         let exit = try ChildProcess(running: process)

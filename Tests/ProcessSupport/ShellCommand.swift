@@ -26,7 +26,6 @@ public func runShellCommand(_ command: String, in folder: URL, log: URL, hangGua
     process.executableURL = URL(fileURLWithPath: "/bin/sh")
     process.arguments = ["-c", command]
     process.currentDirectoryURL = folder
-    process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("AIRGAP_") && $0.key != "LD_PRELOAD" }
     process.standardOutput = try FileHandle(forWritingTo: log)
     process.standardError = try FileHandle(forWritingTo: log)
     process.standardInput = nil

@@ -34,7 +34,15 @@ public final class TestProcess: @unchecked Sendable {
     public var executableURL: URL?
     public var arguments: [String] = []
     /// The child's environment; `nil`: this process's environment as it is when `run()` is called.
+    /// Either way without Airgap's inheritance (`LD_PRELOAD`, `AIRGAP_*`) unless
+    /// ``keepsAirgapGuard`` is set.
     public var environment: [String: String]?
+    /// Whether the child keeps the Airgap guard this process hands to its children
+    /// (`LD_PRELOAD` and `AIRGAP_INHERITED_*`, exported when the Airgap library loads). Off: the
+    /// suites run in one process, and a child that another suite's test starts while an Airgap
+    /// test has the guard on must not be guarded by it, nor have what it does reported as that
+    /// test's violations. Airgap's own tests of inheritance turn it on.
+    public var keepsAirgapGuard = false
     public var currentDirectoryURL: URL?
     /// A `FileHandle` or a `Pipe` (the child reads its reading end); `nil`: `/dev/null`.
     public var standardInput: Any? = FileHandle.standardInput
@@ -106,7 +114,10 @@ public final class TestProcess: @unchecked Sendable {
 
         let argv = ([executableURL.path] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
-        let environment = self.environment ?? ProcessInfo.processInfo.environment
+        var environment = self.environment ?? ProcessInfo.processInfo.environment
+        if !keepsAirgapGuard {
+            environment = environment.filter { $0.key != "LD_PRELOAD" && !$0.key.hasPrefix("AIRGAP_") }
+        }
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { envp.forEach { free($0) } }
 

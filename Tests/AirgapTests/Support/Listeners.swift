@@ -81,6 +81,7 @@ func runChild(_ executable: String, _ arguments: [String]) async throws -> Int32
         let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        process.keepsAirgapGuard = true
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()

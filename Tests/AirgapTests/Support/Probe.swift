@@ -58,6 +58,7 @@ enum Probe {
         var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("AIRGAP_") }
         env.merge(environment) { _, new in new }
         process.environment = env
+        process.keepsAirgapGuard = true  // LD_PRELOAD, and what `environment` sets
         process.standardOutput = try FileHandle(forWritingTo: outURL)
         process.standardError = try FileHandle(forWritingTo: errURL)
         try process.run()
