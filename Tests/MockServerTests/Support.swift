@@ -38,7 +38,7 @@ func withServer(
 ///
 /// A hang guard, not a performance limit: far above anything here takes on a loaded machine, it
 /// only turns a wait that would never end into a failure. No test asserts how fast anything is.
-let hangGuard: TimeAmount = .seconds(60)
+let hangGuard: TimeAmount = .seconds(300)  // as ProcessSupport's, for the same reason
 
 /// An AsyncHTTPClient, in origin mode or with the server as its HTTP proxy; always shut down.
 func withClient(

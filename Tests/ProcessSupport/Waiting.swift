@@ -7,7 +7,12 @@ import Testing
 /// loaded machine, and only turns a wait that would never end into a failure that names what did
 /// not happen. No test asserts how fast anything is. A suite with slower waits passes its own
 /// `limit` (Airgap's tests wrap these with theirs).
-package let hangGuard: Duration = .seconds(60)
+///
+/// Five minutes: under ThreadSanitizer on a loaded two-core machine, CPU-bound tests (thousands
+/// of stubs registered, thousands of numbers parsed) held both threads of the cooperative pool
+/// for over a minute, and a waiting test's own task could not even send its request; 60 s was
+/// seen to run out that way.
+package let hangGuard: Duration = .seconds(300)
 
 /// What a bounded wait throws when what it waited for did not happen in time.
 package struct TimedOut: Error, CustomStringConvertible {
