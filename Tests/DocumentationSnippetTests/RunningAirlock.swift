@@ -17,7 +17,7 @@ final class RunningAirlock: @unchecked Sendable {
     private var ended = false
 
     /// A hang guard for waiting on output, not a performance limit.
-    static let hangGuard: Duration = .seconds(120)
+    static let hangGuard: Duration = .seconds(300)
 
     init(_ arguments: [String], in directory: URL? = nil) throws {
         let path = try #require(AirlockCommand.executable, "build the airlock executable first (swift build)")

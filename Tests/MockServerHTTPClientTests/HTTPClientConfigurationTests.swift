@@ -21,7 +21,7 @@ struct HTTPClientConfigurationTests {
     private func withClient(_ configuration: HTTPClient.Configuration, _ body: (HTTPClient) async throws -> Void) async throws {
         var configuration = configuration
         // A hang guard, not a performance limit.
-        configuration.timeout = .init(connect: .seconds(60), read: .seconds(60))
+        configuration.timeout = .init(connect: .seconds(300), read: .seconds(300))
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         do {
             try await body(client)

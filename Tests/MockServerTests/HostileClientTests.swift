@@ -202,7 +202,7 @@ struct HostileClientTests {
     /// client's write returns before the server has read it).
     private func waitForBusyConnections(_ server: MockServer, count: Int) async throws {
         let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(60)
+        let deadline = clock.now + .nanoseconds(hangGuard.nanoseconds)
         while server.busyConnectionCount < count {
             try #require(clock.now < deadline, "the server did not see \(count) requests begin (a hang guard)")
             try await Task.sleep(for: .milliseconds(10))
@@ -270,7 +270,7 @@ struct HostileClientTests {
         let base = try await airlock.banner().base
         let port = try #require(base.split(separator: ":").last.flatMap { Int($0) }, "\(base)")
 
-        let silent = await HeldConnection.open(300, to: try SocketAddress(ipAddress: "127.0.0.1", port: port), on: testEventLoops, deadline: .seconds(180))
+        let silent = await HeldConnection.open(300, to: try SocketAddress(ipAddress: "127.0.0.1", port: port), on: testEventLoops, deadline: hangGuard)
         let opened = silent.compactMap { try? $0.get() }
         // Before the cap, the server ran out of descriptors and new clients waited forever.
         let answer = try await rawExchange(port: port, "GET /users HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n")

@@ -172,7 +172,7 @@ struct WireTests {
         try await withEventLoopsOfItsOwn { eventLoops in
             try await withServerOfItsOwn(on: eventLoops) { server in
                 server.addResponses(forPath: "/load/*", host: "**") { MockResponse.plaintext("loaded", lifetime: .eternal) }
-                let opening = try await HeldConnection.open(count, to: server, on: eventLoops, deadline: .seconds(120))
+                let opening = try await HeldConnection.open(count, to: server, on: eventLoops, deadline: hangGuard)
                 let connections = opening.compactMap { try? $0.get() }
                 let sent = await connections.send { "GET /load/\($0) HTTP/1.1\r\nHost: wire.test\r\n\r\n" }
                 let responses = await connections.firstResponses()
@@ -201,7 +201,7 @@ struct WireTests {
             try await withServerOfItsOwn(on: eventLoops) { server in
                 server.addResponses(forPath: "/stalled/*", host: "**") { MockResponse.plaintext("finally", lifetime: .eternal) }
                 server.addResponses(forPath: "/ping", host: "**") { MockResponse.plaintext("pong") }
-                let opening = try await HeldConnection.open(count, to: server, on: eventLoops, deadline: .seconds(60))
+                let opening = try await HeldConnection.open(count, to: server, on: eventLoops, deadline: hangGuard)
                 let stalled = opening.compactMap { try? $0.get() }
                 // Half a head: no blank line, and a header without its value.
                 let sent = await stalled.send { "GET /stalled/\($0) HTTP/1.1\r\nHost: wire.test\r\nX-Half: " }
