@@ -7,13 +7,12 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import ProcessSupport
 #endif
 
-/// The OpenAPI Initiative's example documents (`../shared/openapi-examples`, beside the clone).
+/// The OpenAPI Initiative's example documents (`Tests/Fixtures/OpenAPIExamples`).
 enum Examples {
-    static let folder = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("shared/openapi-examples")
+    static let folder = Repository.openAPIExamples
 
     static func contract(_ relativePath: String) throws -> OpenAPIContract {
         let url = folder.appendingPathComponent(relativePath)

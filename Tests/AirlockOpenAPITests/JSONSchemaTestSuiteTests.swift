@@ -2,8 +2,9 @@
 @_spi(AirlockTransport) import AirlockCore
 import Foundation
 import Testing
+import ProcessSupport
 
-/// The official JSON-Schema-Test-Suite (`<repo>/../shared/json-schema-test-suite`, see its
+/// The official JSON-Schema-Test-Suite (`Tests/Fixtures/JSONSchemaTestSuite`, see its
 /// SOURCE.md), draft 4 and draft 2020-12, run through ``SchemaValidator``. Every test must pass
 /// except those of the groups in ``unsupported``, each naming the keyword it needs.
 @Suite struct JSONSchemaTestSuiteTests {
@@ -38,15 +39,13 @@ import Testing
         var passed: Bool { violations.isEmpty == expected }
     }
 
-    static let suiteFolder: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("../shared/json-schema-test-suite").standardizedFileURL
+    static let suiteFolder: URL = Repository.jsonSchemaTestSuite
 
     @Test(arguments: [("draft4", SchemaDialect.draft4), ("draft2020-12", SchemaDialect.draft2020_12)])
     func passesTheSuite(draft: String, dialect: SchemaDialect) throws {
         let folder = Self.suiteFolder
         try #require(FileManager.default.fileExists(atPath: folder.appendingPathComponent("tests/\(draft)").path),
-                     "JSON-Schema-Test-Suite not found at \(folder.path)/tests/\(draft): clone it next to the repository as shared/json-schema-test-suite")
+                     "JSON-Schema-Test-Suite not found at \(folder.path)/tests/\(draft): it is vendored in the repository (Tests/Fixtures/JSONSchemaTestSuite)")
         let results = try Self.run(folder.appendingPathComponent("tests/\(draft)"), prefix: draft, dialect: dialect, assertFormats: false)
         let listed = Self.unsupported.filter { $0.file.hasPrefix(draft + "/") }
         var tally: [String: Int] = [:]

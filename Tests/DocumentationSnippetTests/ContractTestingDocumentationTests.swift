@@ -5,6 +5,7 @@ import HTTPMock
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import ProcessSupport
 #endif
 
 /// What "Contract Testing" quotes is what the code prints: its failing test, run here with the
@@ -18,7 +19,7 @@ struct ContractTestingDocumentationTests {
             Documentation.blocks.first { $0.file == file && $0.lines.first?.hasPrefix("Contract violation:") == true },
             "\(file) no longer quotes the failure; update this test with the article"
         )
-        let spec = Documentation.root.deletingLastPathComponent().appendingPathComponent("shared/openapi-examples/v3.0/petstore.yaml")
+        let spec = Repository.openAPIExamples.appendingPathComponent("v3.0/petstore.yaml")
         let messages = Locked<[String]>([])
         let mock = HTTPMock()
         mock.validate(against: try OpenAPIContract(contentsOf: spec)) { violation in
@@ -39,7 +40,7 @@ struct ContractTestingDocumentationTests {
     /// The schema the article quotes is petstore.yaml's.
     @Test func theQuotedSchemaIsTheDocumentsOwn() throws {
         let quoted = try #require(Documentation.blocks.first { $0.file == Self.article && $0.language == "yaml" })
-        let spec = Documentation.root.deletingLastPathComponent().appendingPathComponent("shared/openapi-examples/v3.0/petstore.yaml")
+        let spec = Repository.openAPIExamples.appendingPathComponent("v3.0/petstore.yaml")
         let text = try String(contentsOf: spec, encoding: .utf8)
         #expect(text.contains(quoted.lines.joined(separator: "\n")))
     }

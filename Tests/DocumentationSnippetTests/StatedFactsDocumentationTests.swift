@@ -72,4 +72,34 @@ struct StatedFactsDocumentationTests {
             }
         }
     }
+    /// The clone is the whole project: no test, script, benchmark, doc or CI step reads a folder
+    /// beside the repository (the test data lives in `Tests/Fixtures/`, with its licence), and
+    /// `.ci/run` proves it by running in a clone of its own with nothing beside it.
+    @Test func nothingReadsBesideTheClone() throws {
+        let sibling = ".." + "/shared"  // spelled in two parts, so this file does not name it
+        let namedFolders = ["shared/" + "openapi-examples", "shared/" + "json-schema-test-suite"]
+        let root = Documentation.root
+        let files = try #require(FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil, options: [.skipsHiddenFiles]))
+        var offenders: [String] = []
+        var read = 0
+        for case let url as URL in files {
+            let relative = String(url.path.dropFirst(root.path.count + 1))
+            if relative.hasPrefix(".build") || relative.hasPrefix("Fuzz/.build") || relative.hasPrefix("Tests/Fixtures/") {
+                files.skipDescendants()
+                continue
+            }
+            guard ["swift", "py", "sh", "md", "json", "yaml", "yml", ""].contains(url.pathExtension),
+                  let text = try? String(contentsOf: url, encoding: .utf8) else { continue }
+            read += 1
+            if text.contains(sibling) || namedFolders.contains(where: text.contains) { offenders.append(relative) }
+        }
+        #expect(read > 100, "only \(read) files read: the walk went wrong")
+        #expect(offenders.isEmpty, "these files read beside the clone; vendor the data under Tests/Fixtures/ instead: \(offenders)")
+        for folder in ["OpenAPIExamples", "JSONSchemaTestSuite", "JSONTestSuite", "WireMockCorpus"] {
+            let listing = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Tests/Fixtures/\(folder)").path)
+            #expect(listing.contains { $0.hasPrefix("LICENSE") || $0.hasPrefix("SOURCE") }, "Tests/Fixtures/\(folder) says nothing of its licence or source")
+        }
+        let script = try contents(of: ".ci/run")
+        #expect(script.contains("git clone --quiet --no-hardlinks \"$PWD\" \"$alone/airlock\""), ".ci/run no longer runs in a clone of its own")
+    }
 }

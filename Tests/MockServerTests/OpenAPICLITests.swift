@@ -1,13 +1,12 @@
 import AsyncHTTPClient
 import Foundation
 import Testing
+import ProcessSupport
 
 /// `airlock serve --openapi`, as a child process: the contract answers, a request that breaks it
 /// gets a problem, and every violation is printed.
 struct OpenAPICLITests {
-    static let examples = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("shared/openapi-examples")
+    static let examples = Repository.openAPIExamples
 
     @Test func servesTheContractAndPrintsEachViolation() async throws {
         let spec = Self.examples.appendingPathComponent("v3.0/petstore.yaml").path

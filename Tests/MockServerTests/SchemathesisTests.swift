@@ -39,9 +39,7 @@ struct SchemathesisTests {
         Document(file: "v3.0/uspto.yaml", knownFindings: ["uspto POST /{dataset}/{version}/records: schemathesis sends a form object without its required `criteria`"], hasInvalidRequests: true),
     ]
 
-    static let examples = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("shared/openapi-examples")
+    static let examples = Repository.openAPIExamples
 
     @Test(
         .enabled(
