@@ -8,9 +8,15 @@ let package = Package(
     // sources). Airgap builds on Linux only. The same standard library release on each platform.
     platforms: [.macOS(.v12), .iOS(.v15), .tvOS(.v15), .watchOS(.v8), .visionOS(.v1)],
     products: [
-        // The values every product shares (MockResponse, RecordedRequest, RequestMatcher, Cassette,
-        // Redaction, …) with their own reference; HTTPMock and MockServer re-export it.
+        // The values and the engine every product shares (MockResponse, RecordedRequest,
+        // RequestMatcher, Redaction, the registry and journal) with their own reference; HTTPMock
+        // and MockServer re-export it.
         .library(name: "AirlockCore", targets: ["AirlockCore"]),
+        // The formats, each beside the core (the core names none of them); HTTPMock and
+        // MockServer re-export them.
+        .library(name: "AirlockStubFiles", targets: ["AirlockStubFiles"]),
+        .library(name: "AirlockCassettes", targets: ["AirlockCassettes"]),
+        .library(name: "AirlockWireMock", targets: ["AirlockWireMock"]),
         .library(name: "HTTPMock", targets: ["HTTPMock"]),
         .library(name: "HTTPMockTesting", targets: ["HTTPMockTesting"]),
         .library(name: "HTTPLogging", targets: ["HTTPLogging"]),
@@ -64,29 +70,48 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
-        // Transport-agnostic core: request/response values, patterns, the registry and its
-        // queues. No URLRequest in here, so a loopback server can serve the same registry.
-        .target(name: "AirlockCore", dependencies: ["CZlib", .product(name: "HTTPTypes", package: "swift-http-types")]),
+        // The base every module stands on, Airgap included: locks, host and path patterns and
+        // their tries, the JSON value with its parser and writer, percent-decoding, and the
+        // redaction of a URL's secrets. Foundation only; all of it `package`, none of it API.
+        .target(name: "AirlockBase"),
+        // Transport-agnostic core: request/response values, matchers, the DSL, the registry and
+        // its queues, the journal, the exchange and redaction. No URLRequest in here, so a
+        // loopback server can serve the same registry; no format either: a format registers
+        // stubs with a source and priority of its own, and a recording plugs in as the handler
+        // of unmatched requests.
+        .target(name: "AirlockCore", dependencies: ["AirlockBase", "CZlib", .product(name: "HTTPTypes", package: "swift-http-types")]),
+        // Stub files (JSON) and the response templates they and WireMock mappings use.
+        .target(name: "AirlockStubFiles", dependencies: ["AirlockBase", "AirlockCore", .product(name: "HTTPTypes", package: "swift-http-types")]),
+        // Cassettes: record once, replay forever, as HAR 1.2 (read with the stub files' JSON
+        // document reader, which names the place of each error).
+        .target(name: "AirlockCassettes", dependencies: ["AirlockBase", "AirlockCore", "AirlockStubFiles", .product(name: "HTTPTypes", package: "swift-http-types")]),
+        // WireMock's mapping files, with their JSONPath and templates (from AirlockStubFiles),
+        // and snapshots of recorded traffic (AirlockCassettes) as mappings.
+        .target(name: "AirlockWireMock", dependencies: ["AirlockBase", "AirlockCore", "AirlockStubFiles", "AirlockCassettes", .product(name: "HTTPTypes", package: "swift-http-types")]),
         // zlib from the system (Debian: zlib1g-dev; Apple SDKs): gzip and deflate bodies are read
         // to redact them, and decoded for URLSession clients as a real server's would be.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         // The URLProtocol plumbing HTTPMock and HTTPLogging share: answering a load exactly once,
         // request bodies from streams and uploads, timers, the request timeout, forwarding, and
         // the slot classes that tell a load its owner. Not a product.
-        .target(name: "URLProtocolSupport", dependencies: ["AirlockCore", .product(name: "HTTPTypes", package: "swift-http-types")]),
+        .target(name: "URLProtocolSupport", dependencies: ["AirlockBase", "AirlockCore", .product(name: "HTTPTypes", package: "swift-http-types")]),
         // The URLSession adapter: a URLProtocol over the core, plus the documented HTTPMock API.
-        .target(name: "HTTPMock", dependencies: ["AirlockCore", "URLProtocolSupport", .product(name: "HTTPTypes", package: "swift-http-types")]),
+        .target(name: "HTTPMock", dependencies: ["AirlockBase", "AirlockCore", "AirlockStubFiles", "AirlockCassettes", "AirlockWireMock", "URLProtocolSupport", .product(name: "HTTPTypes", package: "swift-http-types")]),
         // Verification for tests: count assertions and unused-stub checks for Swift Testing and
         // XCTest, for any mock (HTTPMock, MockServer) or logger.
-        .target(name: "HTTPMockTesting", dependencies: ["AirlockCore"]),
+        .target(name: "HTTPMockTesting", dependencies: ["AirlockBase", "AirlockCore", "AirlockCassettes"]),
         // HTTPLogger: a logging URLProtocol for real traffic, through swift-log.
-        .target(name: "HTTPLogging", dependencies: ["AirlockCore", "URLProtocolSupport", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "HTTPLogging", dependencies: ["AirlockBase", "AirlockCore", "URLProtocolSupport", .product(name: "Logging", package: "swift-log")]),
         // MockServer: the core served over a real loopback socket (SwiftNIO); passthrough over
         // SwiftNIO's HTTP/1.1 client pipeline. No FoundationNetworking.
         .target(
             name: "MockServer",
             dependencies: [
+                "AirlockBase",
                 "AirlockCore",
+                "AirlockStubFiles",
+                "AirlockCassettes",
+                "AirlockWireMock",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -102,6 +127,7 @@ let package = Package(
         .target(
             name: "MockServerHTTPClient",
             dependencies: [
+                "AirlockBase",
                 "MockServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -111,6 +137,7 @@ let package = Package(
         .executableTarget(
             name: "AirlockCLI",
             dependencies: [
+                "AirlockBase",
                 "MockServer",
                 // `airlock serve --openapi spec.yaml`.
                 "AirlockOpenAPICore",
@@ -124,6 +151,7 @@ let package = Package(
         .target(
             name: "AirlockOpenAPICore",
             dependencies: [
+                "AirlockBase",
                 "AirlockCore",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "OpenAPIKit", package: "OpenAPIKit"),
@@ -138,6 +166,7 @@ let package = Package(
             name: "AirlockOpenAPI",
             dependencies: [
                 "AirlockOpenAPICore",
+                "AirlockBase",
                 "AirlockCore",
                 "URLProtocolSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -146,7 +175,7 @@ let package = Package(
         ),
         // Airgap: a guard URLProtocol plus a C layer interposing every libc route to the network.
         .target(name: "CAirgap"),
-        .target(name: "Airgap", dependencies: ["CAirgap", "AirlockCore"]),
+        .target(name: "Airgap", dependencies: ["CAirgap", "AirlockBase"]),
         // The same hooks (CAirgap's source, compiled again) as a preload library for children.
         .target(name: "AirgapPreload"),
         // C helpers that take each network route the C library offers, for the escape tests.
@@ -156,6 +185,7 @@ let package = Package(
         .executableTarget(
             name: "AirgapProbe",
             dependencies: [
+                "AirlockBase",
                 "Airgap",
                 "CAirgapRoutes",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -165,14 +195,15 @@ let package = Package(
         // Not products: the demo (swift run AirlockDemo) and the benchmark, which prints figures
         // (swift run -c release AirlockBenchmarks).
         .executableTarget(name: "AirlockDemo", dependencies: ["HTTPMock"]),
-        .executableTarget(name: "AirlockBenchmarks", dependencies: ["HTTPMock"], path: "Benchmarks/AirlockBenchmarks"),
-        .testTarget(name: "AirlockCoreTests", dependencies: ["AirlockCore", .product(name: "HTTPTypes", package: "swift-http-types")]),
+        .executableTarget(name: "AirlockBenchmarks", dependencies: ["AirlockBase", "HTTPMock"], path: "Benchmarks/AirlockBenchmarks"),
+        .testTarget(name: "AirlockCoreTests", dependencies: ["AirlockBase", "AirlockCore", "AirlockStubFiles", "AirlockCassettes", "AirlockWireMock", .product(name: "HTTPTypes", package: "swift-http-types")]),
         // Test support, not a product: children started with posix_spawn (TestProcess), because
         // Foundation's Process.run() crashes with many descriptors open (see TestProcess.swift).
         .target(name: "ProcessSupport", path: "Tests/ProcessSupport"),
         .testTarget(
             name: "MockServerTests",
             dependencies: [
+                "AirlockBase",
                 "MockServer",
                 "AirlockOpenAPI",
                 "MockServerHTTPClient",
@@ -198,6 +229,7 @@ let package = Package(
         .testTarget(
             name: "AirlockOpenAPITests",
             dependencies: [
+                "AirlockBase",
                 "AirlockOpenAPI",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 "AirlockOpenAPICore",
@@ -217,6 +249,7 @@ let package = Package(
         .testTarget(
             name: "MockServerHTTPClientTests",
             dependencies: [
+                "AirlockBase",
                 "MockServer",
                 "MockServerHTTPClient",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -226,6 +259,7 @@ let package = Package(
         .testTarget(
             name: "AirgapTests",
             dependencies: [
+                "AirlockBase",
                 "Airgap",
                 "AirlockCore",
                 "ProcessSupport",
@@ -239,6 +273,7 @@ let package = Package(
         .testTarget(
             name: "DocumentationSnippetTests",
             dependencies: [
+                "AirlockBase",
                 "AirlockOpenAPI",
                 "HTTPMock",
                 "HTTPMockTesting",
@@ -257,6 +292,7 @@ let package = Package(
         .target(
             name: "HTTPTestSupport",
             dependencies: [
+                "AirlockBase",
                 "AirlockCore",
                 "HTTPMock",
                 "ProcessSupport",
@@ -270,6 +306,7 @@ let package = Package(
         .testTarget(
             name: "HTTPMockTests",
             dependencies: [
+                "AirlockBase",
                 "HTTPMock",
                 "HTTPMockTesting",
                 "HTTPTestSupport",
@@ -282,13 +319,14 @@ let package = Package(
         ),
         .testTarget(
             name: "HTTPMockTestingTests",
-            dependencies: ["HTTPMock", "HTTPMockTesting", "HTTPTestSupport"],
+            dependencies: ["AirlockBase", "HTTPMock", "HTTPMockTesting", "HTTPTestSupport"],
             // Cassettes are read from the source tree (beside the tests), not bundled.
             exclude: ["__Cassettes__"]
         ),
         .testTarget(
             name: "HTTPLoggingTests",
             dependencies: [
+                "AirlockBase",
                 "HTTPLogging",
                 "HTTPMock",
                 "HTTPTestSupport",

@@ -7,6 +7,7 @@
 // per-match time in the core alone, with exact and wildcard stubs at 1, 1,000 and 100,000; and
 // matched requests served beside 10,000 unmatched ones at 100,000 stubs (`--only unmatched`).
 // `--only json` instead reads and writes a 1 MB JSON document (JSONParsing.swift).
+import AirlockBase
 @_spi(AirlockTransport) import AirlockCore
 import Foundation
 import HTTPMock

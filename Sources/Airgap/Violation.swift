@@ -1,4 +1,4 @@
-import AirlockCore
+import AirlockBase
 import Foundation
 
 /// One attempt at real network access that Airgap detected.
@@ -85,7 +85,7 @@ public struct Violation: Sendable, Equatable, Codable {
         self.httpMethod = httpMethod
         // Violations go into messages and report files: credentials in the URL (query and
         // fragment tokens, a user-info password) never reach them.
-        self.url = Redaction.standard.url(url)
+        self.url = URLRedaction.standard(url)
         self.callStack = callStack
         self.timestamp = timestamp
         self.contentType = contentType

@@ -1,3 +1,4 @@
+import AirlockBase
 import ArgumentParser
 import Dispatch
 import Foundation

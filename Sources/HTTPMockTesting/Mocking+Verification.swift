@@ -1,3 +1,4 @@
+@_exported import AirlockCassettes
 @_exported import AirlockCore
 
 extension Journaling {

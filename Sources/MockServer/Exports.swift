@@ -1,3 +1,7 @@
-// The core types (MockResponse, StubFile, Host, Path, RequestMatcher, …) are part of the
-// MockServer API: `import MockServer` is all a server user needs.
+// The core types (MockResponse, Host, Path, RequestMatcher, …) and the formats' (StubFile,
+// Cassette, HTTPArchive, WireMockMappings) are part of the MockServer API: `import MockServer` is
+// all a server user needs.
+@_exported import AirlockCassettes
 @_exported import AirlockCore
+@_exported import AirlockStubFiles
+@_exported import AirlockWireMock

@@ -1,3 +1,4 @@
+import AirlockBase
 import AirlockCore
 
 /// Which owner — an `HTTPMock` or a forwarding observer (`HTTPLogger`) — serves which protocol slot.

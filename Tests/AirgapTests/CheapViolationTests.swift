@@ -1,3 +1,4 @@
+import AirlockBase
 @testable import Airgap
 import AirlockCore
 import Foundation

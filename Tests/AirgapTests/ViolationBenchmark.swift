@@ -1,3 +1,4 @@
+import AirlockBase
 import Airgap
 import AirlockCore
 import Foundation

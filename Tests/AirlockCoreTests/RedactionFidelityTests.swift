@@ -1,3 +1,7 @@
+@testable import AirlockBase
+@testable import AirlockCassettes
+@testable import AirlockStubFiles
+@testable import AirlockWireMock
 @testable import AirlockCore
 import Foundation
 import HTTPTypes

@@ -1,3 +1,7 @@
+@testable import AirlockCassettes
+@testable import AirlockStubFiles
+@testable import AirlockWireMock
+@testable import AirlockBase
 @testable import AirlockCore
 @_spi(AirlockTransport) import AirlockCore
 import Foundation

@@ -1,3 +1,4 @@
+import AirlockBase
 import AirlockCore
 import AirlockOpenAPI
 import Foundation

@@ -1,3 +1,4 @@
+import AirlockBase
 @testable import AirlockOpenAPICore
 @_spi(AirlockTransport) import AirlockCore
 import Foundation

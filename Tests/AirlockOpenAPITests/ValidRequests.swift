@@ -1,3 +1,4 @@
+import AirlockBase
 @_spi(AirlockTransport) import AirlockCore
 @testable import AirlockOpenAPICore
 import Foundation

@@ -117,8 +117,9 @@ struct PlatformsTests {
     /// The sources of everything built on Apple platforms: the products but Airgap (Linux only),
     /// and the demo.
     static let appleSources = [
-        "AirlockCore", "HTTPMock", "HTTPMockTesting", "HTTPLogging", "MockServer", "MockServerHTTPClient", "AirlockOpenAPI",
-        "AirlockOpenAPICore", "URLProtocolSupport", "AirlockCLI", "AirlockDemo",
+        "AirlockBase", "AirlockCore", "AirlockStubFiles", "AirlockCassettes", "AirlockWireMock", "HTTPMock", "HTTPMockTesting",
+        "HTTPLogging", "MockServer", "MockServerHTTPClient", "AirlockOpenAPI", "AirlockOpenAPICore", "URLProtocolSupport",
+        "AirlockCLI", "AirlockDemo",
     ]
 
     @Test func productSourcesCallNoAPIAboveTheFloor() throws {

@@ -1,3 +1,4 @@
+import AirlockBase
 import HTTPTestSupport
 import Foundation
 import HTTPMock

@@ -1,3 +1,4 @@
+import AirlockBase
 import AirlockCore
 import NIOCore
 import NIOHTTP1

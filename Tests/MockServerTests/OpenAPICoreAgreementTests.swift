@@ -1,3 +1,4 @@
+import AirlockBase
 import AirlockOpenAPI
 import Foundation
 import HTTPMock

@@ -1,3 +1,4 @@
+import AirlockBase
 import AsyncHTTPClient
 import Foundation
 import HTTPLogging

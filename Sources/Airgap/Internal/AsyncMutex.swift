@@ -1,4 +1,4 @@
-import AirlockCore
+import AirlockBase
 
 /// A FIFO lock that suspends instead of blocking, serialising the `.airgapped` scopes of a
 /// process (tests run in parallel, but Airgap's state is process-wide).

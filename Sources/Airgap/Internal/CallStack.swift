@@ -1,4 +1,4 @@
-import AirlockCore
+import AirlockBase
 import CAirgap
 import Foundation
 import Runtime

@@ -1,4 +1,4 @@
-import AirlockCore
+import AirlockBase
 import Foundation
 
 #if canImport(XCTest)

@@ -1,5 +1,5 @@
+import AirlockBase
 import Foundation
-import AirlockCore
 import CAirgap
 
 /// `allowedHosts` split into host patterns (for names) and address rules (IP literals and CIDR

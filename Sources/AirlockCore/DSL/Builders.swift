@@ -1,3 +1,5 @@
+import AirlockBase
+
 /// Builds the hosts of `registerResponses { … }`.
 @resultBuilder
 public enum RegistrationBuilder {

@@ -1,3 +1,5 @@
+import AirlockBase
+
 /// Headers declared in a `Host` or `Path` scope of the DSL.
 ///
 /// Without cascade, the headers apply to the responses declared directly in their scope (for a

@@ -1,3 +1,5 @@
+import AirlockBase
+
 /// A host in the registration DSL, holding the paths mocked on it.
 ///
 /// The host may be exact (`api.example.com`) or a pattern: `*` matches one label

@@ -1,3 +1,5 @@
+import AirlockBase
+
 /// A path in the registration DSL, holding its queued responses, its headers and nested paths.
 ///
 /// A nested path's pattern is appended to its parent's: `Path("/admin") { Path("/audit") { … } }`

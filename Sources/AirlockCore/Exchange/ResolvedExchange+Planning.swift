@@ -1,3 +1,4 @@
+import AirlockBase
 import Foundation
 
 extension ResolvedExchange {

@@ -1,17 +1,19 @@
+import AirlockBase
 import Foundation
 
 extension ResolvedExchange {
-    /// Plans a replay miss: a request that a cassette which does not record has no entry for.
+    /// Plans a replay miss: a request that a recording which does not record (a cassette) has no
+    /// entry for.
     ///
-    /// The miss is kept in ``Cassette/misses`` (for the test frameworks to report) and the client
+    /// The miss is kept by the recording (for the test frameworks to report) and the client
     /// gets an answer it cannot take for the service's: a transport that carries errors fails the
     /// request with `URLError(.resourceUnavailable)` whose message is the diagnosis; a socket
     /// answers `502 Bad Gateway` with `Airlock-Error: replay-miss` and the diagnosis as text.
-    init(replayMiss cassette: Cassette, diagnosis: UnmatchedDiagnosis, request: IncomingRequest, recorder: ExchangeRecorder, transport: Transport<Kind>) {
+    init(replayMiss recording: any UnmatchedRequestHandler, diagnosis: UnmatchedDiagnosis, request: IncomingRequest, recorder: ExchangeRecorder, transport: Transport<Kind>) {
         let message = diagnosis.render(transport.snippetStyle, showingStubs: transport.showsStubs)
-        // The test that owns the cassette may see the nearest entries even when the client may not.
+        // The test that owns the recording may see the nearest entries even when the client may not.
         let report = transport.showsStubs ? message : diagnosis.render(transport.snippetStyle)
-        cassette.recordMiss(Cassette.Miss(request: diagnosis.request, message: report))
+        recording.recordMiss(request: diagnosis.request, message: report)
         var userInfo: [String: Any] = [NSLocalizedDescriptionKey: message]
         if let url = URL(string: request.url) {
             userInfo[NSURLErrorFailingURLErrorKey] = url
@@ -39,6 +41,8 @@ extension PlannedResponse {
     /// recorded service and has no answer from it — with `Airlock-Error: replay-miss` and the
     /// diagnosis as text. Not a 404, which a client may take for the service saying "no such
     /// resource" and carry on.
+    package static let replayMissHeader = (name: "Airlock-Error", value: "replay-miss")
+
     static func replayMiss(_ message: String) -> PlannedResponse {
         let body = Data((message + "\n").utf8)
         let response = MockResponse(
@@ -47,7 +51,7 @@ extension PlannedResponse {
             status: .badGateway,
             lifetime: .single,
             delivery: .instant,
-            headers: [Cassette.Miss.errorHeader: Cassette.Miss.errorHeaderValue]
+            headers: [Self.replayMissHeader.name: Self.replayMissHeader.value]
         )
         return PlannedResponse(response, body: .bytes(body), redirect: nil)
     }

@@ -1,3 +1,4 @@
+import AirlockBase
 import Foundation
 import HTTPTypes
 
@@ -85,6 +86,11 @@ package struct DribblePlan: Sendable, Hashable {
     package let chunks: Int
     /// From the first piece to the last, in seconds.
     package let seconds: TimeInterval
+
+    package init(chunks: Int, seconds: TimeInterval) {
+        self.chunks = chunks
+        self.seconds = seconds
+    }
 
     /// The body cut into at most `chunks` pieces of equal size (the last may be shorter), and
     /// the time between two pieces. A body of one byte or none is one piece.

@@ -1,3 +1,4 @@
+import AirlockBase
 import Dispatch
 import Foundation
 

@@ -1,3 +1,5 @@
+import AirlockBase
+
 /// What the core needs to know about the transport a request came through, so that it can decide
 /// everything about the exchange and leave the transport only the delivery.
 ///

@@ -1,3 +1,4 @@
+import AirlockBase
 import Foundation
 
 extension RequestMatcher {
@@ -103,7 +104,7 @@ extension RequestMatcher {
     }
 
     /// The first 64 bytes of a body, as text when it is text.
-    static func preview(_ body: Data?) -> String {
+    package static func preview(_ body: Data?) -> String {
         guard let body, !body.isEmpty else { return "(empty)" }
         if let text = String(data: body.prefix(64), encoding: .utf8) {
             return "\"\(text)\(body.count > 64 ? "…" : "")\""
@@ -111,19 +112,19 @@ extension RequestMatcher {
         return "\(body.count) bytes"
     }
 
-    static func truncate(_ text: String, to length: Int = 64) -> String {
+    package static func truncate(_ text: String, to length: Int = 64) -> String {
         text.count > length ? String(text.prefix(length)) + "…" : text
     }
 }
 
 /// `application/x-www-form-urlencoded` parsing: `+` is a space, then percent-decoding.
-enum FormFields {
-    static func parse(_ text: String) -> [String: String] {
+package enum FormFields {
+    package static func parse(_ text: String) -> [String: String] {
         Dictionary(pairs(text), uniquingKeysWith: { _, last in last })
     }
 
     /// Every field in order, repeated names kept.
-    static func pairs(_ text: String) -> [(name: String, value: String)] {
+    package static func pairs(_ text: String) -> [(name: String, value: String)] {
         text.split(separator: "&").map { pair in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let decode = { (part: Substring) in
@@ -134,7 +135,7 @@ enum FormFields {
     }
 
     /// `name=value&…`, percent-encoded.
-    static func encode(_ fields: [(String, String)]) -> String {
+    package static func encode(_ fields: [(String, String)]) -> String {
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-._~")
         return fields.map { name, value in

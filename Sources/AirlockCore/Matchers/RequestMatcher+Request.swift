@@ -1,3 +1,5 @@
+import AirlockBase
+
 extension RequestMatcher {
     /// The request's method, such as `"POST"` (case-insensitive).
     public static func method(_ method: String) -> RequestMatcher {

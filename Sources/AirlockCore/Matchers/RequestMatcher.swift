@@ -1,3 +1,5 @@
+import AirlockBase
+
 /// A condition on a request, used both to stub (`requiring:`) and to verify (`mock.verify(…)`).
 ///
 /// Matchers combine with `&&`, `||` and `!`:

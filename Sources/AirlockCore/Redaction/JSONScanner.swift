@@ -1,3 +1,5 @@
+import AirlockBase
+
 /// A JSON text read where it lies, without building values: it says where each string value and
 /// each value under a secret key is, as byte ranges, so that a redaction can rewrite those bytes
 /// and copy everything else (key order, white space, number spelling, escapes) as it was.

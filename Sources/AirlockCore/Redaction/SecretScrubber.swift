@@ -1,3 +1,4 @@
+import AirlockBase
 import Foundation
 
 /// The secret values a request carried, found again wherever they stand as whole tokens: the

@@ -1,3 +1,5 @@
+import AirlockBase
+
 /// The conservative pass for text that is not structured: finds the value in `name=value`,
 /// `name: value` and `"name": "value"` pairs whose name is secret, and URL passwords
 /// (`scheme://user:password@`). A byte scan; only the values' own bytes are reported.

@@ -1,3 +1,4 @@
+import AirlockBase
 @_spi(AirlockTransport) import AirlockCore
 
 /// Finds the operation of a request: its path, after a server's base path, against the path

@@ -1,3 +1,4 @@
+import AirlockBase
 @_spi(AirlockTransport) import AirlockCore
 
 /// Follows a document's `$ref`s to the objects they name, keeping the place of each.

@@ -1,3 +1,4 @@
+import AirlockBase
 @_spi(AirlockTransport) import AirlockCore
 import Foundation
 import HTTPTypes

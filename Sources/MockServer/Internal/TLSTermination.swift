@@ -1,3 +1,4 @@
+import AirlockBase
 import AirlockCore
 import Foundation
 import Logging

@@ -1,3 +1,4 @@
+import AirlockBase
 import Foundation
 @_spi(AirlockTransport) import AirlockCore
 

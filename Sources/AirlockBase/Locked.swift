@@ -1,0 +1,60 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A value that is only read and changed under a `pthread_mutex_t`: the shape of
+/// `Synchronization.Mutex` and `NIOLockedValueBox`, over a lock ThreadSanitizer understands.
+///
+/// On Linux, ThreadSanitizer cannot see `Synchronization.Mutex` (it reports a counter incremented
+/// under one as racing); with a pthread mutex a report means a real race. Every piece of shared
+/// mutable state in Airlock sits behind one of these.
+// @unchecked Sendable: `value` is only touched inside `withLock`, which holds the mutex.
+// The lock is taken on every request by every transport, most of them in other modules: its
+// accessors are inlinable so that each caller gets a specialized, inlined lock and unlock.
+package final class Locked<Value>: @unchecked Sendable {
+    @usableFromInline package var value: Value
+    @usableFromInline package let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    /// Creates the lock around an initial value.
+    package init(_ value: Value) {
+        self.value = value
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        let result = pthread_mutex_init(mutex, nil)
+        precondition(result == 0, "pthread_mutex_init failed: \(result)")
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deinitialize(count: 1)
+        mutex.deallocate()
+    }
+
+    /// Runs `body` with exclusive access to the value.
+    @inlinable @inline(__always)
+    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&value)
+    }
+}
+
+extension Locked where Value == Void {
+    /// Creates a lock that guards a critical section rather than a value.
+    package convenience init() {
+        self.init(())
+    }
+
+    /// Runs `body` while holding the mutex, without touching the (empty) value: a lock that only
+    /// orders critical sections never reports an access of its own to ThreadSanitizer.
+    @inlinable @inline(__always)
+    package func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
+}

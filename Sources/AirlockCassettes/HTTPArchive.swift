@@ -1,0 +1,215 @@
+import AirlockBase
+import AirlockCore
+import AirlockStubFiles
+import Foundation
+import HTTPTypes
+
+/// A HAR 1.2 file (HTTP Archive) as exchanges: each request with the response it got.
+///
+/// Any HAR file can be served as stubs — one saved from a browser's network panel, one written
+/// by another tool, or a cassette Airlock recorded:
+///
+/// ```swift
+/// try mock.registerStubs(HTTPArchive(contentsOf: URL(fileURLWithPath: "Fixtures/checkout.har")))
+/// ```
+///
+/// Identical requests get their recorded responses in recorded order. Entries that cannot be
+/// replayed — a URL that is not `http(s)`, or no response (status 0, as browsers record blocked
+/// requests) — are left out and listed in ``skipped``.
+public struct HTTPArchive: Sendable {
+    /// The exchanges in the archive's order; each entry's `response` is what
+    /// was answered.
+    public var entries: [RecordedRequest]
+    /// Entries left out, each saying which and why (`log.entries[3]: data: URL, not http(s)`).
+    public private(set) var skipped: [String] = []
+
+    /// An archive of these exchanges, such as a mock's `requests`.
+    /// - Parameter entries: The requests, each with its response.
+    public init(entries: [RecordedRequest]) {
+        self.entries = entries
+    }
+
+    /// Reads a HAR file.
+    /// - Parameter url: The file.
+    /// - Throws: `StubFileError` naming the file, the entry and field, and what was expected.
+    public init(contentsOf url: URL) throws(StubFileError) {
+        try self.init(data: StubFileError.contents(of: url, expected: "a readable HAR file"), source: url.path)
+    }
+
+    /// Parses HAR JSON.
+    /// - Parameters:
+    ///   - data: The JSON.
+    ///   - source: How errors name it.
+    /// - Throws: `StubFileError` naming the source, the entry and field, and what was expected.
+    public init(data: Data, source: String) throws(StubFileError) {
+        do {
+            _ = try JSONSerialization.jsonObject(with: data)
+        } catch {
+            let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
+            throw StubFileError(file: source, location: nil, problem: "is not valid JSON: \(detail)", expected: "a HAR 1.2 document ({\"log\": {\"entries\": [...]}})")
+        }
+        let document: HARFormat.Document
+        do {
+            document = try JSONDecoder().decode(HARFormat.Document.self, from: data)
+        } catch let error as DecodingError {
+            throw StubFileError(decoding: error, file: source, data: data)
+        } catch {
+            throw StubFileError(file: source, location: nil, problem: "\(error)", expected: "a HAR 1.2 document")
+        }
+        entries = []
+        for (index, entry) in document.log.entries.enumerated() {
+            let place = "log.entries[\(index)]"
+            guard let request = try Self.request(entry, at: place, source: source) else {
+                skipped.append("\(place): \(entry.request.method) \(entry.request.url) is not an http(s) URL with a host")
+                continue
+            }
+            guard entry.response.status > 0 else {
+                skipped.append("\(place): \(entry.request.method) \(entry.request.url) has no response (status \(entry.response.status))")
+                continue
+            }
+            entries.append(request)
+        }
+    }
+
+    /// The archive as a HAR 1.2 document, with credentials hidden by `redaction`.
+    /// - Parameter redaction: What to hide. Defaults to `standard`.
+    /// - Returns: The JSON document, pretty-printed with sorted keys (stable under version control).
+    public func data(redaction: Redaction = .standard) -> Data {
+        let document = HARFormat.Document(
+            log: .init(
+                version: "1.2",
+                creator: .init(name: "Airlock", version: AirlockVersion.current),
+                entries: entries.map { Self.entry(redaction.apply(to: $0), redaction: redaction) }
+            )
+        )
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        // Every member is a plain value; encoding cannot fail.
+        return (try? encoder.encode(document)) ?? Data("{}".utf8)
+    }
+
+    // MARK: Reading
+
+    private static func request(_ entry: HARFormat.Entry, at place: String, source: String) throws(StubFileError) -> RecordedRequest? {
+        let scheme = entry.request.url.prefix(8).lowercased()
+        guard scheme.hasPrefix("http://") || scheme.hasPrefix("https://"),
+            var incoming = IncomingRequest(method: entry.request.method.uppercased(), absoluteURL: entry.request.url)
+        else { return nil }
+        // HTTP/2 pseudo-headers (`:authority`, `:path`), as browsers list them, are not fields.
+        incoming.headerFields = .list(entry.request.headers.filter { !$0.name.hasPrefix(":") }.map { (name: $0.name, value: $0.value) })
+        if let post = entry.request.postData {
+            if let text = post.text {
+                guard let body = HARFormat.bytes(text, encoding: post.encoding) else {
+                    throw StubFileError(file: source, location: "\(place).request.postData.encoding", problem: "is \"\(post.encoding ?? "")\"", expected: "\"base64\" or no encoding")
+                }
+                incoming.body = body
+            } else if !post.params.isEmpty {
+                incoming.body = Data(FormFields.encode(post.params.map { ($0.name, $0.value ?? "") }).utf8)
+            }
+        }
+        guard let date = HARFormat.date(entry.startedDateTime) else {
+            throw StubFileError(file: source, location: "\(place).startedDateTime", problem: "is \"\(entry.startedDateTime)\"", expected: "an ISO 8601 date such as 2026-01-31T12:00:00.000Z")
+        }
+        var recorded = RecordedRequest(sequence: 0, request: incoming, date: date)
+        let content = entry.response.content
+        var body = Data()
+        if let text = content.text {
+            guard let bytes = HARFormat.bytes(text, encoding: content.encoding) else {
+                throw StubFileError(file: source, location: "\(place).response.content.encoding", problem: "is \"\(content.encoding ?? "")\"", expected: "\"base64\" or no encoding")
+            }
+            body = bytes
+        }
+        var bodyIsEncoded = content.contentEncoded == true
+        if let encodedBody = content.encodedBody {
+            // The server's own bytes, beside the decoded text other readers use.
+            guard let bytes = Data(base64Encoded: encodedBody, options: .ignoreUnknownCharacters) else {
+                throw StubFileError(file: source, location: "\(place).response.content._encodedBody", problem: "is not base64", expected: "the body as sent, in base64")
+            }
+            body = bytes
+            bodyIsEncoded = true
+        }
+        var headers = HTTPFields()
+        for (position, field) in entry.response.headers.enumerated() where !field.name.hasPrefix(":") {
+            // Each field as recorded, in order: two Set-Cookie stay two.
+            let place = "\(place).response.headers[\(position)]"
+            if let problem = ResponseLimits.headerProblem(name: field.name, value: field.value) {
+                throw StubFileError(file: source, location: place, problem: problem, expected: ResponseLimits.headerFix)
+            }
+            guard let name = HTTPField.Name(field.name) else {
+                throw StubFileError(file: source, location: "\(place).name", problem: "is \"\(field.name)\"", expected: "a header name (an RFC 9110 token)")
+            }
+            headers.append(HTTPField(name: name, value: field.value))
+        }
+        if !headers.contains(.contentType), !content.mimeType.isEmpty, !body.isEmpty {
+            headers[.contentType] = content.mimeType
+        }
+        recorded.response = RecordedResponse(
+            outcome: .response(status: entry.response.status),
+            headers: headers,
+            body: body,
+            bodyIsEncoded: bodyIsEncoded,
+            duration: max(0, entry.time) / 1000
+        )
+        return recorded
+    }
+
+    // MARK: Writing
+
+    private static func entry(_ recorded: RecordedRequest, redaction: Redaction) -> HARFormat.Entry {
+        let milliseconds = (recorded.response?.duration ?? 0) * 1000
+        // HAR's mimeType is the Content-Type as sent: empty when there was none, so that a reader
+        // does not give the replay a Content-Type the server never sent.
+        let requestType = recorded.header("Content-Type") ?? ""
+        let request = HARFormat.Request(
+            method: recorded.method,
+            url: recorded.url,
+            headers: recorded.headers.map { .init(name: $0.name, value: $0.value) },
+            queryString: recorded.queryItems.map { .init(name: $0.name, value: $0.value ?? "") },
+            postData: recorded.body.map { body in
+                let text = HARFormat.text(body)
+                return HARFormat.PostData(mimeType: requestType, text: text.text, encoding: text.encoding)
+            },
+            bodySize: recorded.body?.count ?? 0
+        )
+        let response = recorded.response
+        let headers = response?.headerFields ?? HTTPFields()
+        let responseType = headers[.contentType] ?? ""
+        let wireBody = response?.body ?? Data()
+        // A body kept in its content coding is written decoded as HAR 1.2 asks (what browsers,
+        // mitmproxy and haralyzer read), with the server's bytes beside it for Airlock's replay.
+        // A coding Airlock cannot read (br, zstd) leaves only the bytes, marked as encoded.
+        var encoded = response?.bodyIsEncoded == true
+        var encodedBody: String?
+        var body = wireBody
+        if encoded, let coding = headers.contentCoding, let decoded = ContentCoding.decode(wireBody, coding: coding) {
+            encodedBody = wireBody.base64EncodedString()
+            body = decoded
+            encoded = false
+        }
+        let text = encoded ? (text: body.base64EncodedString(), encoding: "base64") : HARFormat.text(body)
+        let location = headers[.location]
+        return HARFormat.Entry(
+            startedDateTime: HARFormat.string(from: recorded.date),
+            time: milliseconds,
+            request: request,
+            response: HARFormat.Response(
+                status: response?.status ?? 0,
+                headers: headers.map { .init(name: $0.name.rawName, value: $0.value) },
+                content: .init(
+                    size: body.count,
+                    mimeType: responseType,
+                    text: body.isEmpty ? nil : text.text,
+                    encoding: text.encoding,
+                    contentEncoded: encoded ? true : nil,
+                    encodedBody: encodedBody,
+                    compression: encodedBody == nil ? nil : body.count - wireBody.count
+                ),
+                redirectURL: location.map(redaction.url) ?? "",
+                error: response?.error
+            ),
+            cache: .init(),
+            timings: .init(send: 0, wait: milliseconds, receive: 0),
+            operationID: recorded.operationID
+        )
+    }
+}

@@ -1,0 +1,127 @@
+import AirlockBase
+import Foundation
+
+extension MockRegistry {
+    /// What the unmatched-request diagnosis needs from the registry, copied under the lock so that
+    /// the diagnosis — which asks stubs' `requiring:` matchers and compares text — is built after
+    /// unlocking, while other requests are served.
+    ///
+    /// The candidates are found through the registry's indexes, which cover every route: the
+    /// stubs whose host and path patterns match the request (the 1,000 most specific, when more
+    /// do), and the stubs whose path text shares the longest prefix with the request's path — 8
+    /// among the stubs of each host pattern that matches (up to 4 of them) and 8 among every host's.
+    struct DiagnosisSnapshot: Sendable {
+        let request: RecordedRequest
+        /// Candidate routes with their registration order.
+        let candidates: [(order: Int, route: Route)]
+        /// The current state of each scenario a candidate names.
+        let scenarioStates: [String: String]
+        let rejectedCount: Int
+        /// The last few rejected stubs.
+        let rejected: [RegistrationError]
+        let hint: String?
+
+        static let matchingLimit = 1_000
+        static let neighbourCount = 8
+        static let neighbourHosts = 4
+        /// How many stubs the diagnosis names.
+        static let shownCount = 3
+
+        /// What can be said about the request: the request as shown (redacted), the nearest
+        /// stubs with what differed for each, and the stubs rejected earlier.
+        func diagnosis(redaction: Redaction) -> UnmatchedDiagnosis {
+            UnmatchedDiagnosis(
+                request: redaction.apply(to: request),
+                bodySize: request.body?.count ?? 0,
+                nearest: nearestStubs(redaction: redaction),
+                rejectedCount: rejectedCount,
+                rejected: rejected.map(\.description),
+                hint: hint,
+                redaction: redaction,
+                secrets: redaction.secretValues(in: request)
+            )
+        }
+
+        /// The candidates that came closest, with a verdict per part: `host ✓`,
+        /// `path ✗ /users/* vs /user/1`, `query missing page`, `method GET vs POST`, `used up`.
+        /// Fewer misses first (a host that differs counts two), then the longer path prefix
+        /// shared with the request, then the stub registered first.
+        private func nearestStubs(redaction: Redaction) -> [UnmatchedDiagnosis.NearMiss] {
+            let query = request.queryValues
+            let labels = request.host.lowercased().splitSegments(on: UInt8(ascii: "."))
+            let segments = (request.path.isEmpty ? "" : String(request.path.dropFirst())).splitSegments(on: UInt8(ascii: "/"))
+            var shown: RecordedRequest?
+            var scored: [(misses: Int, similarity: Int, order: Int, nearMiss: UnmatchedDiagnosis.NearMiss)] = []
+            for (order, route) in candidates {
+                var verdicts: [String] = []
+                var misses = 0
+                if route.host.matches(labels) {
+                    verdicts.append("host ✓")
+                } else {
+                    verdicts.append("host ✗ \(route.host.source) vs \(request.host)")
+                    misses += 2
+                }
+                if route.path.matches(segments) {
+                    verdicts.append("path ✓")
+                } else {
+                    verdicts.append("path ✗ \(route.path.source) vs \(request.path)")
+                    misses += 1
+                }
+                if let constraint = route.query {
+                    // Values are marked; the output pass shows them as the redaction allows.
+                    let differences = constraint.differences(from: query)
+                    verdicts.append(differences.isEmpty ? "query ✓" : differences.joined(separator: ", "))
+                    misses += differences.isEmpty ? 0 : 1
+                }
+                if let requirement = route.requirement {
+                    if requirement.matches(request) {
+                        verdicts.append("requirement ✓")
+                    } else {
+                        // Decide on the real request; show what differs on the redacted one.
+                        if shown == nil { shown = redaction.apply(to: request) }
+                        let differences = requirement.mismatchTemplates(shown!)
+                        verdicts.append(differences.isEmpty ? "requirement ✗ \(requirement.template)" : differences.joined(separator: ", "))
+                        misses += 1
+                    }
+                }
+                if let step = route.scenario, let required = step.requiredState {
+                    let current = scenarioStates[step.name] ?? ScenarioStep.started
+                    if current == required {
+                        verdicts.append("scenario ✓")
+                    } else {
+                        verdicts.append("scenario \"\(step.name)\" is in \"\(current)\", the stub needs \"\(required)\"")
+                        misses += 1
+                    }
+                }
+                if route.queue.isEmpty {
+                    verdicts.append("used up (served \(route.served))")
+                    misses += 1
+                }
+                let similarity = SortedPathIndex.sharedPrefix(route.path.source, request.path)
+                scored.append((misses, similarity, order, .init(stub: route.stub.description, verdicts: verdicts)))
+            }
+            scored.sort { ($0.misses, -$0.similarity, $0.order) < ($1.misses, -$1.similarity, $1.order) }
+            return scored.prefix(Self.shownCount).map(\.nearMiss)
+        }
+    }
+}
+
+extension MockRegistry.State {
+    /// The diagnosis's view of the registry for `request`; cheap enough to take under the lock:
+    /// a trie walk, two binary searches and a copy of a few dozen routes.
+    mutating func diagnosisSnapshot(for request: RecordedRequest) -> MockRegistry.DiagnosisSnapshot {
+        let ids = nearbyRoutes(host: request.host, path: request.path)
+        var scenarioStates: [String: String] = [:]
+        for id in ids {
+            if let step = routes[id].scenario { scenarioStates[step.name] = state(of: step.name) }
+        }
+        return MockRegistry.DiagnosisSnapshot(
+            request: request,
+            candidates: ids.map { (order: $0, route: routes[$0]) },
+            scenarioStates: scenarioStates,
+            rejectedCount: registrationErrors.count,
+            rejected: Array(registrationErrors.suffix(5)),
+            hint: unmatchedHandler?.unmatchedHint
+        )
+    }
+}

@@ -1,0 +1,249 @@
+/// The list of requests a mock or a logger received, in order, with what each got back — one
+/// type for every transport, behind one lock. Its owner's ``Journaling`` API reads it.
+///
+/// Requests are numbered from 1; ``Journaling/clearRequests()`` starts the numbering again, and outcomes that
+/// arrive for requests recorded before a clear are dropped instead of landing on a newer entry.
+@_spi(AirlockTransport)
+import AirlockBase
+import Foundation
+import HTTPTypes
+public final class RequestJournal: Sendable {
+    private struct State {
+        /// The kept entries, oldest first, from `head` on (the slots before it are dropped).
+        var entries: [RecordedRequest] = []
+        var head = 0
+        /// The sequence number of `entries[head]`.
+        var firstSequence = 1
+        /// Every request seen since the last clear, kept or not.
+        var seen = 0
+        /// The bytes of the bodies kept.
+        var bytes = 0
+        var generation = 0
+        var redaction: Redaction = .standard
+        var capacity: JournalCapacity = .unlimited
+        var observers: [any ExchangeObserver] = []
+
+        var kept: Int { entries.count - head }
+        var dropped: Int { seen - kept }
+    }
+
+    private let state = Locked(State())
+
+    package init() {}
+
+    /// Records a request and returns where its outcome goes. The entry is made only when it is
+    /// kept (or a cassette records it): a journal that keeps nothing only counts.
+    package func append(_ request: () -> RecordedRequest, started: Date, recording: (any UnmatchedRequestHandler)? = nil) -> ExchangeRecorder {
+        state.withLock { state in
+            state.seen += 1
+            let sequence = state.seen
+            let generation = state.generation
+            let capacity = state.capacity
+            let observers = state.observers
+            func recorder(recordedRequest: RecordedRequest?, observed: RecordedRequest?) -> ExchangeRecorder {
+                ExchangeRecorder(
+                    journal: self, generation: generation, sequence: sequence, started: started, recording: recordedRequest == nil ? nil : recording,
+                    request: recordedRequest, observed: observed.map { (request: $0, observers: observers) }
+                )
+            }
+            guard capacity.entries > 0 || recording != nil || !observers.isEmpty else {
+                state.firstSequence = sequence + 1
+                return recorder(recordedRequest: nil, observed: nil)
+            }
+            // A cassette and the observers need the request whatever the journal keeps.
+            var numbered = request()
+            numbered.sequence = sequence
+            let keptForRecording = recording == nil ? nil : numbered
+            let observed = observers.isEmpty ? nil : numbered
+            guard capacity.entries > 0 else {
+                state.firstSequence = sequence + 1
+                return recorder(recordedRequest: keptForRecording, observed: observed)
+            }
+            if let limit = capacity.bodyBytes, let body = numbered.body, body.count > limit {
+                numbered.truncateBody(to: limit)
+            }
+            state.bytes += numbered.body?.count ?? 0
+            state.entries.append(numbered)
+            // Oldest entries go first when a limit is passed; the newest always stays.
+            while state.kept > 1, state.kept > capacity.entries || capacity.bytes.map({ state.bytes > $0 }) == true {
+                state.bytes -= state.entries[state.head].body?.count ?? 0
+                state.entries[state.head] = RecordedRequest.dropped
+                state.head += 1
+                state.firstSequence += 1
+            }
+            if state.head >= 1024, state.head * 2 >= state.entries.count {
+                state.entries.removeFirst(state.head)
+                state.head = 0
+            }
+            return recorder(recordedRequest: keptForRecording, observed: observed)
+        }
+    }
+
+    /// Records a request as it arrived.
+    package func append(_ request: IncomingRequest, at date: Date) -> ExchangeRecorder {
+        append({ RecordedRequest(sequence: 0, request: request, date: date) }, started: date)
+    }
+
+    /// Stores what was delivered for entry `sequence` of `generation`, if it is still kept.
+    fileprivate func record(_ response: RecordedResponse, operationID: String?, generation: Int, sequence: Int) {
+        state.withLock { state in
+            let index = state.head + sequence - state.firstSequence
+            guard state.generation == generation, sequence >= state.firstSequence, state.entries.indices.contains(index) else { return }
+            state.entries[index].response = response
+            if let operationID { state.entries[index].operationID = operationID }
+        }
+    }
+
+    /// Adds an observer that looks at each exchange recorded from now on, when it ends.
+    package func addObserver(_ observer: any ExchangeObserver) {
+        state.withLock { $0.observers.append(observer) }
+    }
+
+    /// Removes an observer added with ``addObserver(_:)``; exchanges under way still reach it.
+    package func removeObserver(_ observer: any ExchangeObserver) {
+        state.withLock { $0.observers.removeAll { $0 === observer } }
+    }
+
+    /// Every request kept, in order.
+    package var all: [RecordedRequest] {
+        state.withLock { Array($0.entries[$0.head...]) }
+    }
+
+    /// How many requests were seen since the last clear, and how many of the oldest were
+    /// dropped to stay within ``capacity``.
+    package var counts: (seen: Int, dropped: Int) {
+        state.withLock { ($0.seen, $0.dropped) }
+    }
+
+    /// Forgets every request.
+    package func clear() {
+        state.withLock { state in
+            state.entries.removeAll()
+            state.head = 0
+            state.firstSequence = 1
+            state.seen = 0
+            state.bytes = 0
+            state.generation += 1
+        }
+    }
+
+    /// How credentials are shown in messages, logs and exports.
+    package var redaction: Redaction {
+        get { state.withLock { $0.redaction } }
+        set { state.withLock { $0.redaction = newValue } }
+    }
+
+    /// How much the journal keeps.
+    package var capacity: JournalCapacity {
+        get { state.withLock { $0.capacity } }
+        set { state.withLock { $0.capacity = newValue } }
+    }
+}
+
+/// How much of the traffic a journal keeps: the newest entries up to a count and a total of body
+/// bytes, each body up to a size. Counts of everything seen stay exact.
+///
+/// ```swift
+/// mock.journalCapacity = .unlimited                                   // tests: the default
+/// mock.journalCapacity = JournalCapacity(entries: 10_000, bytes: 64 << 20)
+/// mock.journalCapacity = .off                                         // keep nothing, count only
+/// ```
+public struct JournalCapacity: Sendable, Hashable {
+    /// The most entries kept; older ones are dropped first.
+    public var entries: Int
+    /// The most body bytes kept across entries, if limited.
+    public var bytes: Int?
+    /// The most bytes kept of one body, if limited: a longer body keeps this prefix, its full
+    /// length (``RecordedRequest/bodySize``) and a digest (``RecordedRequest/bodyDigest``).
+    public var bodyBytes: Int?
+
+    /// A capacity.
+    /// - Parameters:
+    ///   - entries: The most entries kept (0 keeps none).
+    ///   - bytes: The most body bytes kept in all, or `nil` for no limit.
+    ///   - bodyBytes: The most bytes kept of one body, or `nil` for no limit.
+    public init(entries: Int, bytes: Int? = nil, bodyBytes: Int? = nil) {
+        self.entries = max(0, entries)
+        self.bytes = bytes
+        self.bodyBytes = bodyBytes
+    }
+
+    /// Keep everything: the default for mocks in tests.
+    public static let unlimited = JournalCapacity(entries: .max)
+    /// Keep nothing, only count: for tests that never look at the journal.
+    public static let off = JournalCapacity(entries: 0)
+    /// What `airlock serve` keeps by default: 10,000 entries, 64 MiB of bodies, 1 MiB per body.
+    public static let server = JournalCapacity(entries: 10_000, bytes: 64 << 20, bodyBytes: 1 << 20)
+}
+
+/// Where a transport reports what became of one request: the response delivered, the failure,
+/// or the fault acted out.
+package struct ExchangeRecorder: Sendable {
+    private let journal: RequestJournal
+    private let generation: Int
+    /// The request's number in the journal.
+    package let sequence: Int
+    /// When the request reached the mock.
+    package let started: Date
+    /// Where a forwarded exchange is recorded, when a cassette records it.
+    private let recording: (any UnmatchedRequestHandler)?
+    /// The request as it arrived, kept for the cassette whatever the journal keeps (one
+    /// reference: a recorded request keeps its fields behind one).
+    private let request: RecordedRequest?
+    /// The request whole (before the journal cuts its body), and who looks at the exchange when
+    /// it ends.
+    private let observed: (request: RecordedRequest, observers: [any ExchangeObserver])?
+
+    fileprivate init(
+        journal: RequestJournal, generation: Int, sequence: Int, started: Date, recording: (any UnmatchedRequestHandler)?, request: RecordedRequest?,
+        observed: (request: RecordedRequest, observers: [any ExchangeObserver])?
+    ) {
+        self.journal = journal
+        self.generation = generation
+        self.sequence = sequence
+        self.started = started
+        self.recording = recording
+        self.request = request
+        self.observed = observed
+    }
+
+    /// Records the outcome.
+    /// - Parameters:
+    ///   - outcome: How the exchange ended.
+    ///   - headers: The response's fields as delivered.
+    ///   - body: The body as delivered.
+    ///   - bodyIsEncoded: Whether `body` is still in the content coding the fields name (a
+    ///     server relaying what it received); `false` when it was decoded or has no coding.
+    package func record(_ outcome: RecordedResponse.Outcome, headers: HTTPFields = HTTPFields(), body: Data = Data(), bodyIsEncoded: Bool = false) {
+        let response = RecordedResponse(outcome: outcome, headers: headers, body: body, bodyIsEncoded: bodyIsEncoded, duration: Date().timeIntervalSince(started))
+        // The observers look before the response goes out: a failure they report lands while
+        // the client still waits for it.
+        var operationID: String?
+        if let observed {
+            let redaction = journal.redaction
+            for observer in observed.observers {
+                let named = observer.exchangeEnded(observed.request, response: response, redaction: redaction)
+                if operationID == nil { operationID = named }
+            }
+        }
+        journal.record(response, operationID: operationID, generation: generation, sequence: sequence)
+        if let recording, var request {
+            request.response = response
+            request.operationID = operationID
+            recording.record(request)
+        }
+    }
+}
+
+/// Something that looks at each exchange a journal records, once it ends (before its response
+/// goes out): the contract checks of `AirlockOpenAPI`.
+package protocol ExchangeObserver: AnyObject, Sendable {
+    /// Looks at a finished exchange.
+    /// - Parameters:
+    ///   - request: The request as it arrived, its body whole.
+    ///   - response: What it got: a response, a failure or a fault.
+    ///   - redaction: How the journal shows secrets.
+    /// - Returns: The operation the request belongs to, which the journal keeps with the entry
+    ///   (``RecordedRequest/operationID``); `nil` when it knows none.
+    func exchangeEnded(_ request: RecordedRequest, response: RecordedResponse, redaction: Redaction) -> String?
+}

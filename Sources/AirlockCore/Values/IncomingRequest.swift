@@ -1,0 +1,243 @@
+import AirlockBase
+import Foundation
+
+/// A request as the core sees it, whatever transport it came through (a `URLProtocol`, a loopback
+/// server): only the parts matching needs, with no Foundation networking types.
+package struct IncomingRequest: Sendable {
+    /// A query parameter; repeated names stay separate items.
+    package struct QueryItem: Hashable, Sendable {
+        package var name: String
+        package var value: String?
+
+        package init(name: String, value: String?) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// The HTTP method, uppercased.
+    package var method: String
+    /// The absolute URL as the client sent it, for messages.
+    package var url: String
+    /// The host, lowercased.
+    package var host: String
+    /// The percent-decoded path; `/` when the URL has none.
+    package var path: String
+    /// The header fields, as the transport handed them over (`URLRequest` keeps a dictionary).
+    package var headerFields: HeaderFieldStorage = .list([])
+
+    /// The header fields; dictionaries come out sorted by name.
+    package var headers: [(name: String, value: String)] {
+        get { headerFields.fields }
+        set { headerFields = .list(newValue) }
+    }
+    /// The complete body, if any.
+    package var body: Data?
+    /// The API operation the client says it calls (a swift-openapi-generator client through
+    /// `AirlockTransport` names it), if it says.
+    package var operationID: String?
+    /// Whether the request was addressed to the server that received it rather than to a host a
+    /// stub could name: an origin-form request whose `Host` is the server's own loopback address
+    /// (see ``isAddressedToServer(hostHeader:port:boundAddress:)``). When no stub of its own host
+    /// matches it, the stubs of every host are tried.
+    package var isAddressedToServer: Bool { addressedToServer?() ?? false }
+    /// How to tell ``isAddressedToServer``: asked only when no stub of the request's own host
+    /// matches, so that the usual request never parses its `Host` header a second time.
+    package var addressedToServer: (@Sendable () -> Bool)?
+    /// The query as sent (percent-encoded), parsed only when a stub or a message needs it.
+    private var rawQuery: String?
+    private var parsedItems: [QueryItem]?
+
+    /// A request whose query is still the percent-encoded text after `?`, if any.
+    package init(method: String, url: String, host: String, path: String, query: String?) {
+        // Most methods and hosts arrive in their canonical case: check before copying.
+        self.method = method.utf8.contains(where: { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) }) ? method.uppercased() : method
+        self.url = url
+        self.host = host.utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || $0 >= 0x80 }) ? host.lowercased() : host
+        self.path = path.isEmpty ? "/" : path
+        self.rawQuery = query
+    }
+
+    /// A request whose query parameters are already parsed.
+    package init(method: String, url: String, host: String, path: String, queryItems: [QueryItem]) {
+        self.init(method: method, url: url, host: host, path: path, query: nil)
+        self.parsedItems = queryItems
+    }
+
+    /// The query as sent, if it was not given as items.
+    package var queryText: String? { rawQuery }
+
+    /// The query parameters in order, percent-decoded. `+` is kept as it is, as `URLComponents` does.
+    /// Setting them (a cassette's `beforeRecord` closure) leaves ``url`` as it is.
+    package var queryItems: [QueryItem] {
+        get { parse() }
+        set {
+            parsedItems = newValue
+            rawQuery = nil
+        }
+    }
+
+    private func parse() -> [QueryItem] {
+        if let parsedItems { return parsedItems }
+        guard let rawQuery, !rawQuery.isEmpty else { return [] }
+        return rawQuery.split(separator: "&", omittingEmptySubsequences: true).map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            return QueryItem(
+                name: PercentDecoding.decode(parts[0]),
+                value: parts.count > 1 ? PercentDecoding.decode(parts[1]) : nil
+            )
+        }
+    }
+
+    /// The query as lists of values per name, each list sorted so that order does not matter.
+    var queryValues: [String: [String]] {
+        QueryConstraint.lists(queryItems.lazy.map { (name: $0.name, value: $0.value) })
+    }
+}
+
+/// Header fields kept the way they arrived, turned into an ordered list only when read.
+package enum HeaderFieldStorage: Sendable {
+    case dictionary([String: String])
+    case list([(name: String, value: String)])
+
+    package var fields: [(name: String, value: String)] {
+        switch self {
+        case .list(let fields):
+            return fields
+        case .dictionary(let dictionary):
+            return dictionary.sorted { $0.key.lowercased() < $1.key.lowercased() }.map { (name: $0.key, value: $0.value) }
+        }
+    }
+}
+
+extension IncomingRequest {
+    /// Splits an absolute `http(s)` URL in one pass over its bytes — host (without user info,
+    /// port or IPv6 brackets), percent-decoded path, raw query — instead of asking a URL type
+    /// for each part (each of which parses the string again). `nil` when there is no host.
+    package init?(method: String, absoluteURL url: String) {
+        var text = url
+        guard
+            let (rawHost, rawPath, query) = text.withUTF8({ bytes -> (String, String, String?)? in
+                guard let parts = Self.split(bytes) else { return nil }
+                func string(_ range: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) }
+                return (string(parts.host), string(parts.path), parts.query.map(string))
+            })
+        else { return nil }
+        self.init(
+            method: method,
+            url: url,
+            host: rawHost.utf8.contains(UInt8(ascii: "%")) ? PercentDecoding.decode(Substring(rawHost)) : rawHost,
+            path: rawPath.utf8.contains(UInt8(ascii: "%")) ? PercentDecoding.decode(Substring(rawPath)) : rawPath,
+            query: query
+        )
+    }
+
+    /// A request head as a server receives it. The target is in origin form (`/users?page=2`,
+    /// host from the `Host` header), absolute form (`http://api.example.com/users`, as proxies
+    /// get it; the target's host wins over the header) or asterisk form (`*`, for `OPTIONS *`;
+    /// its path is `*`, which no stub matches). `nil` when the target is none of these or the
+    /// `Host` header is not a host (it may not carry a path, user info or spaces).
+    package init?(method: String, target: String, hostHeader: String?, scheme: String = "http") {
+        let first = target.utf8.first
+        if first != UInt8(ascii: "/") && target != "*" {
+            let lowered = target.prefix(8).lowercased()
+            guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else { return nil }
+            self.init(method: method, absoluteURL: target)
+            return
+        }
+        let host = hostHeader.map(Self.trimmingOptionalWhitespace) ?? ""
+        let authority = host.isEmpty ? "localhost" : host
+        guard !authority.utf8.contains(where: Self.isForbiddenInHostHeader) else { return nil }
+        if target == "*" {
+            self.init(method: method, absoluteURL: "\(scheme)://\(authority)")
+            path = "*"
+        } else {
+            self.init(method: method, absoluteURL: "\(scheme)://\(authority)\(target)")
+        }
+    }
+
+    /// Whether an origin-form request with this `Host` header was addressed to a server listening
+    /// on `port` itself: no header, or one naming `localhost`, a 127.x address, `::1` or the
+    /// bound address, with the server's port (or none, when the server is on port 80).
+    package static func isAddressedToServer(hostHeader: String?, port: Int, boundAddress: String?) -> Bool {
+        let authority = hostHeader.map(trimmingOptionalWhitespace)?.lowercased() ?? ""
+        if authority.isEmpty { return true }
+        var host = Substring(authority)
+        var portText: Substring?
+        if host.hasPrefix("["), let close = host.firstIndex(of: "]") {
+            let rest = host[host.index(after: close)...]
+            host = host[host.index(after: host.startIndex)..<close]
+            guard rest.isEmpty || rest.hasPrefix(":") else { return false }
+            if !rest.isEmpty { portText = rest.dropFirst() }
+        } else if let colon = host.lastIndex(of: ":") {
+            portText = host[host.index(after: colon)...]
+            host = host[..<colon]
+        }
+        let named = portText.map { Int($0) } ?? 80
+        guard named == port else { return false }
+        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+        let isLoopback = host == "localhost" || host == "::1"
+            || octets.count == 4 && octets.first == "127" && octets.allSatisfy { UInt8($0) != nil }
+        return isLoopback || boundAddress.map { host == $0.lowercased() } == true
+    }
+
+    /// Whether a byte cannot appear in a `Host` header's value: it would move the authority's end.
+    private static func isForbiddenInHostHeader(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: "@"), UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\\"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// A field value without the spaces and tabs around it (HTTP's optional whitespace), without
+    /// copying when there are none — which is nearly always: servers hand values over trimmed.
+    private static func trimmingOptionalWhitespace(_ value: String) -> String {
+        func isWhitespace(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        guard let first = value.utf8.first, let last = value.utf8.last, isWhitespace(first) || isWhitespace(last) else { return value }
+        let trimmed = value.utf8.drop(while: isWhitespace).reversed().drop(while: isWhitespace).reversed()
+        return String(decoding: trimmed, as: UTF8.self)
+    }
+
+    /// Byte ranges of host, path and query in `scheme://[userinfo@]host[:port]/path?query#fragment`.
+    private static func split(_ bytes: UnsafeBufferPointer<UInt8>) -> (host: Range<Int>, path: Range<Int>, query: Range<Int>?)? {
+        let colon = UInt8(ascii: ":")
+        let slash = UInt8(ascii: "/")
+        let question = UInt8(ascii: "?")
+        let hash = UInt8(ascii: "#")
+        guard let schemeEnd = bytes.firstIndex(of: colon), bytes.count > schemeEnd + 2,
+            bytes[schemeEnd + 1] == slash, bytes[schemeEnd + 2] == slash
+        else { return nil }
+        let authorityStart = schemeEnd + 3
+        var authorityEnd = authorityStart
+        while authorityEnd < bytes.count, bytes[authorityEnd] != slash, bytes[authorityEnd] != question, bytes[authorityEnd] != hash {
+            authorityEnd += 1
+        }
+        var hostStart = authorityStart
+        var hostEnd = authorityEnd
+        for index in authorityStart..<authorityEnd where bytes[index] == UInt8(ascii: "@") {
+            hostStart = index + 1
+        }
+        if hostStart < authorityEnd, bytes[hostStart] == UInt8(ascii: "[") {
+            // [IPv6]:port
+            guard let close = (hostStart..<authorityEnd).first(where: { bytes[$0] == UInt8(ascii: "]") }) else { return nil }
+            hostStart += 1
+            hostEnd = close
+        } else if let port = (hostStart..<authorityEnd).last(where: { bytes[$0] == colon }) {
+            hostEnd = port
+        }
+        guard hostStart < hostEnd else { return nil }
+        var pathEnd = authorityEnd
+        while pathEnd < bytes.count, bytes[pathEnd] != question, bytes[pathEnd] != hash {
+            pathEnd += 1
+        }
+        var query: Range<Int>?
+        if pathEnd < bytes.count, bytes[pathEnd] == question {
+            var queryEnd = pathEnd + 1
+            while queryEnd < bytes.count, bytes[queryEnd] != hash { queryEnd += 1 }
+            query = (pathEnd + 1)..<queryEnd
+        }
+        return (hostStart..<hostEnd, authorityEnd..<pathEnd, query)
+    }
+}

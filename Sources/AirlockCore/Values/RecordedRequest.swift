@@ -1,0 +1,298 @@
+import AirlockBase
+import Foundation
+import HTTPTypes
+
+/// A request a mock received, as the journal keeps it: what the app sent, when, and which stub
+/// (if any) answered.
+///
+/// ```swift
+/// let posts = mock.requests(matching: .post && .path("/users"))
+/// #expect(posts.first?.bodyText == #"{"name":"Alice"}"#)
+/// ```
+public struct RecordedRequest: Sendable, CustomStringConvertible {
+    /// A query parameter; repeated names stay separate items, in order.
+    public struct QueryItem: Hashable, Sendable {
+        /// The parameter's name, percent-decoded.
+        public let name: String
+        /// The parameter's value, percent-decoded; `nil` for a bare `?flag`.
+        public let value: String?
+
+        /// Creates a query item.
+        public init(name: String, value: String?) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// A header field as sent.
+    public struct Header: Hashable, Sendable {
+        /// The field name, as the client spelled it.
+        public let name: String
+        /// The field value.
+        public let value: String
+
+        /// Creates a header field.
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// The request's position in its mock's journal, from 1.
+    public internal(set) var sequence: Int {
+        get { storage.sequence }
+        set { writable.sequence = newValue }
+    }
+    /// The HTTP method, uppercased.
+    public var method: String { storage.request.method }
+    /// The absolute URL.
+    public internal(set) var url: String {
+        get { storage.request.url }
+        set { writable.request.url = newValue }
+    }
+    /// The host, lowercased.
+    public var host: String { storage.request.host }
+    /// The percent-decoded path.
+    public var path: String { storage.request.path }
+    /// The query parameters in order.
+    public internal(set) var queryItems: [QueryItem] {
+        get { storage.request.queryItems.map { QueryItem(name: $0.name, value: $0.value) } }
+        set { writable.request.queryItems = newValue.map { IncomingRequest.QueryItem(name: $0.name, value: $0.value) } }
+    }
+    /// The query as lists of values per name, each list sorted so that order does not matter.
+    var queryValues: [String: [String]] {
+        QueryConstraint.lists(queryItems.lazy.map { (name: $0.name, value: $0.value) })
+    }
+
+    /// The header fields: in the order the client set them where the transport keeps an order,
+    /// sorted by name where it keeps a dictionary (`URLRequest`). Settable, for a cassette's
+    /// `beforeRecord` closure.
+    public var headers: [Header] {
+        get { storage.request.headerFields.fields.map { Header(name: $0.name, value: $0.value) } }
+        set { writable.request.headerFields = .list(newValue.map { (name: $0.name, value: $0.value) }) }
+    }
+    /// The complete body, however it was sent (`httpBody`, a body stream, or an upload task);
+    /// `nil` when there was none. When the journal's capacity limits body sizes, a longer body
+    /// keeps its first bytes only (see ``bodySize`` and ``bodyDigest``). Settable, for a
+    /// cassette's `beforeRecord` closure.
+    public var body: Data? {
+        get { storage.request.body }
+        set { writable.request.body = newValue }
+    }
+    /// The body's full length in bytes, also when only a prefix is kept.
+    public var bodySize: Int { storage.truncatedBody?.size ?? body?.count ?? 0 }
+    /// For a body kept as a prefix: a digest of the whole body (64-bit FNV-1a, hexadecimal), to
+    /// tell two long bodies apart. `nil` when the body is kept whole.
+    public var bodyDigest: String? { storage.truncatedBody?.digest }
+    /// When the request reached the mock.
+    public var date: Date { storage.date }
+    /// The stub that answered, such as `host "api.example.com", path "/users"`; `nil` when no
+    /// stub matched and the unmocked policy answered.
+    public var stub: String? { answeredBy?.shown(by: .standard) }
+    /// The id of the ``StubSource`` of the stub that answered, if it had one (a WireMock
+    /// mapping's, say).
+    package var sourceID: UUID? { answeredBy?.sourceID }
+    /// The API operation the request belongs to: the one a generated client named (through
+    /// `AirlockTransport`), or the one a contract checking the mock (`validate(against:)`) found
+    /// once the exchange ended (its `operationId`, or `GET /pets/{petId}`). HAR exports keep it
+    /// as `_operationId`.
+    public internal(set) var operationID: String? {
+        get { storage.operationID ?? storage.request.operationID }
+        set { writable.operationID = newValue }
+    }
+
+    /// The stub that answered, described only when someone asks.
+    var answeredBy: StubDescription? {
+        get { storage.answeredBy }
+        set { writable.answeredBy = newValue }
+    }
+    /// What the client got back, once it has been delivered. Settable, for a cassette's
+    /// `beforeRecord` closure.
+    public var response: RecordedResponse? {
+        get { storage.response }
+        set { writable.response = newValue }
+    }
+
+    /// The request as its transport read it, with what the journal adds, behind one reference:
+    /// every request is recorded, and an entry travels through the journal, the transports and
+    /// the tests' queries by copies — each one a single retain. Changes copy the storage first
+    /// unless this value is its only owner (copy on write).
+    private var storage: Storage
+
+    /// The storage, made this value's own before it is changed.
+    private var writable: Storage {
+        mutating get {
+            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+            return storage
+        }
+    }
+
+    // @unchecked Sendable: a storage is changed only through `writable`, by the one value that
+    // owns it; shared storages are never changed.
+    private final class Storage: @unchecked Sendable {
+        var sequence: Int
+        /// The request exactly as the transport read it, once: the journal keeps this value
+        /// rather than a copy of its fields (the query is parsed, and a header dictionary ordered,
+        /// only when someone reads them).
+        var request: IncomingRequest
+        /// The length and digest of a body kept as a prefix.
+        var truncatedBody: (size: Int, digest: String)?
+        let date: Date
+        var answeredBy: StubDescription?
+        var response: RecordedResponse?
+        var operationID: String?
+
+        init(sequence: Int, request: IncomingRequest, date: Date) {
+            self.sequence = sequence
+            self.request = request
+            self.date = date
+        }
+
+        func copy() -> Storage {
+            let copy = Storage(sequence: sequence, request: request, date: date)
+            copy.truncatedBody = truncatedBody
+            copy.answeredBy = answeredBy
+            copy.response = response
+            copy.operationID = operationID
+            return copy
+        }
+    }
+
+    package init(sequence: Int, request: IncomingRequest, date: Date) {
+        storage = Storage(sequence: sequence, request: request, date: date)
+    }
+
+    /// The request as its transport read it.
+    package var incoming: IncomingRequest { storage.request }
+
+    /// The header fields as swift-http-types' `HTTPFields`, in the order sent, repeated names
+    /// kept (the fields whose names are not RFC 9110 tokens are left out).
+    public var headerFields: HTTPFields {
+        HTTPFields(pairs: storage.request.headerFields.fields)
+    }
+
+    /// The value of the first header with this name, compared case-insensitively.
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+
+    /// The body decoded as UTF-8, if there is one and it is valid UTF-8.
+    public var bodyText: String? {
+        body.flatMap { String(data: $0, encoding: .utf8) }
+    }
+
+    /// The path's segments, percent-decoded: `/users/42/posts` → `["users", "42", "posts"]`.
+    public var pathSegments: [String] {
+        path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+    }
+
+    /// Keeps the body's first `limit` bytes, with its length and digest.
+    mutating func truncateBody(to limit: Int) {
+        guard let body, body.count > limit else { return }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in body {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01B3
+        }
+        writable.truncatedBody = (body.count, String(hash, radix: 16))
+        self.body = body.prefix(limit)
+    }
+
+    /// What fills a dropped entry's slot until the journal compacts.
+    static let dropped = RecordedRequest(sequence: 0, request: IncomingRequest(method: "GET", url: "", host: "", path: "", query: nil), date: Date(timeIntervalSince1970: 0))
+
+    /// The first value of a query parameter, if the request has it.
+    public func query(_ name: String) -> String? {
+        queryItems.first { $0.name == name }?.value
+    }
+
+    /// The JSON body decoded as `type`, with a default `JSONDecoder`.
+    /// - Throws: `DecodingError` when the body is missing or is not `type` in JSON.
+    public func decodeJSON<T: Decodable>(_ type: T.Type) throws -> T {
+        try JSONDecoder().decode(T.self, from: body ?? Data())
+    }
+
+    /// Whether a stub answered the request.
+    public var wasMatched: Bool { answeredBy != nil }
+
+    /// One line: `#3 POST https://api.example.com/users (stub host "api.example.com", path "/users")`.
+    public var description: String {
+        "#\(sequence) \(method) \(url) (\(stub.map { "stub \($0)" } ?? "no stub matched"))"
+    }
+}
+
+/// What a mock delivered for a recorded request.
+public struct RecordedResponse: Sendable {
+    /// How the exchange ended.
+    public enum Outcome: Sendable, Equatable {
+        /// A response with this status was delivered.
+        case response(status: Int)
+        /// The request failed with an error; the text says which.
+        case failure(String)
+        /// The connection misbehaved instead of answering.
+        case fault(MockResponse.Fault)
+    }
+
+    /// How the exchange ended.
+    public let outcome: Outcome
+    /// The response header fields, in the order they were sent, repeated fields (two
+    /// `Set-Cookie`) kept apart.
+    public let headerFields: HTTPFields
+    /// The response headers as a dictionary: repeated fields appear once, their values joined
+    /// with `, ` (as `HTTPURLResponse` shows them). ``headerFields`` keeps each field.
+    public var headers: [String: String] { headerFields.joinedDictionary }
+    /// The size of the body in bytes.
+    public let bodySize: Int
+    /// The body as it was received: decoded when the client that recorded it decoded it (a
+    /// `URLSession` decodes gzip, deflate and br), or still in its `Content-Encoding` when
+    /// ``bodyIsEncoded`` says so (what `airlock record` receives from the server).
+    public let body: Data
+    /// Whether ``body`` holds the bytes as the server sent them in the content coding the
+    /// `Content-Encoding` header names; `false` when they are decoded (or there was no coding).
+    public let bodyIsEncoded: Bool
+    /// From the request reaching the mock to the response being delivered.
+    public let duration: TimeInterval
+
+    /// The HTTP status; `nil` when the request failed or a fault was acted out instead.
+    public let status: Int?
+    /// What went wrong, when no response was delivered: the error, or `fault <name>`.
+    public let error: String?
+
+    /// A response, such as a cassette's `beforeRecord` closure makes from the one recorded.
+    ///
+    /// ```swift
+    /// var fields = recorded.headerFields
+    /// fields[.server] = nil
+    /// let edited = RecordedResponse(status: recorded.status ?? 200, headerFields: fields, body: recorded.body, duration: recorded.duration)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - status: The HTTP status.
+    ///   - headerFields: The fields, in order.
+    ///   - body: The body.
+    ///   - bodyIsEncoded: Whether `body` is still in the coding `Content-Encoding` names.
+    ///   - duration: How long the exchange took, in seconds.
+    public init(status: Int, headerFields: HTTPFields, body: Data, bodyIsEncoded: Bool = false, duration: TimeInterval = 0) {
+        self.init(outcome: .response(status: status), headers: headerFields, body: body, bodyIsEncoded: bodyIsEncoded, duration: duration)
+    }
+
+    package init(outcome: Outcome, headers: HTTPFields, body: Data, bodyIsEncoded: Bool = false, duration: TimeInterval) {
+        self.outcome = outcome
+        switch outcome {
+        case .response(let status):
+            self.status = status
+            self.error = nil
+        case .failure(let message):
+            self.status = nil
+            self.error = message
+        case .fault(let fault):
+            self.status = nil
+            self.error = "fault \(fault)"
+        }
+        self.headerFields = headers
+        self.bodySize = body.count
+        self.body = body
+        self.bodyIsEncoded = bodyIsEncoded && headers.contentCoding != nil
+        self.duration = duration
+    }
+}

@@ -1,0 +1,137 @@
+import AirlockBase
+import AirlockCassettes
+@_spi(AirlockTransport) import AirlockCore
+import AirlockStubFiles
+import Foundation
+
+/// One WireMock stub mapping, read and checked: what it matches, what it answers, and its JSON as
+/// the admin API lists it.
+///
+/// Decoded in one pass with ``JSONNode``: a field Airlock does not support is refused with its
+/// JSON path and what to do instead, never ignored, since an ignored matcher would make a stub
+/// answer requests its author meant it to refuse.
+package struct WireMockMapping: Sendable {
+    /// The mapping's id (`id` or `uuid` in the file; made up when it has none).
+    package let id: UUID
+    /// Its `name`, if it has one.
+    package let name: String?
+    /// The file it was read from or saved to, if it is on disk: `POST /__admin/mappings/save`
+    /// writes the mappings without one.
+    package var file: URL?
+    /// Its `metadata`, if it has any.
+    package let metadata: JSONValue?
+    /// The mapping's JSON with its id, as `GET /__admin/mappings` lists it.
+    package let json: JSONValue
+    /// What it matches.
+    package let request: WireMockRequestPattern
+    /// The stub the registry keeps for it.
+    package let registration: Registration
+
+    /// The fields of a mapping.
+    enum Fields {
+        static let mapping: Set<String> = [
+            "id", "uuid", "name", "request", "response", "priority", "scenarioName", "requiredScenarioState",
+            "newScenarioState", "persistent", "metadata", "insertionIndex", "postServeActions", "serveEventListeners",
+        ]
+    }
+
+    /// Reads one mapping.
+    /// - Parameters:
+    ///   - node: The mapping object.
+    ///   - files: Where `bodyFileName` resolves (the `__files` folder) and which files it may name.
+    ///   - file: The file it is read from, if it is on disk.
+    package init(_ node: JSONNode, files: ResponseFile.Access, file: URL? = nil) throws(StubFileError) {
+        let fields = try node.object("a WireMock mapping", fields: Fields.mapping)
+        for key in ["postServeActions", "serveEventListeners"] {
+            if let field = fields[key] {
+                throw field.error(
+                    "asks for an action after the response (a webhook or an extension), which Airlock does not run",
+                    expected: "a mapping without \"\(key)\"; check the call your app makes with mock.verify(…) or POST /__admin/requests/find instead"
+                )
+            }
+        }
+        var id = UUID()
+        for key in ["uuid", "id"] {
+            guard let field = fields[key] else { continue }
+            let text = try field.string()
+            guard let parsed = UUID(uuidString: text) else {
+                throw field.error("is \"\(text)\"", expected: "a UUID such as \"\(UUID().uuidString.lowercased())\" (or no \(key): one is made up)")
+            }
+            id = parsed
+        }
+        self.id = id
+        name = try fields["name"]?.string()
+        self.file = file
+        _ = try fields["persistent"]?.bool()
+        if let metadata = fields["metadata"] {
+            _ = try metadata.members("a JSON object of metadata")
+        }
+        metadata = fields["metadata"]?.value
+        var priority = Registration.Precedence.defaultPriority
+        if let field = fields["priority"] {
+            priority = try field.integer()
+            guard priority >= 1 else { throw field.error("is \(priority)", expected: "a priority of 1 or more (1 is the highest)") }
+        }
+        let scenario = try fields.scenarioStep()
+        // WireMock reads a mapping without a request as one for every request, and one without a
+        // response as an empty 200.
+        let nothing = JSONNode(document: .object([:]), source: node.source)
+        request = try WireMockRequestPattern(fields["request"] ?? nothing)
+        let response = try WireMockResponse.response(fields["response"] ?? nothing, files: files)
+        var registration = Registration(
+            host: "**",
+            path: request.pathPattern,
+            requirement: request.matcher,
+            scenario: scenario,
+            responses: [response]
+        )
+        registration.precedence = .priority(priority)
+        self.registration = registration
+        json = Self.listed(node.value, id: id)
+    }
+
+    /// The mapping's JSON with `id` and `uuid` set to its id, as WireMock lists it.
+    private static func listed(_ value: JSONValue, id: UUID) -> JSONValue {
+        guard case .object(var members) = value else { return value }
+        let text = JSONValue.string(id.uuidString.lowercased())
+        members["id"] = text
+        members["uuid"] = text
+        return .object(members)
+    }
+
+    /// The mappings of a document: `{"mappings": [...]}` or a single mapping.
+    /// - Parameters:
+    ///   - document: The parsed document.
+    ///   - files: Where `bodyFileName` resolves.
+    ///   - file: The file the document is, if it is on disk.
+    ///   - skipping: Whether a mapping that cannot be read is left out, its error returned, rather
+    ///     than thrown.
+    package static func mappings(
+        in document: JSONNode,
+        files: ResponseFile.Access,
+        file: URL?,
+        skipping: Bool = false
+    ) throws(StubFileError) -> (mappings: [WireMockMapping], skipped: [StubFileError]) {
+        guard case .object(let members) = document.value else {
+            throw document.mismatch(expected: "a WireMock mapping (an object with \"request\" and \"response\") or {\"mappings\": [...]}")
+        }
+        let nodes: [JSONNode]
+        if members["mappings"] != nil {
+            let top = try document.object("a WireMock mappings file", fields: ["mappings", "meta"])
+            nodes = try top.required("mappings").array(of: "WireMock mappings")
+        } else {
+            nodes = [document]
+        }
+        var mappings: [WireMockMapping] = []
+        var skipped: [StubFileError] = []
+        for node in nodes {
+            do {
+                mappings.append(try WireMockMapping(node, files: files, file: file))
+            } catch {
+                guard skipping else { throw error }
+                skipped.append(error)
+            }
+        }
+        return (mappings, skipped)
+    }
+}

@@ -1,0 +1,304 @@
+import AirlockBase
+import AirlockCassettes
+import AirlockCore
+import AirlockStubFiles
+import Foundation
+import HTTPTypes
+
+/// The `response` object of a WireMock mapping, decoded into the ``MockResponse`` Airlock serves.
+///
+/// A mapping answers every request it matches: its response is `.eternal`. Header fields are
+/// sent in the order the mapping lists them, a field with an array of values as one field per
+/// value, and no `Content-Type` is added that the mapping does not give (WireMock adds none).
+enum WireMockResponse {
+    /// The fields of a response.
+    enum Fields {
+        static let response: Set<String> = [
+            "status", "statusMessage", "headers", "body", "jsonBody", "base64Body", "bodyFileName",
+            "fixedDelayMilliseconds", "delayDistribution", "chunkedDribbleDelay", "fault", "transformers",
+            "proxyBaseUrl", "additionalProxyRequestHeaders", "removeProxyRequestHeaders", "proxyUrlPrefixToRemove",
+            "transformerParameters", "fromConfiguredStub",
+        ]
+        static let dribble: Set<String> = ["numberOfChunks", "totalDuration"]
+        static let uniform: Set<String> = ["type", "lower", "upper"]
+        static let lognormal: Set<String> = ["type", "median", "sigma", "maxValue"]
+        static let fixed: Set<String> = ["type", "milliseconds"]
+    }
+
+    /// WireMock's fault names and Airlock's faults.
+    static let faults: [(name: String, fault: MockResponse.Fault)] = [
+        ("EMPTY_RESPONSE", .emptyResponse),
+        ("CONNECTION_RESET_BY_PEER", .connectionReset),
+        ("MALFORMED_RESPONSE_CHUNK", .malformedChunkedBody),
+        ("RANDOM_DATA_THEN_CLOSE", .randomBytesThenClose),
+    ]
+
+    /// A random wait, drawn for each response.
+    enum DelayDistribution: Sendable {
+        /// Uniform between two bounds, in seconds.
+        case uniform(lower: Double, upper: Double)
+        /// Log-normal around a median, in seconds, with WireMock's `sigma`, capped if `maximum` is given.
+        case lognormal(median: Double, sigma: Double, maximum: Double?)
+
+        /// One wait, in seconds.
+        func sample() -> Double {
+            switch self {
+            case .uniform(let lower, let upper):
+                return lower + Double.random(in: 0...1) * (upper - lower)
+            case .lognormal(let median, let sigma, let maximum):
+                // Box–Muller: a standard normal draw from two uniform ones.
+                let u1 = Double.random(in: Double.ulpOfOne..<1)
+                let u2 = Double.random(in: 0..<1)
+                let normal = (-2 * Foundation.log(u1)).squareRoot() * cos(2 * Double.pi * u2)
+                let drawn = median * exp(sigma * normal)
+                return Swift.min(drawn, maximum ?? ResponseLimits.maximumSeconds, ResponseLimits.maximumSeconds)
+            }
+        }
+    }
+
+    /// Reads one response.
+    /// - Parameters:
+    ///   - node: The `response` object.
+    ///   - files: Where `bodyFileName` resolves and which files it may name.
+    static func response(_ node: JSONNode, files: ResponseFile.Access) throws(StubFileError) -> MockResponse {
+        let fields = try node.object("a WireMock response", fields: Fields.response)
+        for key in ["additionalProxyRequestHeaders", "removeProxyRequestHeaders"] {
+            if let field = fields[key] {
+                throw field.error(
+                    "is not supported by Airlock (changing the header fields of a proxied request)",
+                    expected: "a mapping without it: the request goes on with the fields the client sent (but Host)"
+                )
+            }
+        }
+        if let field = fields["transformerParameters"] {
+            throw field.error("is not supported by Airlock (template parameters)", expected: "the values written into the template itself")
+        }
+        let bodies = ["body", "jsonBody", "base64Body", "bodyFileName"].filter { fields[$0] != nil }
+        if bodies.count > 1 {
+            throw node.error("has \(bodies.joined(separator: " and "))", expected: "at most one of body, jsonBody, base64Body and bodyFileName")
+        }
+        var status = MockResponse.Status.ok
+        if let field = fields["status"] { status = try field.status() }
+        var reasonPhrase: String?
+        if let field = fields["statusMessage"] {
+            let text = try field.string()
+            // A reason phrase is tab, space and visible characters (RFC 9112 §4): no line breaks.
+            guard text.unicodeScalars.allSatisfy({ $0 == "\t" || ($0.value >= 0x20 && $0.value != 0x7F) }) else {
+                throw field.error("has a control character", expected: "a reason phrase on one line, without control characters")
+            }
+            reasonPhrase = text
+        }
+        var headers: [(name: String, value: String, node: JSONNode)] = []
+        if let field = fields["headers"] { headers = try Self.headers(field) }
+        var fixedDelay = 0.0
+        if let field = fields["fixedDelayMilliseconds"] {
+            fixedDelay = try field.number() / 1000
+            _ = try field.delivery(seconds: fixedDelay)
+        }
+        let distribution = try fields["delayDistribution"].map(Self.distribution)
+        var dribble: DribblePlan?
+        if let field = fields["chunkedDribbleDelay"] {
+            let object = try field.object("chunkedDribbleDelay", fields: Fields.dribble)
+            let chunks = try object.required("numberOfChunks").integer()
+            let seconds = try object.required("totalDuration").number() / 1000
+            dribble = try field.dribble(chunks: chunks, seconds: seconds, fields: ("numberOfChunks", "totalDuration (milliseconds)"))
+        }
+        let templated = try Self.isTemplated(fields["transformers"])
+        let delivery: MockResponse.Delivery = fixedDelay == 0 ? .instant : .delayed(fixedDelay)
+
+        if let field = fields["proxyBaseUrl"] {
+            let proxy = try Self.proxy(field, fields: fields)
+            return Self.drawingDelay(
+                MockResponse(body: .proxy(proxy), status: .ok, lifetime: .eternal, delivery: delivery, headerFields: HTTPFields()),
+                fixed: fixedDelay,
+                distribution: distribution
+            )
+        }
+        if let field = fields["proxyUrlPrefixToRemove"] {
+            throw field.error("is given without \"proxyBaseUrl\"", expected: "a \"proxyBaseUrl\" to send the request to, or no prefix")
+        }
+
+        if let field = fields["fault"] {
+            let name = try field.string()
+            guard let fault = faults.first(where: { $0.name == name })?.fault else {
+                throw field.error("is \"\(name)\"", expected: "one of " + faults.map { "\"\($0.name)\"" }.joined(separator: ", "))
+            }
+            return Self.drawingDelay(.fault(fault, lifetime: .eternal, delivery: delivery), fixed: fixedDelay, distribution: distribution)
+        }
+
+        let body: MockResponse.Body
+        var template = TemplatedResponse.Source.none
+        if let field = fields["jsonBody"] {
+            body = .data(try field.compactJSON())
+            template = .json(field)
+        } else if let field = fields["base64Body"] {
+            let text = try field.string()
+            guard let data = Data(base64Encoded: text) else {
+                throw field.error("is not Base64", expected: "the body's bytes in standard Base64")
+            }
+            body = .data(data)
+        } else if let field = fields["bodyFileName"] {
+            if templated {
+                throw field.error(
+                    "is a file, and Airlock applies response templates to inline bodies only",
+                    expected: "the template in \"body\", or no \"response-template\" transformer"
+                )
+            }
+            body = .file(try field.responseFile(files))
+        } else if let field = fields["body"] {
+            let text = try field.string()
+            body = .data(Data(text.utf8))
+            template = .text(text, field)
+        } else {
+            body = .data(Data())
+        }
+
+        var headerFields = HTTPFields()
+        for header in headers {
+            guard let name = HTTPField.Name(header.name) else {
+                throw header.node.error("has the name \"\(header.name)\"", expected: ResponseLimits.headerFix)
+            }
+            headerFields.append(HTTPField(name: name, value: header.value))
+        }
+        var response = MockResponse(body: body, status: status, reasonPhrase: reasonPhrase, lifetime: .eternal, delivery: delivery, headerFields: headerFields)
+        if let dribble { response = response.dribbled(dribble) }
+        if templated {
+            let templates = try TemplatedResponse(body: template, headers: headers, writing: .wireMock)
+            let made = status
+            let plan = dribble
+            let reason = reasonPhrase
+            response = MockResponse.computed(lifetime: .eternal, delivery: delivery) { request in
+                let rendered = templates.render(request, status: made).with(reasonPhrase: reason)
+                return plan.map(rendered.dribbled) ?? rendered
+            }
+        }
+        return Self.drawingDelay(response, fixed: fixedDelay, distribution: distribution)
+    }
+
+    /// `proxyBaseUrl` (with `proxyUrlPrefixToRemove`): the request goes on to that server and its
+    /// answer is the response, so the mapping gives no status, headers or body of its own.
+    private static func proxy(_ field: JSONNode, fields: JSONObject) throws(StubFileError) -> MockResponse.Proxy {
+        let base = try field.string()
+        guard let components = URLComponents(string: base), let scheme = components.scheme?.lowercased(),
+            scheme == "http" || scheme == "https", components.host?.isEmpty == false, components.query == nil
+        else {
+            throw field.error("is \"\(base)\"", expected: "an http or https base URL such as \"http://localhost:8081\" (the request's path and query are appended)")
+        }
+        for key in ["status", "statusMessage", "headers", "body", "jsonBody", "base64Body", "bodyFileName", "fault", "chunkedDribbleDelay", "transformers"] {
+            if fields[key] != nil {
+                throw fields.error(
+                    at: key,
+                    "is given beside \"proxyBaseUrl\", where the other server's answer is sent as it is",
+                    expected: "either \"proxyBaseUrl\" or a response of the mapping's own"
+                )
+            }
+        }
+        return MockResponse.Proxy(baseURL: base, removingPrefix: try fields["proxyUrlPrefixToRemove"]?.string())
+    }
+
+    /// The header fields in the mapping's order: each value a string, or an array of strings
+    /// sent as one field each.
+    private static func headers(_ node: JSONNode) throws(StubFileError) -> [(name: String, value: String, node: JSONNode)] {
+        var headers: [(name: String, value: String, node: JSONNode)] = []
+        for (name, field) in try node.members("an object of header names and values (a string, or an array of strings)") {
+            let values: [(String, JSONNode)]
+            if case .array = field.value {
+                var listed: [(String, JSONNode)] = []
+                for item in try field.array(of: "header values (strings)") { listed.append((try item.string(), item)) }
+                values = listed
+            } else {
+                values = [(try field.string(), field)]
+            }
+            for (value, valueNode) in values {
+                if let problem = ResponseLimits.headerProblem(name: name, value: value) {
+                    throw valueNode.error(problem, expected: ResponseLimits.headerFix)
+                }
+                headers.append((name, value, valueNode))
+            }
+        }
+        return headers
+    }
+
+    /// Whether `transformers` asks for response templating; any other transformer is refused.
+    private static func isTemplated(_ node: JSONNode?) throws(StubFileError) -> Bool {
+        guard let node else { return false }
+        var templated = false
+        for item in try node.array(of: "transformer names") {
+            let name = try item.string()
+            guard name == "response-template" else {
+                throw item.error(
+                    "names the transformer \"\(name)\", which Airlock does not have",
+                    expected: "\"response-template\" (Airlock's templates, with WireMock's helper names), or no transformers"
+                )
+            }
+            templated = true
+        }
+        return templated
+    }
+
+    /// `{"type": "uniform", "lower": …, "upper": …}`, `{"type": "lognormal", "median": …, "sigma": …}`
+    /// or `{"type": "fixed", "milliseconds": …}`, in milliseconds.
+    private static func distribution(_ node: JSONNode) throws(StubFileError) -> DelayDistribution {
+        guard case .object(let members) = node.value, let typeValue = members["type"] else {
+            throw node.mismatch(expected: "an object with a \"type\": \"uniform\", \"lognormal\" or \"fixed\"")
+        }
+        func seconds(_ field: JSONNode) throws(StubFileError) -> Double {
+            let value = try field.number() / 1000
+            _ = try field.delivery(seconds: value)
+            return value
+        }
+        switch typeValue {
+        case .string("uniform"):
+            let object = try node.object("a uniform delay distribution", fields: Fields.uniform)
+            let lower = try seconds(try object.required("lower"))
+            let upperField = try object.required("upper")
+            let upper = try seconds(upperField)
+            guard upper >= lower else { throw upperField.error("is below \"lower\"", expected: "an upper bound at least the lower one") }
+            return .uniform(lower: lower, upper: upper)
+        case .string("lognormal"):
+            let object = try node.object("a lognormal delay distribution", fields: Fields.lognormal)
+            let median = try seconds(try object.required("median"))
+            let sigmaField = try object.required("sigma")
+            let sigma = try sigmaField.number()
+            guard sigma >= 0, sigma <= 10 else { throw sigmaField.error("is \(sigma)", expected: "a sigma from 0 to 10") }
+            let maximum = try object["maxValue"].map(seconds)
+            return .lognormal(median: median, sigma: sigma, maximum: maximum)
+        case .string("fixed"):
+            let object = try node.object("a fixed delay distribution", fields: Fields.fixed)
+            let value = try seconds(try object.required("milliseconds"))
+            return .uniform(lower: value, upper: value)
+        default:
+            throw node.error("has the type \(typeValue)", expected: "\"uniform\", \"lognormal\" or \"fixed\"")
+        }
+    }
+
+    /// The response, with a wait drawn for each request when the mapping has a distribution
+    /// (added to its fixed delay, as WireMock adds them).
+    private static func drawingDelay(_ response: MockResponse, fixed: Double, distribution: DelayDistribution?) -> MockResponse {
+        guard let distribution else { return response }
+        return MockResponse.computed(lifetime: .eternal) { request in
+            let wait = Swift.min(fixed + distribution.sample(), ResponseLimits.maximumSeconds)
+            var made = response
+            if case .computed(let computation) = response.body { made = try computation.make(request) }
+            return made.with(lifetime: .eternal, delivery: wait == 0 ? .instant : .delayed(wait))
+        }
+    }
+}
+
+extension JSONNode {
+    /// The value written as WireMock writes a `jsonBody`: compact, members in the document's order.
+    func compactJSON() throws(StubFileError) -> Data {
+        do {
+            return try value.compactData()
+        } catch {
+            throw self.error("cannot be sent as JSON (\(error))", expected: "a JSON value of finite numbers")
+        }
+    }
+}
+
+extension TemplatedResponse.Writing {
+    /// A WireMock mapping's: only the fields the mapping gives (no `Content-Type` added); JSON
+    /// compact, in the document's order, as WireMock writes a `jsonBody`; and what `{{…}}`
+    /// inserts HTML-escaped, since WireMock's templates are Handlebars.
+    static let wireMock = TemplatedResponse.Writing(escapesInsertedHTML: true, keepsJSONOrder: true, addsContentType: false)
+}

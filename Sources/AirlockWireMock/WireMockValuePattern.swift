@@ -1,0 +1,175 @@
+import AirlockBase
+import AirlockCassettes
+import AirlockCore
+import AirlockStubFiles
+import Foundation
+
+/// One of WireMock's string value patterns — `{"equalTo": "x"}`, `{"matches": "[0-9]+"}`,
+/// `{"or": [...]}`, `{"matchesJsonPath": "$.id"}` — as headers, query parameters, cookies, path
+/// parameters, the host and bodies use them.
+indirect enum WireMockValuePattern: Sendable {
+    /// The number comparisons, by their WireMock names.
+    enum NumberTest: String, Sendable, CaseIterable {
+        case equalToNumber, greaterThanNumber, greaterThanEqualNumber, lessThanNumber, lessThanEqualNumber
+    }
+
+    case equalTo(String, caseInsensitive: Bool)
+    case contains(String)
+    case doesNotContain(String)
+    case matches(WireMockRegex)
+    case doesNotMatch(WireMockRegex)
+    /// The value is missing (a header not sent, a query parameter not given).
+    case absent
+    /// Any value, or none.
+    case anything
+    case not(WireMockValuePattern)
+    case and([WireMockValuePattern])
+    case or([WireMockValuePattern])
+    case number(NumberTest, Double)
+    case equalToJSON(WireMockJSONPattern)
+    /// The JSON path finds something; with a pattern, something it finds matches the pattern.
+    case matchesJSONPath(JSONPathExpression, WireMockValuePattern?)
+
+    /// Each operator Airlock reads, with the fields that may stand beside it.
+    static let operators: [String: Set<String>] = {
+        var operators: [String: Set<String>] = [
+            "equalTo": ["caseInsensitive"], "contains": [], "doesNotContain": [], "matches": [], "doesNotMatch": [],
+            "absent": [], "anything": [], "not": [], "and": [], "or": [],
+            "equalToJson": ["ignoreArrayOrder", "ignoreExtraElements"], "matchesJsonPath": [],
+        ]
+        for test in NumberTest.allCases { operators[test.rawValue] = [] }
+        return operators
+    }()
+
+    /// WireMock's operators that Airlock refuses, with why and what to use instead.
+    static let refused: [String: (problem: String, instead: String)] = {
+        let xml = ("is an XML matcher, which Airlock does not support", "\"contains\" or \"matches\" on the XML text, or remove this matcher")
+        let dates = ("is a date-time matcher, which Airlock does not support", "\"matches\" with a regular expression for the date, or remove this matcher")
+        return [
+            "equalToXml": xml, "matchesXPath": xml,
+            "before": dates, "after": dates, "equalToDateTime": dates,
+            "matchesJsonSchema": ("is a JSON Schema matcher, which Airlock does not support", "\"matchesJsonPath\" or \"equalToJson\", or remove this matcher"),
+            "matchesPathTemplate": ("is not supported by Airlock", "\"matches\" with a regular expression, or remove this matcher"),
+            "binaryEqualTo": ("is a body matcher, read only in \"bodyPatterns\"", "a string matcher such as \"equalTo\" here"),
+        ]
+    }()
+
+    /// The operators Airlock reads, for error messages.
+    static var supportedList: String {
+        let names = ["equalTo", "contains", "doesNotContain", "matches", "doesNotMatch", "absent", "anything", "not", "and", "or", "equalToJson", "matchesJsonPath"]
+            + NumberTest.allCases.map(\.rawValue)
+        return "a matcher: " + names.map { "\"\($0)\"" }.joined(separator: ", ")
+    }
+
+    /// Reads a pattern object.
+    /// - Parameters:
+    ///   - node: `{"equalTo": "x"}` and the like.
+    ///   - alsoAllowed: Fields the caller reads from the same object (`expression` in the
+    ///     object form of `matchesJsonPath`).
+    static func decode(_ node: JSONNode, alsoAllowed: Set<String> = []) throws(StubFileError) -> WireMockValuePattern {
+        guard case .object(let members) = node.value else {
+            throw node.mismatch(expected: "a JSON object with " + supportedList)
+        }
+        let name = try operatorName(in: node, keys: Set(members.keys).subtracting(alsoAllowed))
+        let fields = try node.object("a \"\(name)\" matcher", fields: operators[name]!.union([name]).union(alsoAllowed))
+        let operand = try fields.required(name)
+        switch name {
+        case "equalTo":
+            return .equalTo(try operand.string(), caseInsensitive: try fields["caseInsensitive"]?.bool() ?? false)
+        case "contains": return .contains(try operand.string())
+        case "doesNotContain": return .doesNotContain(try operand.string())
+        case "matches": return .matches(try regex(operand))
+        case "doesNotMatch": return .doesNotMatch(try regex(operand))
+        case "absent":
+            guard operand.value == .bool(true) else {
+                throw operand.error("is not true", expected: "true (to require a value, use {\"matches\": \".*\"})")
+            }
+            return .absent
+        case "anything": return .anything
+        case "not": return .not(try decode(operand))
+        case "and", "or":
+            let items = try operand.array(of: "matchers")
+            guard items.count >= 2 else { throw operand.error("has \(items.count) matcher\(items.count == 1 ? "" : "s")", expected: "at least two matchers") }
+            var patterns: [WireMockValuePattern] = []
+            for item in items { patterns.append(try decode(item)) }
+            return name == "and" ? .and(patterns) : .or(patterns)
+        case "equalToJson":
+            return .equalToJSON(
+                try WireMockJSONPattern(
+                    operand,
+                    ignoreArrayOrder: try fields["ignoreArrayOrder"]?.bool() ?? false,
+                    ignoreExtraElements: try fields["ignoreExtraElements"]?.bool() ?? false
+                )
+            )
+        case "matchesJsonPath":
+            return try jsonPath(operand)
+        default:
+            return .number(NumberTest(rawValue: name)!, try number(operand))
+        }
+    }
+
+    /// The one operator in a pattern object; none, two, or a refused one is an error.
+    private static func operatorName(in node: JSONNode, keys: Set<String>) throws(StubFileError) -> String {
+        let named = keys.filter { operators[$0] != nil || refused[$0] != nil }.sorted()
+        if let name = named.first(where: { refused[$0] != nil }) {
+            let (problem, instead) = refused[name]!
+            throw StubFileError(file: node.source, location: node.path.appending(name).description, problem: problem, expected: instead)
+        }
+        switch named.count {
+        case 1:
+            return named[0]
+        case 0:
+            guard let unknown = keys.sorted().first else { throw node.error("has no matcher", expected: supportedList) }
+            let suggestion = KnownFields.nearest(unknown, in: Set(operators.keys)).map { "; did you mean \"\($0)\"?" } ?? ""
+            throw StubFileError(file: node.source, location: node.path.appending(unknown).description, problem: "is not a matcher\(suggestion)", expected: supportedList)
+        default:
+            throw node.error(
+                "has more than one matcher (" + named.map { "\"\($0)\"" }.joined(separator: ", ") + ")",
+                expected: "one matcher per object; combine several with \"and\" or \"or\""
+            )
+        }
+    }
+
+    /// A regular expression matched against the whole value, dot matching line breaks (Java's
+    /// `DOTALL`, as WireMock compiles them).
+    static func regex(_ node: JSONNode) throws(StubFileError) -> WireMockRegex {
+        let pattern = try node.string()
+        do {
+            return try WireMockRegex(pattern, options: [.dotMatchesLineSeparators])
+        } catch {
+            throw node.error("is not a valid regular expression: \(error.reason)", expected: "a regular expression (ICU/Java syntax)")
+        }
+    }
+
+    private static func number(_ node: JSONNode) throws(StubFileError) -> Double {
+        if case .string(let text) = node.value, let number = Double(text) { return number }
+        guard case .number(let number) = node.value else { throw node.mismatch(expected: "a number") }
+        return number
+    }
+
+    /// `"$.name"`, or `{"expression": "$.name", "equalTo": "Alice"}`.
+    private static func jsonPath(_ node: JSONNode) throws(StubFileError) -> WireMockValuePattern {
+        if case .object(let members) = node.value {
+            guard members["expression"] != nil else {
+                throw node.error("has no \"expression\"", expected: "{\"expression\": \"$.…\", and a matcher such as \"equalTo\"}")
+            }
+            let fields = try node.object("a matchesJsonPath", fields: Set(members.keys))
+            let expression = try path(fields.required("expression"))
+            return .matchesJSONPath(expression, try decode(node, alsoAllowed: ["expression"]))
+        }
+        guard case .string = node.value else { throw node.mismatch(expected: "a JSON path, or {\"expression\": \"$.…\", and a matcher}") }
+        return .matchesJSONPath(try path(node), nil)
+    }
+
+    private static func path(_ node: JSONNode) throws(StubFileError) -> JSONPathExpression {
+        let text = try node.string()
+        do {
+            return try JSONPathExpression(text)
+        } catch {
+            throw node.error(
+                "is the JSON path \"\(text)\", which \(error.problem)",
+                expected: "a JSON path in the subset Airlock reads: $.a.b, $['a'], [0], [*], ..name, [?(@.x == 'y')], [?(@.x)], comparisons < <= > >= != and =~"
+            )
+        }
+    }
+}

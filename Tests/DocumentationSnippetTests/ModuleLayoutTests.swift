@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+
+/// The layering the Architecture article draws holds in the sources: the core names no format,
+/// the base names nothing above it, Airgap stands on the base alone, and every module in the
+/// graph is in the article.
+struct ModuleLayoutTests {
+    /// The Swift files of a target, comments dropped (a comment may name a format as an example).
+    private func code(of target: String) throws -> [(file: String, code: String)] {
+        let folder = Documentation.root.appendingPathComponent("Sources/\(target)")
+        let files = try #require(FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil))
+        var result: [(String, String)] = []
+        for case let url as URL in files where url.pathExtension == "swift" {
+            let text = try String(contentsOf: url, encoding: .utf8)
+            let code = text.split(separator: "\n", omittingEmptySubsequences: false)
+                .filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("//") }
+                .map { $0.components(separatedBy: " // ").first ?? String($0) }
+                .joined(separator: "\n")
+            result.append((String(url.path.dropFirst(Documentation.root.path.count + 1)), code))
+        }
+        #expect(!result.isEmpty, "no Swift files in Sources/\(target)")
+        return result
+    }
+
+    /// The modules a target's files import.
+    private func imports(of target: String) throws -> Set<String> {
+        var modules = Set<String>()
+        for (_, code) in try code(of: target) {
+            for match in code.matches(of: #/^(?:@\w+(?:\(\w+\))? )*import (\w+)/#.anchorsMatchLineEndings()) {
+                modules.insert(String(match.output.1))
+            }
+        }
+        return modules
+    }
+
+    static let formatTypes = [
+        "StubFile", "JSONNode", "JSONObject", "ResponseTemplate", "TemplatedResponse", "Cassette", "HTTPArchive", "HARFormat",
+        "WireMock", "JSONPath",
+    ]
+
+    @Test func theCoreNamesNoFormat() throws {
+        var named: [String] = []
+        for (file, code) in try code(of: "AirlockCore") {
+            for type in Self.formatTypes where code.contains(try Regex("\\b\(type)\\w*\\b")) {
+                named.append("\(file) names \(type)")
+            }
+        }
+        #expect(named.isEmpty, "the core must not name a format; give the registry a hook instead: \(named)")
+        let imported = try imports(of: "AirlockCore")
+        #expect(imported.isSubset(of: ["AirlockBase", "CZlib", "Dispatch", "Foundation", "FoundationNetworking", "HTTPTypes"]), "AirlockCore imports \(imported.sorted())")
+    }
+
+    /// The C library, as each platform names it.
+    static let platform: Set<String> = ["Android", "Darwin", "Glibc", "Musl"]
+
+    @Test(arguments: [
+        ("AirlockBase", Set(["Foundation"]).union(ModuleLayoutTests.platform)),
+        ("Airgap", Set(["AirlockBase", "CAirgap", "Foundation", "FoundationNetworking", "ObjectiveC", "Runtime", "Testing", "XCTest"]).union(ModuleLayoutTests.platform)),
+        ("AirlockStubFiles", Set(["AirlockBase", "AirlockCore", "Foundation", "HTTPTypes"])),
+        ("AirlockCassettes", Set(["AirlockBase", "AirlockCore", "AirlockStubFiles", "Foundation", "HTTPTypes"])),
+        ("AirlockWireMock", Set(["AirlockBase", "AirlockCore", "AirlockStubFiles", "AirlockCassettes", "Foundation", "HTTPTypes"])),
+    ])
+    func eachLayerImportsOnlyWhatIsBelowIt(target: String, allowed: Set<String>) throws {
+        let imported = try imports(of: target)
+        #expect(imported.isSubset(of: allowed), "\(target) imports \(imported.subtracting(allowed).sorted()), which the layering does not allow")
+    }
+
+    @Test func theArchitectureArticleDrawsEveryModule() throws {
+        let article = try String(
+            contentsOf: Documentation.root.appendingPathComponent("Sources/HTTPMock/Documentation.docc/Architecture.md"),
+            encoding: .utf8
+        )
+        let graph = try #require(article.components(separatedBy: "## Modules").dropFirst().first, "Architecture.md has no Modules section")
+        for module in ["AirlockBase", "AirlockCore", "AirlockStubFiles", "AirlockCassettes", "AirlockWireMock", "URLProtocolSupport", "HTTPMock",
+                       "HTTPMockTesting", "HTTPLogging", "MockServer", "MockServerHTTPClient", "AirlockOpenAPICore", "AirlockOpenAPI", "Airgap"] {
+            #expect(graph.contains(module), "Architecture.md's module graph leaves out \(module)")
+        }
+    }
+}
