@@ -27,5 +27,28 @@ let package = Package(
             name: "FuzzMatching",
             dependencies: ["FuzzSupport", .product(name: "HTTPMock", package: "Airlock"), .product(name: "AirlockCore", package: "Airlock")]
         ),
+        .executableTarget(
+            name: "FuzzJSON",
+            dependencies: ["FuzzSupport", .product(name: "HTTPMock", package: "Airlock"), .product(name: "AirlockCore", package: "Airlock")]
+        ),
+        .executableTarget(
+            name: "FuzzHAR",
+            dependencies: ["FuzzSupport", .product(name: "HTTPMock", package: "Airlock"), .product(name: "AirlockCore", package: "Airlock")]
+        ),
+        .executableTarget(
+            name: "FuzzWireMock",
+            dependencies: ["FuzzSupport", .product(name: "HTTPMock", package: "Airlock"), .product(name: "AirlockCore", package: "Airlock")]
+        ),
+        .executableTarget(
+            name: "FuzzTemplates",
+            dependencies: ["FuzzSupport", .product(name: "HTTPMock", package: "Airlock"), .product(name: "AirlockCore", package: "Airlock")]
+        ),
+        .executableTarget(
+            name: "FuzzOpenAPI",
+            dependencies: [
+                "FuzzSupport", .product(name: "HTTPMock", package: "Airlock"), .product(name: "AirlockCore", package: "Airlock"),
+                .product(name: "AirlockOpenAPICore", package: "Airlock"),
+            ]
+        ),
     ]
 )
