@@ -21,11 +21,34 @@ let package = Package(
         .target(name: "FuzzSupport", dependencies: ["CLibFuzzer"]),
         .executableTarget(
             name: "FuzzStubFile",
-            dependencies: ["FuzzSupport", .product(name: "HTTPMock", package: "Airlock"), .product(name: "AirlockCore", package: "Airlock")]
+            dependencies: ["FuzzSupport", .product(name: "HTTPMock", package: "Airlock"), .product(name: "AirlockCore", package: "Airlock"), .product(name: "AirlockStubFiles", package: "Airlock")]
         ),
         .executableTarget(
             name: "FuzzMatching",
             dependencies: ["FuzzSupport", .product(name: "HTTPMock", package: "Airlock"), .product(name: "AirlockCore", package: "Airlock")]
+        ),
+        .executableTarget(
+            name: "FuzzJSON",
+            dependencies: ["FuzzSupport", .product(name: "HTTPMock", package: "Airlock"), .product(name: "AirlockCore", package: "Airlock")]
+        ),
+        .executableTarget(
+            name: "FuzzHAR",
+            dependencies: ["FuzzSupport", .product(name: "HTTPMock", package: "Airlock"), .product(name: "AirlockCore", package: "Airlock")]
+        ),
+        .executableTarget(
+            name: "FuzzWireMock",
+            dependencies: ["FuzzSupport", .product(name: "HTTPMock", package: "Airlock"), .product(name: "AirlockCore", package: "Airlock")]
+        ),
+        .executableTarget(
+            name: "FuzzTemplates",
+            dependencies: ["FuzzSupport", .product(name: "HTTPMock", package: "Airlock"), .product(name: "AirlockCore", package: "Airlock"), .product(name: "AirlockStubFiles", package: "Airlock")]
+        ),
+        .executableTarget(
+            name: "FuzzOpenAPI",
+            dependencies: [
+                "FuzzSupport", .product(name: "HTTPMock", package: "Airlock"), .product(name: "AirlockCore", package: "Airlock"),
+                .product(name: "AirlockOpenAPICore", package: "Airlock"),
+            ]
         ),
     ]
 )

@@ -183,6 +183,8 @@ struct DynamicResponseTests {
         (#"{"path": "/x", "responses": [{"template": true, "body": "{{request.path.[1]"}]}"#, "stubs[0].responses[0].body", "without a closing"),
         (#"{"path": "/x", "responses": [{"template": true, "headers": {"X-A": "{{randomValue type='GUID'}}"}}]}"#, "stubs[0].responses[0].headers.X-A", "GUID"),
         (#"{"path": "/x", "responses": [{"template": true, "json": {"a": ["{{jsonPath request.body 'user'}}"]}}]}"#, "stubs[0].responses[0].json", "JSON path"),
+        // FuzzTemplates' first finding: a helper that takes no options said "(expected )".
+        (#"{"path": "/x", "responses": [{"template": true, "body": "{{upper request.method x}}"}]}"#, "stubs[0].responses[0].body", "expected nothing after its value"),
     ])
     func aTemplateErrorIsALoadTimeErrorNamingTheFileStubAndVariable(_ stub: String, _ location: String, _ detail: String) throws {
         do {

@@ -8,6 +8,7 @@ import FuzzSupport
 import HTTPMock
 
 @_spi(Fuzzing) @_spi(AirlockTransport) import AirlockCore
+@_spi(Fuzzing) import AirlockStubFiles
 import Foundation
 
 /// `Examples/` at the repository root, so that the seeds' relative `file` paths

@@ -256,7 +256,10 @@ package struct ResponseTemplate: Sendable {
         for word in words {
             let parts = word.split(separator: "=", maxSplits: 1)
             guard parts.count == 2, allowed.contains(String(parts[0])) else {
-                throw ParseError(problem: "uses \"\(word)\" in {{\(source)}}", expected: allowed.sorted().map { "\($0)='…'" }.joined(separator: ", "))
+                let expected = allowed.isEmpty
+                    ? "nothing after its value (only base64 takes decode= and padding=, urlEncode decode=)"
+                    : allowed.sorted().map { "\($0)='…'" }.joined(separator: ", ")
+                throw ParseError(problem: "uses \"\(word)\" in {{\(source)}}", expected: expected)
             }
             options[String(parts[0])] = unquoted(String(parts[1])) ?? String(parts[1])
         }

@@ -326,3 +326,14 @@ struct RecordingArticleSample {
         _ = cassette
     }
 }
+
+// AirlockStubFiles.md and AirlockCassettes.md: the formats' landing pages.
+func stubFileLandingPage(mock: HTTPMock) throws {
+    try mock.registerStubs(StubFile(contentsOf: URL(fileURLWithPath: "Fixtures/stubs.json")))
+}
+
+func cassetteLandingPage() throws {
+    let cassette = try Cassette(contentsOf: URL(fileURLWithPath: "Fixtures/users.har"))
+    let mock = HTTPMock(cassette: cassette)
+    _ = mock
+}
