@@ -102,7 +102,7 @@ struct Serve: AsyncParsableCommand {
         let wireMockRoot = wireMock != nil || (FileManager.default.fileExists(atPath: source, isDirectory: &isFolder) && isFolder.boolValue) ? url : nil
         var printExchange: (@Sendable (MockServer.Exchange) -> Void)?
         if !quiet {
-            printExchange = { exchange in say(exchange.description) }
+            printExchange = { exchange in printStatus(exchange.description) }
         }
         // The contract is read first: a document that cannot be used stops the command.
         var contract: OpenAPIContract?
@@ -110,7 +110,7 @@ struct Serve: AsyncParsableCommand {
             do {
                 contract = try OpenAPIContract(contentsOf: URL(fileURLWithPath: openapi))
             } catch {
-                sayError("airlock: \(error.description)")
+                printError("airlock: \(error.description)")
                 throw ExitCode.badInput
             }
         }
@@ -126,11 +126,11 @@ struct Serve: AsyncParsableCommand {
             do {
                 mappings = try WireMockMappings(directory: root, skippingUnsupported: skipUnsupported)
             } catch {
-                sayError("airlock: \(error.description)")
+                printError("airlock: \(error.description)")
                 throw ExitCode.badInput
             }
             for skipped in mappings?.skipped ?? [] {
-                sayError("airlock: skipped \(skipped.description)")
+                printError("airlock: skipped \(skipped.description)")
             }
         }
         let group = connectionOptions.makeEventLoopGroup()
@@ -171,7 +171,7 @@ struct Serve: AsyncParsableCommand {
             summary = "\(cassette.entries.count) recorded exchange(s)"
             replayRule = Self.replayRule(repeatingLast: repeatLast)
             for note in cassette.replayed.skipped {
-                sayError("airlock: \(source): skipped \(note)")
+                printError("airlock: \(source): skipped \(note)")
             }
         } else {
             guard !repeatLast else {
@@ -181,7 +181,7 @@ struct Serve: AsyncParsableCommand {
             do {
                 file = try StubFile(contentsOf: url)
             } catch {
-                sayError("airlock: \(error.description)")
+                printError("airlock: \(error.description)")
                 throw ExitCode.badInput
             }
             rejected = server.registerStubs(file)
@@ -189,17 +189,17 @@ struct Serve: AsyncParsableCommand {
         }
         guard rejected.isEmpty else {
             for error in rejected {
-                sayError("airlock: \(source): \(error.description)")
+                printError("airlock: \(source): \(error.description)")
             }
             throw ExitCode.badInput
         }
         if let contract, let openapi {
             for error in server.registerStubs(from: contract) {
-                sayError("airlock: \(openapi): \(error.description)")
+                printError("airlock: \(openapi): \(error.description)")
                 throw ExitCode.badInput
             }
             _ = ContractValidation(contract: contract, journal: server.journal) { violation in
-                sayError("airlock: contract violation: \(violation.description)")
+                printError("airlock: contract violation: \(violation.description)")
             }
             let served = "\(contract.operations.count) operation(s) of \(contract.title.isEmpty ? "the contract" : contract.title) from \(openapi)"
             summary = summary.isEmpty ? served : "\(summary) from \(source) and \(served)"
@@ -207,18 +207,18 @@ struct Serve: AsyncParsableCommand {
             summary += " from \(source)"
         }
         try await startServer(server)
-        say("Airlock serving \(summary) at \(server.baseURL.absoluteString)")
-        if let replayRule { say(replayRule) }
+        printStatus("Airlock serving \(summary) at \(server.baseURL.absoluteString)")
+        if let replayRule { printStatus(replayRule) }
         if mappings != nil {
-            say("Admin API: \(server.baseURL.absoluteString)/__admin/mappings (WireMock's) and /__admin/stubs — Ctrl-C to stop.")
+            printStatus("Admin API: \(server.baseURL.absoluteString)/__admin/mappings (WireMock's) and /__admin/stubs — Ctrl-C to stop.")
         } else {
-            say("Admin API: \(server.baseURL.absoluteString)/__admin/stubs — Ctrl-C to stop.")
+            printStatus("Admin API: \(server.baseURL.absoluteString)/__admin/stubs — Ctrl-C to stop.")
         }
         tlsOptions.announce(server)
         await waitForInterrupt()
         try await server.shutdown()
         try await connectionOptions.shutDown(group)
-        say("Airlock stopped.")
+        printStatus("Airlock stopped.")
     }
 }
 
@@ -237,7 +237,7 @@ func startServer(_ server: MockServer) async throws {
     do {
         try await server.start()
     } catch let error as MockServerError {
-        sayError("airlock: \(error.description)")
+        printError("airlock: \(error.description)")
         switch error.kind {
         case .nonLoopbackBindingRefused, .adminTokenRequired, .invalidLimits: throw ExitCode.usage
         case .certificateAuthorityInvalid: throw ExitCode.badInput
@@ -261,7 +261,7 @@ func openCassette(_ url: URL, mode: Cassette.RecordMode, matching: Cassette.Matc
     do {
         return try Cassette(contentsOf: url, mode: mode, matching: matching, redaction: redaction, recordCommand: recordCommand, environment: [:])
     } catch {
-        sayError("airlock: \(error.description)")
+        printError("airlock: \(error.description)")
         throw ExitCode.badInput
     }
 }
@@ -284,12 +284,12 @@ extension ExitCode {
 
 /// Writes a line to standard output at once (unbuffered), so that each request's line appears
 /// immediately even when the output is a pipe; a closed output does not stop the command.
-func say(_ line: String) {
+func printStatus(_ line: String) {
     Console.standardOutput.write(line)
 }
 
-/// Writes a line to standard error, as `say` does to standard output.
-func sayError(_ line: String) {
+/// Writes a line to standard error, as `printStatus` does to standard output.
+func printError(_ line: String) {
     Console.standardError.write(line)
 }
 

@@ -82,7 +82,7 @@ struct Record: AsyncParsableCommand {
         )
         var printExchange: (@Sendable (MockServer.Exchange) -> Void)?
         if !quiet {
-            printExchange = { exchange in say(exchange.description) }
+            printExchange = { exchange in printStatus(exchange.description) }
         }
         let group = connectionOptions.makeEventLoopGroup()
         let server = MockServer(
@@ -101,9 +101,9 @@ struct Record: AsyncParsableCommand {
         server.journalCapacity = .server
         try await startServer(server)
         if let upstream {
-            say("Airlock recording \(upstream.absoluteString) into \(self.cassette): call \(server.baseURL.absoluteString) instead — Ctrl-C to stop.")
+            printStatus("Airlock recording \(upstream.absoluteString) into \(self.cassette): call \(server.baseURL.absoluteString) instead — Ctrl-C to stop.")
         } else {
-            say("Airlock recording into \(self.cassette) as an HTTP proxy at \(server.baseURL.absoluteString) — Ctrl-C to stop.")
+            printStatus("Airlock recording into \(self.cassette) as an HTTP proxy at \(server.baseURL.absoluteString) — Ctrl-C to stop.")
         }
         tlsOptions.announce(server)
         await waitForInterrupt()
@@ -112,14 +112,14 @@ struct Record: AsyncParsableCommand {
         do {
             try cassette.save()
         } catch {
-            sayError("airlock: \(error.description)")
+            printError("airlock: \(error.description)")
             throw ExitCode.unavailable
         }
         if writesMappings {
             try writeMappings(from: cassette)
             return
         }
-        say("Airlock recorded \(cassette.recordedEntries.count) exchange(s); \(self.cassette) holds \(cassette.entries.count).")
+        printStatus("Airlock recorded \(cassette.recordedEntries.count) exchange(s); \(self.cassette) holds \(cassette.entries.count).")
     }
 
     /// Whether `--format` asks for WireMock's folder; checks that the folder can take it.
@@ -133,7 +133,7 @@ struct Record: AsyncParsableCommand {
                 do {
                     try WireMockSnapshot.prepare(URL(fileURLWithPath: cassette), replacingContents: false)
                 } catch {
-                    sayError("airlock: \(error.description)")
+                    printError("airlock: \(error.description)")
                     throw ExitCode.cannotCreate
                 }
             }
@@ -150,12 +150,12 @@ struct Record: AsyncParsableCommand {
             try writeSnapshot(snapshot, to: cassette, force: force)
         } catch {
             if FileManager.default.fileExists(atPath: recorded.url.path) {
-                sayError("airlock: the recording is kept in \(recorded.url.path); write it later with: airlock cassette wiremock \(recorded.url.path) DIR")
+                printError("airlock: the recording is kept in \(recorded.url.path); write it later with: airlock cassette wiremock \(recorded.url.path) DIR")
             }
             throw error
         }
         try? FileManager.default.removeItem(at: recorded.url)
-        say("Airlock recorded \(recorded.recordedEntries.count) exchange(s) as \(snapshot.mappingCount) WireMock mapping(s) in \(cassette).")
+        printStatus("Airlock recorded \(recorded.recordedEntries.count) exchange(s) as \(snapshot.mappingCount) WireMock mapping(s) in \(cassette).")
     }
 }
 
@@ -182,10 +182,10 @@ struct Redact: AsyncParsableCommand {
         do {
             try archive.data(redaction: redactionOptions.redaction).write(to: url, options: .atomic)
         } catch {
-            sayError("airlock: \(file): cannot be written (\(error.localizedDescription))")
+            printError("airlock: \(file): cannot be written (\(error.localizedDescription))")
             throw ExitCode.unavailable
         }
-        say("Redacted \(archive.entries.count) entr\(archive.entries.count == 1 ? "y" : "ies") in \(file).")
+        printStatus("Redacted \(archive.entries.count) entr\(archive.entries.count == 1 ? "y" : "ies") in \(file).")
     }
 }
 
@@ -226,7 +226,7 @@ struct CassetteCommand: AsyncParsableCommand {
             let archive = try readArchive(URL(fileURLWithPath: file))
             let snapshot = WireMockSnapshot(archive, redaction: redactionOptions.redaction)
             try writeSnapshot(snapshot, to: directory, force: force)
-            say("Wrote \(snapshot.mappingCount) mapping(s) from \(file) to \(directory) (\(snapshot.files.count) file(s)).")
+            printStatus("Wrote \(snapshot.mappingCount) mapping(s) from \(file) to \(directory) (\(snapshot.files.count) file(s)).")
         }
     }
 
@@ -244,20 +244,20 @@ struct CassetteCommand: AsyncParsableCommand {
             let archive = try readArchive(URL(fileURLWithPath: file))
             let server = MockServer()
             let rejected = server.registerStubs(archive)
-            say("\(file): HAR 1.2, \(archive.entries.count) replayable entr\(archive.entries.count == 1 ? "y" : "ies")")
+            printStatus("\(file): HAR 1.2, \(archive.entries.count) replayable entr\(archive.entries.count == 1 ? "y" : "ies")")
             let redaction = Redaction.standard
             for (index, entry) in archive.entries.enumerated() {
                 let response = entry.response
                 let status = response?.status.map(String.init) ?? "?"
                 let bodies = "request \(entry.body?.count ?? 0) B, response \(response?.bodySize ?? 0) B"
-                say("  \(index + 1). \(entry.method) \(redaction.url(entry.url)) → \(status) (\(bodies))")
+                printStatus("  \(index + 1). \(entry.method) \(redaction.url(entry.url)) → \(status) (\(bodies))")
             }
             for note in archive.skipped {
-                say("  skipped \(note)")
+                printStatus("  skipped \(note)")
             }
             guard rejected.isEmpty else {
                 for error in rejected {
-                    sayError("airlock: \(file): \(error.description)")
+                    printError("airlock: \(file): \(error.description)")
                 }
                 throw ExitCode.badInput
             }
@@ -270,7 +270,7 @@ func writeSnapshot(_ snapshot: WireMockSnapshot, to directory: String, force: Bo
     do {
         try snapshot.write(to: URL(fileURLWithPath: directory), replacingContents: force)
     } catch {
-        sayError("airlock: \(error.description)")
+        printError("airlock: \(error.description)")
         throw ExitCode.cannotCreate
     }
 }
@@ -280,7 +280,7 @@ func readArchive(_ url: URL) throws -> HTTPArchive {
     do {
         return try HTTPArchive(contentsOf: url)
     } catch {
-        sayError("airlock: \(error.description)")
+        printError("airlock: \(error.description)")
         throw ExitCode.badInput
     }
 }

@@ -25,10 +25,10 @@ struct TLSOptions: ParsableArguments {
         guard let authority = server.certificateAuthority else { return }
         let caFile = authority.certificateFile.path
         let host = server.configuration.host.contains(":") ? "[\(server.configuration.host)]" : server.configuration.host
-        say("HTTPS: certificates are signed by the Airlock CA; have test clients trust \(caFile)")
-        say("  curl:            curl --cacert \(caFile) --proxy http://\(host):\(server.port) https://api.example.com/…")
-        say("  AsyncHTTPClient: tlsConfiguration.additionalTrustRoots = [.file(\"\(caFile)\")], proxy .server(host: \"\(server.configuration.host)\", port: \(server.port))")
-        say("  Node, Python:    NODE_EXTRA_CA_CERTS=\(caFile), REQUESTS_CA_BUNDLE=\(caFile)")
+        printStatus("HTTPS: certificates are signed by the Airlock CA; have test clients trust \(caFile)")
+        printStatus("  curl:            curl --cacert \(caFile) --proxy http://\(host):\(server.port) https://api.example.com/…")
+        printStatus("  AsyncHTTPClient: tlsConfiguration.additionalTrustRoots = [.file(\"\(caFile)\")], proxy .server(host: \"\(server.configuration.host)\", port: \(server.port))")
+        printStatus("  Node, Python:    NODE_EXTRA_CA_CERTS=\(caFile), REQUESTS_CA_BUNDLE=\(caFile)")
     }
 }
 
@@ -56,7 +56,7 @@ struct CertificateAuthorityCommand: AsyncParsableCommand {
 
         func run() async throws {
             let authority = try loadAuthority(caDir)
-            say(authority.certificateFile.path)
+            printStatus(authority.certificateFile.path)
         }
     }
 
@@ -90,7 +90,7 @@ struct CertificateAuthorityCommand: AsyncParsableCommand {
             do {
                 try bytes.write(to: URL(fileURLWithPath: output), options: .atomic)
             } catch {
-                sayError("airlock: cannot write \(output): \((error as NSError).localizedDescription)")
+                printError("airlock: cannot write \(output): \((error as NSError).localizedDescription)")
                 throw ExitCode.unavailable
             }
         }
@@ -103,7 +103,7 @@ private func loadAuthority(_ caDir: String?) throws -> CertificateAuthority {
     do {
         return try CertificateAuthority.loadOrCreate(in: directory)
     } catch let error as MockServerError {
-        sayError("airlock: \(error.description)")
+        printError("airlock: \(error.description)")
         throw error.kind == .certificateAuthorityInvalid ? ExitCode.badInput : ExitCode.unavailable
     }
 }

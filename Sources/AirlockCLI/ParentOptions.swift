@@ -44,7 +44,7 @@ enum ParentWatch {
         source.setEventHandler {
             guard getppid() != parent else { return }
             timer.withLock { $0?.cancel() }
-            sayError("airlock: the process that started it (pid \(parent)) has exited; stopping (--exit-with-parent).")
+            printError("airlock: the process that started it (pid \(parent)) has exited; stopping (--exit-with-parent).")
             kill(getpid(), SIGTERM)
         }
         timer.withLock { $0 = source }

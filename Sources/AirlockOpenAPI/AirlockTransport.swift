@@ -153,13 +153,13 @@ extension AirlockTransport {
             }
         }
 
-        func begin(_ response: PlannedResponse, bodySize: Int) -> Bool {
-            if let redirect = response.redirect {
+        func begin(_ planned: PlannedResponse, bodySize: Int) -> Bool {
+            if let redirect = planned.redirect {
                 follow(redirect)
                 return false
             }
-            var head = HTTPResponse(status: .init(code: response.status, reasonPhrase: response.reasonPhrase ?? ""))
-            head.headerFields = response.headers
+            var head = HTTPResponse(status: .init(code: planned.response.status.code, reasonPhrase: planned.response.reasonPhrase ?? ""))
+            head.headerFields = planned.response.headerFields
             let (stream, body) = AsyncThrowingStream<HTTPBody.ByteChunk, any Error>.makeStream()
             let continuation = state.withLock { state -> CheckedContinuation<Answer, any Error>? in
                 guard case .waiting(let continuation, _, _) = state else { return nil }
@@ -171,7 +171,7 @@ extension AirlockTransport {
             return true
         }
 
-        func send(_ piece: Data, isLast: Bool, of response: PlannedResponse) {
+        func send(_ piece: Data, isLast: Bool, of planned: PlannedResponse) {
             let body = state.withLock { state -> AsyncThrowingStream<HTTPBody.ByteChunk, any Error>.Continuation? in
                 guard case .streaming(let body) = state else { return nil }
                 if isLast { state = .over }
@@ -190,7 +190,7 @@ extension AirlockTransport {
             end(with: error.error)
         }
 
-        func actOut(_ fault: MockResponse.Fault) {
+        func perform(_ fault: MockResponse.Fault) {
             end(with: fault.urlError(reportedBy: "AirlockTransport"))
         }
 

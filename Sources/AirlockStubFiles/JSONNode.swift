@@ -3,7 +3,7 @@ import AirlockCore
 import Foundation
 
 /// Where a value sits in a JSON document: `stubs[3].responses[0].delay`.
-package struct JSONPath: Sendable, Hashable, CustomStringConvertible {
+package struct JSONLocation: Sendable, Hashable, CustomStringConvertible {
     private enum Step: Sendable, Hashable {
         case key(String)
         case index(Int)
@@ -12,7 +12,7 @@ package struct JSONPath: Sendable, Hashable, CustomStringConvertible {
     private var steps: [Step] = []
 
     /// The document itself.
-    package static let root = JSONPath()
+    package static let root = JSONLocation()
 
     /// The path of a `Codable` decoding error.
     package init(_ codingPath: [any CodingKey]) {
@@ -22,14 +22,14 @@ package struct JSONPath: Sendable, Hashable, CustomStringConvertible {
     private init() {}
 
     /// The path of a member of the object here.
-    package func appending(_ key: String) -> JSONPath {
+    package func appending(_ key: String) -> JSONLocation {
         var path = self
         path.steps.append(.key(key))
         return path
     }
 
     /// The path of an element of the array here.
-    package func appending(_ index: Int) -> JSONPath {
+    package func appending(_ index: Int) -> JSONLocation {
         var path = self
         path.steps.append(.index(index))
         return path
@@ -59,7 +59,7 @@ package struct JSONNode: Sendable {
     /// The value here.
     package let value: JSONValue
     /// Where it is.
-    package let path: JSONPath
+    package let path: JSONLocation
     /// How errors name the document: a file's path, or `request body`.
     package let source: String
 
@@ -68,7 +68,7 @@ package struct JSONNode: Sendable {
         self.init(value: document, path: .root, source: source)
     }
 
-    fileprivate init(value: JSONValue, path: JSONPath, source: String) {
+    fileprivate init(value: JSONValue, path: JSONLocation, source: String) {
         self.value = value
         self.path = path
         self.source = source

@@ -31,7 +31,7 @@ public struct StubFileError: Error, Sendable, CustomStringConvertible {
     }
 
     package init(decoding error: DecodingError, file: String, data: Data) {
-        func path(_ keys: [any CodingKey]) -> String { JSONPath(keys).description }
+        func path(_ keys: [any CodingKey]) -> String { JSONLocation(keys).description }
         switch error {
         case .keyNotFound(let key, let context):
             self.init(file: file, location: path(context.codingPath + [key]), problem: "is missing", expected: "a \"\(key.stringValue)\" field")

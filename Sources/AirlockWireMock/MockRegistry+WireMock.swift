@@ -8,7 +8,7 @@ extension MockRegistry {
     /// Adds WireMock mappings in order; a mapping with the id of one already registered replaces
     /// it. Invalid ones are left out, returned, and reported (see ``report(to:)``).
     @discardableResult
-    package func register(_ mappings: [WireMockMapping]) -> [RegistrationError] {
+    package func register(_ mappings: [StubMapping]) -> [RegistrationError] {
         register(sourced: mappings.map { mapping in
             var registration = mapping.registration
             registration.source = StubSource(id: mapping.id, value: mapping)
@@ -17,13 +17,13 @@ extension MockRegistry {
     }
 
     /// Every WireMock mapping registered, in the order they were added.
-    package var wireMockMappings: [WireMockMapping] {
-        sources(as: WireMockMapping.self)
+    package var wireMockMappings: [StubMapping] {
+        sources(as: StubMapping.self)
     }
 
     /// The WireMock mapping with this id, if one is registered.
-    package func wireMockMapping(id: UUID) -> WireMockMapping? {
-        source(id: id, as: WireMockMapping.self)
+    package func wireMockMapping(id: UUID) -> StubMapping? {
+        source(id: id, as: StubMapping.self)
     }
 
     /// A wait added to every stubbed response, in seconds: WireMock's global `fixedDelay`
@@ -38,7 +38,7 @@ extension MockRegistry {
 
     /// Notes the file a mapping was saved to.
     package func noteSaved(_ id: UUID, in file: URL) {
-        updateSource(id: id, as: WireMockMapping.self) { $0.file = file }
+        updateSource(id: id, as: StubMapping.self) { $0.file = file }
     }
 
     /// Removes the WireMock mapping with this id; whether there was one.

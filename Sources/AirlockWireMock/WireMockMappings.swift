@@ -31,7 +31,7 @@ import Foundation
 /// and what to use instead. Nothing is left out silently.
 public struct WireMockMappings: Sendable {
     /// The mappings, in the order they were read.
-    package let mappings: [WireMockMapping]
+    package let mappings: [StubMapping]
     /// The folder that holds `mappings/` and `__files/`.
     public let rootDirectory: URL
 
@@ -60,14 +60,14 @@ public struct WireMockMappings: Sendable {
                 expected: "WireMock's root folder, which holds mappings/ (and __files/ for bodyFileName)"
             )
         }
-        var mappings: [WireMockMapping] = []
+        var mappings: [StubMapping] = []
         var skipped: [StubFileError] = []
         let files = Self.files(root: root)
         for url in Self.jsonFiles(in: mappingsFolder) {
             do {
                 let data = try StubFileError.contents(of: url, expected: "a readable WireMock mapping file")
                 let document = try JSONNode.parse(data, source: url.path, expected: "a WireMock mapping or {\"mappings\": [...]}")
-                let read = try WireMockMapping.mappings(in: document, files: files, file: url, skipping: skippingUnsupported)
+                let read = try StubMapping.mappings(in: document, files: files, file: url, skipping: skippingUnsupported)
                 mappings += read.mappings
                 skipped += read.skipped
             } catch {
@@ -88,7 +88,7 @@ public struct WireMockMappings: Sendable {
     /// - Throws: `StubFileError` naming the source, the field and what was expected.
     public init(data: Data, source: String, rootDirectory: URL) throws(StubFileError) {
         let document = try JSONNode.parse(data, source: source, expected: "a WireMock mapping or {\"mappings\": [...]}")
-        mappings = try WireMockMapping.mappings(in: document, files: Self.files(root: rootDirectory), file: nil).mappings
+        mappings = try StubMapping.mappings(in: document, files: Self.files(root: rootDirectory), file: nil).mappings
         skipped = []
         self.rootDirectory = rootDirectory
     }

@@ -39,9 +39,9 @@ extension LoadingURLProtocol {
         let message = "HTTPMock: \(target) timed out after \(Self.seconds(timeout)) s: \(reason), and URLSession fails a request "
             + "that receives nothing for its timeout (the request's timeoutInterval, else the session's timeoutIntervalForRequest). "
             + "Shorten the delay, or raise the timeout, to get the response."
-        let handle = Handle(self)
+        let reference = LoadReference(self)
         schedule(after: timeout) {
-            let loader = handle.base
+            let loader = reference.load
             guard loader.claimDelivery() else { return }
             recorder.record(.failure(message))
             loader.client?.urlProtocol(loader, didFailWithError: URLError(.timedOut, message: message))

@@ -36,19 +36,6 @@ open class LoadingURLProtocol: URLProtocol {
         }
     }
 
-    /// Calls `body` with the complete request body: at once when it is `httpBody` or absent, on a
-    /// global queue when it is a stream or an upload task's body (reading may block).
-    package func withRequestBody(_ body: @escaping @Sendable (LoadingURLProtocol, Data?) -> Void) {
-        guard request.httpBody == nil, RequestBody.travelsOutsideTheRequest(request, task: task) else {
-            return body(self, request.httpBody)
-        }
-        let handle = Handle(self)
-        DispatchQueue.global().async {
-            let loader = handle.base
-            body(loader, RequestBody.read(loader.request, task: loader.task))
-        }
-    }
-
     /// Runs `work` on a global queue after `delay` seconds, unless the load stops first.
     package func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) {
         let item = DispatchWorkItem(block: work)
@@ -104,7 +91,7 @@ open class LoadingURLProtocol: URLProtocol {
             request.httpBodyStream = nil
             request.httpBody = body
         }
-        let handle = Handle(self)
+        let reference = LoadReference(self)
         // The client's own session must outlive the forward: corelibs reads it, unchecked, when
         // the answer is relayed, and a test that drops its session (or its mock) while the real
         // server is still answering would otherwise crash the process there.
@@ -113,14 +100,14 @@ open class LoadingURLProtocol: URLProtocol {
         // wait for the queue startLoading() runs on): hop off it first.
         DispatchQueue.global().async { [request] in
             let task = session.dataTask(with: request) { data, response, error in
-                let loader = handle.base
+                let loader = reference.load
                 guard loader.claimDelivery() else { return }
                 report(data, response, error)
                 withExtendedLifetime(owner) {
                     loader.relay(data: data, response: response, error: error)
                 }
             }
-            let started = handle.base.state.withLock { state in
+            let started = reference.load.state.withLock { state in
                 switch state {
                 case .idle, .waiting:
                     // (Waiting: the delayed work that forwards is what runs now.)
@@ -157,11 +144,11 @@ extension LoadingURLProtocol {
     // @unchecked Sendable: URLProtocol is not Sendable on Linux, but the loading system sets its
     // request and client before startLoading() and never changes them; the client's methods may
     // be called from any thread; and what these classes add (`state`) sits behind a Locked (pthread mutex).
-    package struct Handle: @unchecked Sendable {
-        package let base: LoadingURLProtocol
+    package struct LoadReference<Load: LoadingURLProtocol>: @unchecked Sendable {
+        package let load: Load
 
-        package init(_ base: LoadingURLProtocol) {
-            self.base = base
+        package init(_ load: Load) {
+            self.load = load
         }
     }
 
@@ -200,5 +187,24 @@ extension HTTPURLResponse {
             headers["\(name)"] = "\(value)"
         }
         return HTTPFields(sortedDictionary: headers)
+    }
+}
+
+/// A load that reads its request's body before it answers: `withRequestBody` hands the body to
+/// the load as the subclass it is (a protocol extension's `Self`), so no caller casts it back.
+package protocol RequestBodyReading: LoadingURLProtocol {}
+
+extension RequestBodyReading {
+    /// Calls `body` with the complete request body: at once when it is `httpBody` or absent, on a
+    /// global queue when it is a stream or an upload task's body (reading may block).
+    package func withRequestBody(_ body: @escaping @Sendable (Self, Data?) -> Void) {
+        guard request.httpBody == nil, RequestBody.travelsOutsideTheRequest(request, task: task) else {
+            return body(self, request.httpBody)
+        }
+        let reference = LoadReference(self)
+        DispatchQueue.global().async {
+            let loader = reference.load
+            body(loader, RequestBody.read(loader.request, task: loader.task))
+        }
     }
 }

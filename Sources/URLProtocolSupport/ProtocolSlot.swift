@@ -2,7 +2,7 @@
 ///
 /// A session only tells its protocol *class* which session it belongs to; Linux has no API to get
 /// from a task to its session. So every mock lists `SlottedMockURLProtocol<N>` for its own slot
-/// `N`, a binary number spelled in nested generic types (`One<Zero<One<End>>>` is 5). Building
+/// `N`, a binary number spelled in nested generic types (`AppendingOneBit<AppendingZeroBit<AppendingOneBit<End>>>` is 5). Building
 /// the type for a number takes O(log n) steps, and reading the number back from inside a loading
 /// request is a few static calls.
 package protocol SlotNumber {
@@ -15,12 +15,12 @@ package enum SlotEnd: SlotNumber {
 }
 
 /// Appends a 0 bit.
-package enum Zero<Higher: SlotNumber>: SlotNumber {
+package enum AppendingZeroBit<Higher: SlotNumber>: SlotNumber {
     package static var value: Int { Higher.value << 1 }
 }
 
 /// Appends a 1 bit.
-package enum One<Higher: SlotNumber>: SlotNumber {
+package enum AppendingOneBit<Higher: SlotNumber>: SlotNumber {
     package static var value: Int { Higher.value << 1 | 1 }
 }
 
@@ -45,7 +45,7 @@ package enum ProtocolSlot {
     }
 
     private static func appending<Higher: SlotNumber>(_ one: Bool, to _: Higher.Type) -> any SlotNumber.Type {
-        one ? One<Higher>.self : Zero<Higher>.self
+        one ? AppendingOneBit<Higher>.self : AppendingZeroBit<Higher>.self
     }
 
     private static func visit<Slot: SlotNumber, V: Visitor>(_ slot: Slot.Type, _ visitor: V) -> V.Result {

@@ -20,7 +20,7 @@ struct RegistryTests {
     }
 
     private func body(_ exchange: ResolvedExchange<URLSessionTransport>) -> String? {
-        guard exchange.stub != nil, case .answer(.respond(let planned)) = exchange.action, let data = planned.body.bytesInMemory else { return nil }
+        guard exchange.stub != nil, case .answer(.respond(let planned)) = exchange.action, let data = planned.response.body.bytesInMemory else { return nil }
         return String(decoding: data, as: UTF8.self)
     }
 
@@ -39,11 +39,11 @@ struct RegistryTests {
         let unmatched = request("a.test", "/x", query: [("q", "1"), ("q", "2")])
         func expectSnippet<Kind>(_ snippet: String, for transport: Transport<Kind>) {
             let exchange = registry.resolve(unmatched, for: transport)
-            guard case .answer(.respond(let planned)) = exchange.action, let data = planned.body.bytesInMemory else {
+            guard case .answer(.respond(let planned)) = exchange.action, let data = planned.response.body.bytesInMemory else {
                 Issue.record("expected a 404 response")
                 return
             }
-            #expect(planned.status == 404)
+            #expect(planned.response.status.code == 404)
             #expect(String(decoding: data, as: UTF8.self).contains(snippet))
         }
         expectSnippet(#"Path("/x", query: ["q": ["1", "2"]])"#, for: .urlSession)
@@ -97,7 +97,7 @@ struct TrieTests {
     private func body(_ registry: MockRegistry, _ host: String, _ path: String) -> String? {
         let request = IncomingRequest(method: "GET", url: "https://\(host)\(path)", host: host, path: path, query: nil)
         let exchange = registry.resolve(request, for: .urlSession)
-        guard exchange.stub != nil, case .answer(.respond(let planned)) = exchange.action, let data = planned.body.bytesInMemory else { return nil }
+        guard exchange.stub != nil, case .answer(.respond(let planned)) = exchange.action, let data = planned.response.body.bytesInMemory else { return nil }
         return String(decoding: data, as: UTF8.self)
     }
 

@@ -35,7 +35,7 @@ struct ModuleLayoutTests {
 
     static let formatTypes = [
         "StubFile", "JSONNode", "JSONObject", "ResponseTemplate", "TemplatedResponse", "Cassette", "HTTPArchive", "HARFormat",
-        "WireMock", "JSONPath",
+        "WireMock", "JSONLocation",
     ]
 
     @Test func theCoreNamesNoFormat() throws {

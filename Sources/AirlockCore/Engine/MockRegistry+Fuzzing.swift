@@ -14,6 +14,6 @@ extension MockRegistry {
         request.headers = headers.map { (name: $0.key, value: $0.value) }
         request.body = body
         guard case .answer(.respond(let planned)) = resolve(request, for: .socket).action else { return nil }
-        return planned.status
+        return planned.response.status.code
     }
 }

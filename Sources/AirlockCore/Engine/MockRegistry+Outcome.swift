@@ -6,14 +6,8 @@ extension MockRegistry {
     /// written by the user — a stub's `requiring:` matcher, the unmatched-request diagnosis — is
     /// left for ``MockRegistry/resolve(_:for:at:)`` to do after unlocking.
     enum Outcome {
-        /// Decided: a stub's response, or a request to record.
+        /// Decided: what the transport is to do, planned from it once unlocked.
         case decided(Decision)
-        /// No stub answered and the unmocked policy applies. The diagnosis, when the policy's
-        /// message needs one, is built from `snapshot` after unlocking.
-        case unmatched(UnmockedPolicy, snapshot: DiagnosisSnapshot?, recorder: ExchangeRecorder)
-        /// The recording does not record and has no entry for the request; the diagnosis is
-        /// built from `snapshot` after unlocking.
-        case replayMiss(any UnmatchedRequestHandler, snapshot: DiagnosisSnapshot, recorder: ExchangeRecorder)
         /// Stubs whose `requiring:` matchers must be asked before anything can be decided.
         case evaluate(PendingMatch)
     }

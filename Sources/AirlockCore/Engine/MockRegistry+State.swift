@@ -199,14 +199,14 @@ extension MockRegistry {
                 // A recording that only replays answers for every request no stub took: a miss
                 // fails, whatever the unmocked policy, so no plausible answer hides it.
                 let snapshot = diagnosisSnapshot(for: entry())
-                return .replayMiss(unmatchedHandler, snapshot: snapshot, recorder: journal.append(entry, started: date))
+                return .decided(.replayMiss(unmatchedHandler, snapshot: snapshot, recorder: journal.append(entry, started: date)))
             }
             var snapshot: DiagnosisSnapshot?
             switch unmockedPolicy {
             case .notFound, .fatalError: snapshot = diagnosisSnapshot(for: entry())
             case .mock, .passthrough: break
             }
-            return .unmatched(unmockedPolicy, snapshot: snapshot, recorder: journal.append(entry, started: date))
+            return .decided(.unmatched(unmockedPolicy, snapshot: snapshot, recorder: journal.append(entry, started: date)))
         }
 
         /// The most specific route that matches and still has a response queued, or the routes
@@ -399,14 +399,19 @@ extension MockRegistry {
         }
     }
 
-    /// What the registry decided for a request, before the delivery is planned.
+    /// What the registry decided for a request, before the delivery is planned. Anything slow —
+    /// the unmatched-request diagnosis, built from its snapshot — waits for the planning, after
+    /// unlocking.
     enum Decision {
+        /// A stub's response.
         case matched(MockResponse, stub: StubDescription, recorder: ExchangeRecorder)
-        case unmatched(UnmockedPolicy, diagnosis: UnmatchedDiagnosis?, recorder: ExchangeRecorder)
-        /// Forward to the real server and record the exchange in the cassette.
+        /// No stub answered and the unmocked policy applies; `snapshot` when its message needs
+        /// the diagnosis.
+        case unmatched(UnmockedPolicy, snapshot: DiagnosisSnapshot?, recorder: ExchangeRecorder)
+        /// Forward to the real server and record the exchange in the recording.
         case record(recorder: ExchangeRecorder)
         /// The recording does not record and has no entry for the request: fail it (a replay miss).
-        case replayMiss(any UnmatchedRequestHandler, diagnosis: UnmatchedDiagnosis, recorder: ExchangeRecorder)
+        case replayMiss(any UnmatchedRequestHandler, snapshot: DiagnosisSnapshot, recorder: ExchangeRecorder)
     }
 
     /// The routes registered for one host and path pattern.

@@ -84,19 +84,12 @@ public final class MockRegistry: Sendable {
     package func resolve<Kind>(_ request: IncomingRequest, for transport: Transport<Kind>, at date: Date = Date()) -> ResolvedExchange<Kind> {
         var conditions = ConditionResults()
         while true {
-            let decision: Decision
             switch state.withLock({ $0.decide(request, at: date, journal: journal, conditions: conditions) }) {
-            case .decided(let decided):
-                decision = decided
-            case .unmatched(let policy, let snapshot, let recorder):
-                decision = .unmatched(policy, diagnosis: snapshot?.diagnosis(redaction: journal.redaction), recorder: recorder)
-            case .replayMiss(let recording, let snapshot, let recorder):
-                decision = .replayMiss(recording, diagnosis: snapshot.diagnosis(redaction: journal.redaction), recorder: recorder)
+            case .decided(let decision):
+                return ResolvedExchange(decision, request: request, transport: transport, redaction: journal.redaction)
             case .evaluate(let pending):
                 conditions.evaluate(pending, request: request, date: date)
-                continue
             }
-            return ResolvedExchange(decision, request: request, transport: transport)
         }
     }
 

@@ -35,10 +35,10 @@ package protocol ExchangeSink: AnyObject, Sendable {
     /// Starts the response: its status and fields, for a body of `bodySize` bytes. Returns
     /// `false` when the transport answered otherwise (it followed the redirect the response asks
     /// for): no body follows then.
-    func begin(_ response: PlannedResponse, bodySize: Int) -> Bool
+    func begin(_ planned: PlannedResponse, bodySize: Int) -> Bool
 
     /// Sends a piece of the body; the last one ends the response.
-    func send(_ piece: Data, isLast: Bool, of response: PlannedResponse)
+    func send(_ piece: Data, isLast: Bool, of planned: PlannedResponse)
 
     /// Answers with what kept the core from producing the response (a missing file, a closure
     /// that threw), already recorded.
@@ -48,7 +48,7 @@ package protocol ExchangeSink: AnyObject, Sendable {
     func fail(carrying error: Kind.Failure)
 
     /// Misbehaves on the connection as the fault says, already recorded.
-    func actOut(_ fault: MockResponse.Fault)
+    func perform(_ fault: MockResponse.Fault)
 
     /// Sends the request to the real network and relays the answer, recording it with `recorder`.
     /// - Parameters:
@@ -77,25 +77,25 @@ extension ResolvedExchange {
         case .stop(let stop):
             sink.stop(stop)
         case .answer(let answer):
-            guard delay > 0 else { return carryOut(answer, on: sink) }
+            guard delay > 0 else { return deliver(answer, on: sink) }
             if let timeout = sink.idleTimeout, delay >= timeout {
                 return sink.timeOut(after: timeout, because: "its mocked response is delayed \(Self.seconds(delay)) s", recorder: recorder)
             }
-            sink.schedule(after: delay) { carryOut(answer, on: sink) }
+            sink.schedule(after: delay) { deliver(answer, on: sink) }
         }
     }
 
     @inlinable
-    func carryOut<Sink: ExchangeSink>(_ answer: Answer, on sink: Sink) where Sink.Kind == Kind {
+    func deliver<Sink: ExchangeSink>(_ answer: Answer, on sink: Sink) where Sink.Kind == Kind {
         switch answer {
         case .respond(let planned):
-            if case .bytes(let body) = planned.body {
+            if let body = planned.response.body.bytesInMemory {
                 return respond(planned, body: .success(body), on: sink)
             }
             // Reading a file may block: never on the transport's thread.
             let stub = self.stub
             DispatchQueue.global().async {
-                let loaded = planned.body.load(for: stub)
+                let loaded = planned.response.body.load(for: stub)
                 sink.schedule(after: 0) { respond(planned, body: loaded, on: sink) }
             }
         case .fail(let error):
@@ -103,7 +103,7 @@ extension ResolvedExchange {
             sink.fail(carrying: error)
         case .fault(let fault):
             recorder.record(.fault(fault))
-            sink.actOut(fault)
+            sink.perform(fault)
         }
     }
 
@@ -117,12 +117,13 @@ extension ResolvedExchange {
         case .success(let body):
             wireBody = body
         }
-        recorder.record(.response(status: planned.status), headers: planned.headers, body: wireBody, bodyIsEncoded: !planned.bodyIsDecoded)
+        let response = planned.response
+        recorder.record(.response(status: response.status.code), headers: response.headerFields, body: wireBody, bodyIsEncoded: !response.bodyIsDecoded)
         // A URLSession decodes gzip and deflate bodies for its callers; a socket sends them as kept.
-        let body = transport.decodesContentCoding && !planned.bodyIsDecoded
-            ? planned.headers.contentCoding.flatMap { ContentCoding.decode(wireBody, coding: $0) } ?? wireBody : wireBody
+        let body = transport.decodesContentCoding && !response.bodyIsDecoded
+            ? response.headerFields.contentCoding.flatMap { ContentCoding.decode(wireBody, coding: $0) } ?? wireBody : wireBody
         guard sink.begin(planned, bodySize: body.count) else { return }
-        guard let dribble = planned.dribble, body.count > 1 else {
+        guard let dribble = response.dribble, body.count > 1 else {
             return sink.send(body, isLast: true, of: planned)
         }
         let (pieces, interval) = dribble.pieces(of: body)

@@ -5,16 +5,19 @@ extension ResolvedExchange {
     /// Plans the delivery of what the registry decided, for `transport`: the one place where the
     /// unmocked policy turns into an action and a response into a status, headers, a body source,
     /// a dribble plan and a redirect rule.
-    init(_ decision: MockRegistry.Decision, request: IncomingRequest, transport: Transport<Kind>) {
+    /// The diagnosis of an unmatched request is built here from the registry's snapshot, outside
+    /// its lock, with `redaction` hiding what the messages may not show.
+    init(_ decision: MockRegistry.Decision, request: IncomingRequest, transport: Transport<Kind>, redaction: Redaction) {
         switch decision {
         case .matched(let response, let stub, let recorder):
             self.init(response, stub: stub, recorder: recorder, request: request, transport: transport)
         case .record(let recorder):
             self.init(action: .forward(recording: true, target: nil), delay: 0, recorder: recorder, stub: nil, transport: transport)
-        case .replayMiss(let cassette, let diagnosis, let recorder):
-            self.init(replayMiss: cassette, diagnosis: diagnosis, request: request, recorder: recorder, transport: transport)
-        case .unmatched(let policy, let diagnosis, let recorder):
-            let message = diagnosis?.render(transport.snippetStyle, showingStubs: transport.showsStubs)
+        case .replayMiss(let recording, let snapshot, let recorder):
+            let diagnosis = snapshot.diagnosis(redaction: redaction)
+            self.init(replayMiss: recording, diagnosis: diagnosis, request: request, recorder: recorder, transport: transport)
+        case .unmatched(let policy, let snapshot, let recorder):
+            let message = snapshot?.diagnosis(redaction: redaction).render(transport.snippetStyle, showingStubs: transport.showsStubs)
                 ?? "Airlock: no stub for \(request.method) \(Redaction.standard.url(request.url))"
             switch policy {
             case .notFound:
@@ -59,23 +62,19 @@ extension ResolvedExchange {
             // A closure that returned another computed response: what it returns is served, never run.
             let name = stub.map { "stub \($0.shown(by: .standard))" } ?? "the unmocked policy's response"
             let problem = "the response closure of \(name) returned another computed response; return the response itself."
-            answer = .respond(PlannedResponse(Self.failure(problem, like: response), body: .unavailable(problem), redirect: nil))
-        case .data(let data):
-            answer = .respond(Self.planned(response, body: .bytes(data), request: request))
-        case .file(let url):
-            answer = .respond(Self.planned(response, body: .file(url), request: request))
-        case .failure(let problem):
-            answer = .respond(Self.planned(response, body: .unavailable(problem), request: request))
+            answer = .respond(PlannedResponse(Self.failure(problem, like: response), redirect: nil))
+        case .data, .file, .failure:
+            answer = .respond(Self.planned(response, request: request))
         }
         self.init(action: .answer(answer), delay: response.delivery.seconds, recorder: recorder, stub: stub, transport: transport)
     }
 
     /// A response to send, with the redirect it asks for.
-    private static func planned(_ response: MockResponse, body: ResponseBodySource, request: IncomingRequest) -> PlannedResponse {
+    private static func planned(_ response: MockResponse, request: IncomingRequest) -> PlannedResponse {
         let status = response.status.code
         let redirect = (300..<400).contains(status)
             ? RedirectRule(status: status, headers: response.headerFields, requestURL: request.url, requestMethod: request.method) : nil
-        return PlannedResponse(response, body: body, redirect: redirect)
+        return PlannedResponse(response, redirect: redirect)
     }
 
     /// The response a computed one makes for this request — with the stub's own headers under

@@ -53,6 +53,6 @@ extension PlannedResponse {
             delivery: .instant,
             headers: [Self.replayMissHeader.name: Self.replayMissHeader.value]
         )
-        return PlannedResponse(response, body: .bytes(body), redirect: nil)
+        return PlannedResponse(response, redirect: nil)
     }
 }

@@ -45,39 +45,19 @@ package struct ResolvedExchange<Kind: TransportKind>: Sendable {
     package let transport: Transport<Kind>
 }
 
-/// A response to send: status, headers, where the body comes from, and how to pace it.
+/// A response to send, and where it redirects to: the stub's response itself, carried whole
+/// (status, reason, header fields, body and dribble plan are read from it, never copied).
 package struct PlannedResponse: Sendable {
-    /// The stub's response (kept whole: reading its parts costs nothing, copying them would).
-    private let response: MockResponse
-    /// Where the body comes from.
-    package let body: ResponseBodySource
+    /// The response to send. Its body is bytes, a file or a failure: planning turns every other
+    /// kind into an action of its own.
+    package let response: MockResponse
     /// Where a redirect leads, for transports that follow redirects themselves.
     package let redirect: RedirectRule?
 
-    init(_ response: MockResponse, body: ResponseBodySource, redirect: RedirectRule?) {
+    init(_ response: MockResponse, redirect: RedirectRule?) {
         self.response = response
-        self.body = body
         self.redirect = redirect
     }
-
-    /// The status code.
-    package var status: Int { response.status.code }
-    /// The status line's reason phrase, when the response gives its own.
-    package var reasonPhrase: String? { response.reasonPhrase }
-    /// The header fields, in order, repeated names kept.
-    package var headers: HTTPFields { response.headerFields }
-    /// The fields a server sends with ``body``: the same, less a `Content-Encoding` the body
-    /// no longer has (a decoded replay goes out as it is kept).
-    package var wireHeaders: HTTPFields {
-        bodyIsDecoded ? response.headerFields.removing(names: ["content-encoding"]) : response.headerFields
-    }
-    /// Whether the body is decoded although the fields name a content coding (a `URLSession`
-    /// client gets it as it is; otherwise it decodes gzip and deflate as a real session does).
-    package var bodyIsDecoded: Bool { response.bodyIsDecoded }
-    /// The header fields as one dictionary (repeated fields joined), for `HTTPURLResponse`.
-    package var headerDictionary: [String: String] { response.headers }
-    /// How to pace the body, when it is dribbled.
-    package var dribble: DribblePlan? { response.dribble }
 }
 
 /// How a dribbled body is paced: the pieces and the time between them.

@@ -43,7 +43,7 @@ enum ForwardingSlots {
 ///
 /// It cannot recurse into itself: the forwarding session is made from a configuration that does
 /// not list it (and `URLSessionConfiguration.default` ignores globally registered protocols).
-class ForwardingURLProtocol: LoadingURLProtocol {
+class ForwardingURLProtocol: LoadingURLProtocol, RequestBodyReading {
     /// The slot of the observer this class reports to; overridden by each slotted subclass.
     class var slot: Int { -1 }
 
@@ -55,7 +55,7 @@ class ForwardingURLProtocol: LoadingURLProtocol {
         }
         let started = Date()
         withRequestBody { loader, body in
-            (loader as! ForwardingURLProtocol).forward(body: body, started: started, reportingTo: observer)
+            loader.forward(body: body, started: started, reportingTo: observer)
         }
     }
 

@@ -16,7 +16,7 @@ import FoundationNetworking
 /// on other queues, and passthrough tasks are created and resumed asynchronously.
 ///
 /// Sessions list a `SlottedMockURLProtocol<N>` subclass, whose ``slot`` says which mock to ask.
-class MockURLProtocol: LoadingURLProtocol {
+class MockURLProtocol: LoadingURLProtocol, RequestBodyReading {
     /// The slot of the mock that answers this class's requests; overridden by each slotted subclass.
     class var slot: Int { -1 }
 
@@ -31,13 +31,13 @@ class MockURLProtocol: LoadingURLProtocol {
             )
         }
         withRequestBody { loader, body in
-            (loader as! MockURLProtocol).answer(Load(mock: mock, request: loader.request, body: body, hops: 0))
+            loader.answer(Hop(mock: mock, request: loader.request, body: body, hops: 0))
         }
     }
 
     /// Resolves one request — the client's, or a redirect's next hop — and has the core carry
     /// the plan out on this load.
-    private func answer(_ load: Load) {
+    private func answer(_ load: Hop) {
         guard var incoming = IncomingRequest(load.request) else {
             return fail(URLError(.badURL, message: "HTTPMock: the request has no URL with a host: \(load.request)"))
         }
@@ -55,7 +55,7 @@ class MockURLProtocol: LoadingURLProtocol {
     /// directly"), so on Linux the mock follows the chain itself: each hop is resolved by the
     /// registry and recorded, and the client receives the last response, whose URL is the final
     /// location.
-    private func follow(_ redirect: RedirectRule, after response: HTTPURLResponse, load: Load) {
+    private func follow(_ redirect: RedirectRule, after response: HTTPURLResponse, load: Hop) {
         var next = load.request
         next.url = URL(string: redirect.location)
         next.httpMethod = redirect.method
@@ -70,7 +70,7 @@ class MockURLProtocol: LoadingURLProtocol {
             let error = URLError(.httpTooManyRedirects, message: "HTTPMock: more than \(RedirectRule.maximumHops) redirects, from \(load.request.url?.absoluteString ?? "?")")
             return fail(error)
         }
-        answer(Load(mock: load.mock, request: next, body: redirect.dropsBody ? nil : load.body, hops: load.hops + 1))
+        answer(Hop(mock: load.mock, request: next, body: redirect.dropsBody ? nil : load.body, hops: load.hops + 1))
         #else
         guard claimDelivery(), let client else { return }
         client.urlProtocol(self, wasRedirectedTo: next, redirectResponse: response)
@@ -79,7 +79,7 @@ class MockURLProtocol: LoadingURLProtocol {
 
     // MARK: Passthrough
 
-    private func forward(_ load: Load, recorder: ExchangeRecorder) {
+    private func forward(_ load: Hop, recorder: ExchangeRecorder) {
         // No loop is possible: a mock's passthrough session is fixed before the mock exists, so
         // it can be another mock's session (which then answers) but never its own.
         forward(load.request, body: load.body, using: load.mock.passthroughSession) { data, response, error in
@@ -95,15 +95,15 @@ class MockURLProtocol: LoadingURLProtocol {
 extension MockURLProtocol {
     /// One load as the core's delivery sees it: the client calls, the load's timers (cancelled by
     /// `stopLoading()`), and the request's timeout.
-    // @unchecked Sendable: see `Handle` — the protocol's request and client are set before
+    // @unchecked Sendable: see `LoadReference` — the protocol's request and client are set before
     // startLoading() and never change; its own state sits behind a lock.
     final class Sink: ExchangeSink, @unchecked Sendable {
         typealias Kind = URLSessionTransport
 
         private let loader: MockURLProtocol
-        private let load: Load
+        private let load: Hop
 
-        init(_ loader: MockURLProtocol, load: Load) {
+        init(_ loader: MockURLProtocol, load: Hop) {
             self.loader = loader
             self.load = load
         }
@@ -129,14 +129,14 @@ extension MockURLProtocol {
             loader.timeOut(after: seconds, because: reason, recorder: recorder)
         }
 
-        func begin(_ response: PlannedResponse, bodySize: Int) -> Bool {
+        func begin(_ planned: PlannedResponse, bodySize: Int) -> Bool {
             guard let url = load.request.url,
-                let http = HTTPURLResponse(url: url, statusCode: response.status, httpVersion: "HTTP/1.1", headerFields: response.headerDictionary)
+                let http = HTTPURLResponse(url: url, statusCode: planned.response.status.code, httpVersion: "HTTP/1.1", headerFields: planned.response.headers)
             else {
                 loader.fail(URLError(.badServerResponse, message: "HTTPMock: cannot build a response for \(load.request)"))
                 return false
             }
-            if let redirect = response.redirect {
+            if let redirect = planned.redirect {
                 loader.follow(redirect, after: http, load: load)
                 return false
             }
@@ -145,7 +145,7 @@ extension MockURLProtocol {
             return true
         }
 
-        func send(_ piece: Data, isLast: Bool, of response: PlannedResponse) {
+        func send(_ piece: Data, isLast: Bool, of planned: PlannedResponse) {
             guard isLast ? loader.claimDelivery() : !loader.isStopped, let client = loader.client else { return }
             if !piece.isEmpty {
                 client.urlProtocol(loader, didLoad: piece)
@@ -163,7 +163,7 @@ extension MockURLProtocol {
             loader.fail(error.error)
         }
 
-        func actOut(_ fault: MockResponse.Fault) {
+        func perform(_ fault: MockResponse.Fault) {
             loader.fail(fault.urlError(reportedBy: "HTTPMock"))
         }
 
@@ -176,7 +176,7 @@ extension MockURLProtocol {
             var request = load.request
             request.url = url
             request.setValue(nil, forHTTPHeaderField: "Host")
-            loader.forward(Load(mock: load.mock, request: request, body: load.body, hops: load.hops), recorder: recorder)
+            loader.forward(Hop(mock: load.mock, request: request, body: load.body, hops: load.hops), recorder: recorder)
         }
 
         func stop(_ message: String) -> Never {
@@ -187,7 +187,7 @@ extension MockURLProtocol {
 
 extension MockURLProtocol {
     /// One request being answered: the client's, or the next hop of a redirect.
-    struct Load: Sendable {
+    struct Hop: Sendable {
         let mock: HTTPMock
         let request: URLRequest
         let body: Data?

@@ -64,13 +64,13 @@ struct ExchangeDelivery {
             }
         }
 
-        func begin(_ response: PlannedResponse, bodySize: Int) -> Bool {
+        func begin(_ planned: PlannedResponse, bodySize: Int) -> Bool {
             let delivery = delivery.value
             guard delivery.context.channel.isActive else { return false }
             let head = delivery.responseHead(
-                status: response.status,
-                reasonPhrase: response.reasonPhrase,
-                headers: response.wireHeaders,
+                status: planned.response.status.code,
+                reasonPhrase: planned.response.reasonPhrase,
+                headers: planned.response.wireHeaderFields,
                 bodySize: bodySize,
                 keepAlive: delivery.head.isKeepAlive
             )
@@ -78,12 +78,12 @@ struct ExchangeDelivery {
             return true
         }
 
-        func send(_ piece: Data, isLast: Bool, of response: PlannedResponse) {
+        func send(_ piece: Data, isLast: Bool, of planned: PlannedResponse) {
             let delivery = delivery.value
             guard delivery.context.channel.isActive else { return }
-            delivery.writeBody(piece, status: response.status)
+            delivery.writeBody(piece, status: planned.response.status.code)
             guard isLast else { return delivery.context.flush() }
-            delivery.report(status: response.status, fault: nil, recorder: recorder)
+            delivery.report(status: planned.response.status.code, fault: nil, recorder: recorder)
             delivery.connection.endResponse(keepAlive: delivery.head.isKeepAlive, in: delivery.context)
         }
 
@@ -95,7 +95,7 @@ struct ExchangeDelivery {
 
         func fail(carrying error: Never) {}
 
-        func actOut(_ fault: MockResponse.Fault) {
+        func perform(_ fault: MockResponse.Fault) {
             delivery.value.misbehave(fault, recorder: recorder)
         }
 

@@ -204,7 +204,7 @@ struct WireMockAdminAPI {
 
     /// Removes a mapping, and the file `POST /__admin/mappings/save` wrote for it, as WireMock
     /// removes a saved mapping's file. Files of the folder that hold other mappings stay.
-    private func remove(_ mapping: WireMockMapping) {
+    private func remove(_ mapping: StubMapping) {
         registry.removeWireMockMapping(id: mapping.id)
         guard let file = mapping.file, let root = context.configuration.wireMockRoot,
             file.standardizedFileURL == Self.savedFile(of: mapping.id, in: root.appendingPathComponent("mappings", isDirectory: true)).standardizedFileURL
@@ -214,7 +214,7 @@ struct WireMockAdminAPI {
 
     /// Runs `answer` with the mappings whose `metadata` a WireMock content pattern (`{"matchesJsonPath": …}`,
     /// `{"equalToJson": …}`) matches, or answers `422` naming the field.
-    private func withMetadataPattern(_ body: Data?, _ answer: ([WireMockMapping]) -> AdminAPI.Answer) -> AdminAPI.Answer {
+    private func withMetadataPattern(_ body: Data?, _ answer: ([StubMapping]) -> AdminAPI.Answer) -> AdminAPI.Answer {
         // The pattern is a body pattern, asked of each mapping's metadata as a JSON body.
         guard let body, let pattern = try? JSONSerialization.jsonObject(with: body), JSONSerialization.isValidJSONObject(pattern),
             let wrapped = try? JSONSerialization.data(withJSONObject: ["bodyPatterns": [pattern]])
@@ -241,7 +241,7 @@ struct WireMockAdminAPI {
 
     /// A mapping as the admin API lists it: its JSON, with secret values hidden by the journal's
     /// redaction (header, cookie and query patterns of secret names, basic-auth passwords).
-    private func listed(_ mapping: WireMockMapping) -> [String: Any] {
+    private func listed(_ mapping: StubMapping) -> [String: Any] {
         WireMockJournal.redacted(mapping.json, by: registry.journal.redaction)
     }
 

@@ -10,7 +10,7 @@ import Foundation
 /// Decoded in one pass with ``JSONNode``: a field Airlock does not support is refused with its
 /// JSON path and what to do instead, never ignored, since an ignored matcher would make a stub
 /// answer requests its author meant it to refuse.
-package struct WireMockMapping: Sendable {
+package struct StubMapping: Sendable {
     /// The mapping's id (`id` or `uuid` in the file; made up when it has none).
     package let id: UUID
     /// Its `name`, if it has one.
@@ -111,7 +111,7 @@ package struct WireMockMapping: Sendable {
         files: ResponseFile.Access,
         file: URL?,
         skipping: Bool = false
-    ) throws(StubFileError) -> (mappings: [WireMockMapping], skipped: [StubFileError]) {
+    ) throws(StubFileError) -> (mappings: [StubMapping], skipped: [StubFileError]) {
         guard case .object(let members) = document.value else {
             throw document.mismatch(expected: "a WireMock mapping (an object with \"request\" and \"response\") or {\"mappings\": [...]}")
         }
@@ -122,11 +122,11 @@ package struct WireMockMapping: Sendable {
         } else {
             nodes = [document]
         }
-        var mappings: [WireMockMapping] = []
+        var mappings: [StubMapping] = []
         var skipped: [StubFileError] = []
         for node in nodes {
             do {
-                mappings.append(try WireMockMapping(node, files: files, file: file))
+                mappings.append(try StubMapping(node, files: files, file: file))
             } catch {
                 guard skipping else { throw error }
                 skipped.append(error)

@@ -1,20 +1,20 @@
 import AirlockBase
 import Dispatch
 import Foundation
+import HTTPTypes
 
-/// Where a planned response's body comes from, and the one place bodies are loaded.
-package enum ResponseBodySource: Sendable {
-    /// Bytes in memory.
-    case bytes(Data)
-    /// A file, read when the response is delivered.
-    case file(URL)
-    /// The response could not be built (a failing `Encodable`, a non-JSON dictionary): serving
-    /// it fails with this problem.
-    case unavailable(String)
+extension MockResponse {
+    /// The fields a server sends with the body: ``headerFields``, less a `Content-Encoding` the
+    /// body no longer has (a decoded replay goes out as it is kept).
+    package var wireHeaderFields: HTTPFields {
+        bodyIsDecoded ? headerFields.removing(names: ["content-encoding"]) : headerFields
+    }
+}
 
+extension MockResponse.Body {
     /// The bytes, if they are in memory already.
     package var bytesInMemory: Data? {
-        if case .bytes(let data) = self { return data }
+        if case .data(let data) = self { return data }
         return nil
     }
 
@@ -24,10 +24,13 @@ package enum ResponseBodySource: Sendable {
     package func load(for stub: StubDescription?) -> Result<Data, ExchangeFailure> {
         let owner = stub.map { "the response for \($0)" } ?? "the unmocked policy's response"
         switch self {
-        case .bytes(let data):
+        case .data(let data):
             return .success(data)
-        case .unavailable(let problem):
+        case .failure(let problem):
             return .failure(ExchangeFailure(.responseUnavailable, "Airlock: \(owner) cannot be served: \(problem)"))
+        case .error, .fault, .computed, .proxy:
+            // Planning makes these actions of their own: a response to send never has one.
+            return .failure(ExchangeFailure(.responseUnavailable, "Airlock: \(owner) has no body to send"))
         case .file(let url):
             let path = url.isFileURL ? url.path : url.absoluteString
             let problem = ResponseFile.problem(at: url)
@@ -58,7 +61,7 @@ package enum ResponseBodySource: Sendable {
     /// Loads the body and hands it to `completion`: at once for bytes in memory, from a global
     /// queue for anything that has to be read.
     package func load(for stub: StubDescription?, completion: @escaping @Sendable (Result<Data, ExchangeFailure>) -> Void) {
-        if case .bytes(let data) = self { return completion(.success(data)) }
+        if case .data(let data) = self { return completion(.success(data)) }
         DispatchQueue.global().async { completion(self.load(for: stub)) }
     }
 }
