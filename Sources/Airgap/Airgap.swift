@@ -55,6 +55,10 @@ public enum Airgap {
 
     /// The violations collected since the last ``clearViolations()``, oldest first, including
     /// those that child processes (and `fork()`ed copies of this process) reported so far.
+    ///
+    /// A violation of this process is here before the blocked call returns to its caller (on
+    /// every route: the URLSession layer and the socket layer); a child's is read from its log
+    /// when this property (or a scope's end, ``deactivate()``, ``writeReport()``) is read.
     public static var violations: [Violation] {
         ViolationPipeline.settle()
         return state.withLock { $0.violations }
@@ -131,6 +135,20 @@ public enum Airgap {
 
     /// Called with every ``Violation`` as soon as it is detected, in addition to
     /// ``violationHandler`` (also inside `.airgapped` scopes). `nil` by default.
+    ///
+    /// It runs on the thread that made the blocked call (a URLSession, libcurl or event-loop
+    /// thread, or the test's own), before that call returns to its caller, so a test that counts
+    /// violations right after a request returns sees this one. The violation's
+    /// ``Violation/callStack`` is symbolicated only if the reporter reads it. Violations of child
+    /// processes reach it when the parent reads their log (``violations``, the end of a scope,
+    /// ``deactivate()``). Network calls made by the reporter itself from a socket-layer hook are
+    /// not guarded (the hook is re-entered with the guard off).
+    ///
+    /// ```swift
+    /// Airgap.violationReporter = { violation in
+    ///     print("blocked \(violation.url) in \(violation.testName)")
+    /// }
+    /// ```
     public static var violationReporter: (@Sendable (Violation) -> Void)? {
         get { state.withLock { $0.violationReporter } }
         set { state.withLock { $0.violationReporter = newValue } }
@@ -189,7 +207,7 @@ public enum Airgap {
     public static func deactivate() {
         state.withLock { $0.isActive = false }
         synchronise()
-        // Every violation raised while the guard was on is delivered before this returns.
+        // What child processes reported while the guard was on is delivered before this returns.
         ViolationPipeline.settle()
         airgap_clear_resolved()
     }

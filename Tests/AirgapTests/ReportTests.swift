@@ -12,11 +12,35 @@ struct ReportTests {
         FileManager.default.temporaryDirectory.appendingPathComponent("airgap-\(UUID().uuidString)-\(name)").path
     }
 
-    @Test func writeReportSaysWhetherItWroteTheFile() throws {
+    @Test func nothingToWriteIsSuccessAndLeavesNoFile() throws {
         let saved = Airgap.reportPath
         defer { Airgap.reportPath = saved }
+        #expect(Airgap.violations.isEmpty)
+        // No path: nothing to write.
         Airgap.reportPath = nil
-        #expect(Airgap.writeReport() == false)
+        #expect(Airgap.writeReport() == true)
+        // A path but no violations: success, and no file (nor its directory).
+        let directory = temporaryPath("empty")
+        let path = (directory as NSString).appendingPathComponent("report.txt")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        Airgap.reportPath = path
+        #expect(Airgap.writeReport() == true)
+        #expect(!FileManager.default.fileExists(atPath: path))
+        #expect(!FileManager.default.fileExists(atPath: directory))
+        Airgap.reportPath = (directory as NSString).appendingPathComponent("report.json")
+        #expect(Airgap.writeReport() == true)
+        #expect(!FileManager.default.fileExists(atPath: directory))
+        // Code written against swift-airgap that ignores the result still compiles.
+        Airgap.reportPath = nil
+        Airgap.writeReport()
+    }
+
+    @Test func writeReportSaysWhetherItWroteTheViolations() async throws {
+        let saved = Airgap.reportPath
+        defer { Airgap.reportPath = saved }
+        let protected = Airgap.protect(Client.configured(.ephemeral))
+        _ = await Client.fetch(URLSession(configuration: protected), "http://airgap-write-result.invalid/")
+        #expect(Airgap.violations.count == 1)
         let path = temporaryPath("written.txt")
         defer { try? FileManager.default.removeItem(atPath: path) }
         Airgap.reportPath = path
@@ -28,9 +52,6 @@ struct ReportTests {
         defer { try? FileManager.default.removeItem(atPath: blocked) }
         Airgap.reportPath = blocked
         #expect(Airgap.writeReport() == false)
-        // Code written against swift-airgap that ignores the result still compiles.
-        Airgap.reportPath = nil
-        Airgap.writeReport()
     }
 
     @Test func theProtocolMirrorsTheGuardForSwiftAirgapCode() {

@@ -9,6 +9,52 @@ struct CapturedStack: Sendable {
     let addresses: [UInt]
 }
 
+/// A violation's call stack: frames given as text (a child's line, a decoded report, a
+/// violation made in code), or return addresses captured where the violation happened and
+/// symbolicated the first time anyone reads them (``frames``, ``userFrame``), never before.
+final class ViolationStack: Sendable {
+    private let captured: CapturedStack?
+    /// The symbolicated stack, once read (or the frames given).
+    private let symbolicated: Locked<SymbolicatedStack?>
+
+    /// A stack of frames given as text.
+    init(frames: [String]) {
+        captured = nil
+        symbolicated = Locked(SymbolicatedStack(frames: frames, userFrame: nil))
+    }
+
+    /// A stack of return addresses, symbolicated when first read.
+    init(captured: CapturedStack) {
+        self.captured = captured
+        symbolicated = Locked(nil)
+    }
+
+    /// The frames, innermost first (symbolicates the captured addresses on first use).
+    var frames: [String] {
+        resolved.frames
+    }
+
+    /// The user's frame that made the call, when known (symbolicates on first use).
+    var userFrame: UserFrame? {
+        resolved.userFrame
+    }
+
+    /// The user's frame, only when this stack was symbolicated before (here or elsewhere, the
+    /// same return addresses); never symbolicates.
+    var cachedUserFrame: UserFrame? {
+        if let done = symbolicated.withLock({ $0 }) { return done.userFrame }
+        return captured.flatMap(CallStack.cachedSymbolication)?.userFrame
+    }
+
+    private var resolved: SymbolicatedStack {
+        if let done = symbolicated.withLock({ $0 }) { return done }
+        // Outside the lock: symbolicating waits for the symbolication worker.
+        let result = captured.map(CallStack.symbolicate) ?? SymbolicatedStack(frames: [], userFrame: nil)
+        symbolicated.withLock { $0 = result }
+        return result
+    }
+}
+
 /// A symbolicated call stack: frames innermost first, without Airgap's own, and the user's frame
 /// that made the call.
 struct SymbolicatedStack: Sendable {
@@ -19,7 +65,8 @@ struct SymbolicatedStack: Sendable {
 /// Captures call stacks for violations cheaply, and symbolicates them later, once per distinct
 /// stack.
 ///
-/// Capturing only walks the stack (microseconds), so a blocked call fails at once. Symbolicating
+/// Capturing only walks the stack (microseconds), so a violation is reported (and the blocked
+/// call fails) at once. Symbolicating, when a stack is first read (``ViolationStack``),
 /// reads the images' symbol tables and line programs, which takes from a tenth of a second to
 /// seconds in a large test binary; it runs on one thread of its own (``SymbolicationWorker``),
 /// where the runtime keeps what it read of each image, and each distinct stack is symbolicated

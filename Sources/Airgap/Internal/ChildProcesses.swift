@@ -136,9 +136,9 @@ enum ChildProcesses {
                 event: event, host: fields[5], port: port, socketType: socketType,
                 protocol: fields.count >= 8 ? Int32(fields[7]) ?? 0 : 0,
                 testName: Airgap.attributedTestName(),
-                callStack: ["child process \(fields[4]) (\(fields[6]))"]
+                stack: ViolationStack(frames: ["child process \(fields[4]) (\(fields[6]))"])
             )
-            Airgap.record(violation, stack: nil)
+            Airgap.record(violation)
         }
     }
 }
