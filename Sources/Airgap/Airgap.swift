@@ -24,6 +24,11 @@ import FoundationNetworking
 ///   <doc:HowAirgapWorks#What-is-not-blocked> the routes the guard cannot see, with what to do
 ///   about each.
 ///
+/// Where there is no socket layer — Apple platforms, or a Linux build with
+/// `-Xswiftc -DAIRGAP_NO_SOCKET_LAYER -Xcc -DAIRGAP_NO_SOCKET_LAYER` — the URLSession layer is the
+/// whole guard. The Linux builds, with and without the socket layer, are built and tested; the
+/// Apple one is unbuilt and unverified (<doc:HowAirgapWorks#Where-Airgap-builds-and-what-is-verified>).
+///
 /// ```swift
 /// Airgap.allowedHosts = ["localhost", "127.0.0.1"]
 /// Airgap.activate()
@@ -193,6 +198,10 @@ public enum Airgap {
     /// previous activation.
     public static func activate() {
         SocketGuard.install()
+        #if canImport(Darwin) && canImport(ObjectiveC)
+        // Unbuilt and unverified (no Apple platform builds here): see DarwinInjection.
+        DarwinInjection.install()
+        #endif
         ChildProcesses.prepare()
         state.withLock { state in
             state.isActive = true

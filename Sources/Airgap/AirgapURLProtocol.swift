@@ -77,7 +77,12 @@ public final class AirgapURLProtocol: URLProtocol {
         let request = self.request
         let testName = Airgap.attributedTestName()
         let (code, delay) = Airgap.state.withLock { ($0.errorCode, $0.responseDelay) }
+        #if canImport(Darwin) && canImport(ObjectiveC)
+        // Where the user's code resumed the task, when it was seen (unbuilt and unverified).
+        let stack = ViolationStack(captured: DarwinInjection.takeResumeStack(for: request.url) ?? CallStack.capture())
+        #else
         let stack = ViolationStack(captured: CallStack.capture())
+        #endif
         let box = ProtocolBox(instance: self)
         // Off the process-wide URLProtocol queue: a handler or reporter that is slow, or that
         // starts another request, must not stall (or deadlock) every session of the process.

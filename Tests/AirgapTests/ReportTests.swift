@@ -12,47 +12,9 @@ struct ReportTests {
         FileManager.default.temporaryDirectory.appendingPathComponent("airgap-\(UUID().uuidString)-\(name)").path
     }
 
-    @Test func nothingToWriteIsSuccessAndLeavesNoFile() throws {
-        let saved = Airgap.reportPath
-        defer { Airgap.reportPath = saved }
-        #expect(Airgap.violations.isEmpty)
-        // No path: nothing to write.
-        Airgap.reportPath = nil
-        #expect(Airgap.writeReport() == true)
-        // A path but no violations: success, and no file (nor its directory).
-        let directory = temporaryPath("empty")
-        let path = (directory as NSString).appendingPathComponent("report.txt")
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        Airgap.reportPath = path
-        #expect(Airgap.writeReport() == true)
-        #expect(!FileManager.default.fileExists(atPath: path))
-        #expect(!FileManager.default.fileExists(atPath: directory))
-        Airgap.reportPath = (directory as NSString).appendingPathComponent("report.json")
-        #expect(Airgap.writeReport() == true)
-        #expect(!FileManager.default.fileExists(atPath: directory))
-        // Code written against swift-airgap that ignores the result still compiles.
-        Airgap.reportPath = nil
-        Airgap.writeReport()
-    }
-
-    @Test func writeReportSaysWhetherItWroteTheViolations() async throws {
-        let saved = Airgap.reportPath
-        defer { Airgap.reportPath = saved }
-        let protected = Airgap.protect(Client.configured(.ephemeral))
-        _ = await Client.fetch(URLSession(configuration: protected), "http://airgap-write-result.invalid/")
-        #expect(Airgap.violations.count == 1)
-        let path = temporaryPath("written.txt")
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        Airgap.reportPath = path
-        #expect(Airgap.writeReport() == true)
-        #expect(FileManager.default.fileExists(atPath: path))
-        // A directory where the file should be: the report cannot be written.
-        let blocked = temporaryPath("directory")
-        try FileManager.default.createDirectory(atPath: blocked, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: blocked) }
-        Airgap.reportPath = blocked
-        #expect(Airgap.writeReport() == false)
-    }
+    // What writeReport() returns, and that no violations leave no file, is in
+    // URLProtocolGuardTests/aReportIsWrittenOnlyWhenThereAreViolations() (which also runs
+    // without the socket layer).
 
     @Test func theProtocolMirrorsTheGuardForSwiftAirgapCode() {
         #expect(AirgapURLProtocol.isActive == Airgap.isActive)

@@ -1,7 +1,10 @@
 import AirlockCore
 import CAirgap
 import Foundation
+
+#if canImport(Runtime)
 import Runtime
+#endif
 
 /// A call stack as captured where a violation happened: raw return addresses, innermost first,
 /// symbolicated later by ``CallStack/symbolicate(_:)``.
@@ -115,6 +118,7 @@ enum CallStack {
         }
     }
 
+#if canImport(Runtime)
     /// The runtime's `Backtrace` for raw return addresses, through its public `Codable` form: the
     /// architecture and the addresses in Compact Backtrace Format (version 0, 64-bit words, one
     /// absolute return address per frame, big-endian), base64-encoded.
@@ -179,6 +183,15 @@ enum CallStack {
         return text
     }
 
+#else
+    /// Without the `Runtime` module (Apple SDKs before macOS 26, iOS, tvOS, watchOS,
+    /// visionOS) frames are the return addresses in hexadecimal, and no user frame is known.
+    /// Unbuilt and unverified: no Apple platform builds here.
+    private static func symbolicateOnWorker(_ addresses: [UInt]) -> SymbolicatedStack {
+        SymbolicatedStack(frames: addresses.map { "0x" + String($0, radix: 16) }, userFrame: nil)
+    }
+
+#endif
     /// Starts at the intercepted `connect` / `getaddrinfo` when present; otherwise drops the
     /// leading frames that belong to Airgap itself.
     static func trimmed(_ frames: [String]) -> [String] {

@@ -5,6 +5,7 @@ import Foundation
 import Glibc
 #endif
 
+#if os(Linux) && !AIRGAP_NO_SOCKET_LAYER
 /// The Swift side of the C socket layer: installs the callback it calls for violations.
 enum SocketGuard {
     private static let installation: Void = {
@@ -65,3 +66,13 @@ enum SocketGuard {
         }
     }
 }
+#else
+/// Without a socket layer (not Linux, or built with `AIRGAP_NO_SOCKET_LAYER`) there is no hook
+/// to call back: the URLSession layer is the whole guard.
+enum SocketGuard {
+    /// Nothing to install.
+    static func install() {
+        CallStack.prepare()
+    }
+}
+#endif
