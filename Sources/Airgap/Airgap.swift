@@ -133,6 +133,9 @@ public enum Airgap {
     /// reporting task, calls `XCTFail` while an ``AirgapTestCase`` or ``AirgapObserver`` test
     /// runs, and otherwise prints the message to standard error. Inside `.airgapped` scopes the
     /// trait manages reporting; use ``violationReporter`` for your own structured reporting.
+    ///
+    /// Like the reporter, it runs on the thread that made the blocked call, before that call
+    /// returns to its caller.
     public static var violationHandler: @Sendable (String) -> Void {
         get { state.withLock { $0.violationHandler } ?? DefaultReporting.handle }
         set { state.withLock { $0.violationHandler = newValue } }
