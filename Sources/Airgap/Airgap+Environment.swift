@@ -103,8 +103,9 @@ func airgapWholeRunFinish() {
 /// Follows the running XCTest test (registered when Airgap loads), for attribution and failures.
 final class TestNameTracker: NSObject, XCTestObservation {
     func testCaseWillStart(_ testCase: XCTestCase) {
-        // Violations are delivered off the calling thread: deliver this test's before its run
-        // stops (XCTest refuses failures after that).
+        // Violations of this process are delivered before the blocked call returns; a child's
+        // are read from its log: read this test's before its run stops (XCTest refuses failures
+        // after that).
         testCase.addTeardownBlock { ViolationPipeline.settle() }
         let reference = XCTestCaseReference(testCase)
         Airgap.state.withLock { state in

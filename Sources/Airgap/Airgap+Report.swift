@@ -14,11 +14,15 @@ extension Airgap {
         return "Airgap: \(current.count) violation(s) detected across \(tests.count) test(s)"
     }
 
-    /// Writes the collected violations to ``reportPath``; does nothing when it is `nil`.
+    /// Writes the collected violations to ``reportPath``.
     ///
     /// A path ending in `.json` gets the ``Violation`` array as JSON (ISO 8601 dates, sorted
-    /// keys); any other path gets the text format below. Both cut call stacks to 10 frames.
-    /// The report is written even when there are no violations, so CI can always collect it.
+    /// keys); any other path gets the text format below. Both cut call stacks to 10 frames
+    /// (symbolicated now, each distinct stack once). Missing directories are created.
+    ///
+    /// Nothing to write is success, as in swift-airgap: when ``reportPath`` is `nil`, or there are
+    /// no violations, it writes nothing, creates no file (a file already at the path is left as
+    /// it is) and returns `true`. A run without violations therefore leaves no report behind.
     ///
     /// ```
     /// Airgap Violation Report
@@ -35,12 +39,14 @@ extension Airgap {
     /// ```
     /// A final `  ...` line marks a stack that was cut.
     ///
-    /// - Returns: `true` when the report was written; `false` when ``reportPath`` is `nil` or
+    /// - Returns: `true` when the report was written or there was nothing to write; `false` when
     ///   the file could not be written (a message on standard error says why).
     @discardableResult
     public static func writeReport() -> Bool {
-        guard let path = reportPath else { return false }
-        let current = violations.map(\.truncatedForReport)
+        guard let path = reportPath else { return true }
+        let collected = violations
+        guard !collected.isEmpty else { return true }
+        let current = collected.map(\.truncatedForReport)
         do {
             let directory = (path as NSString).deletingLastPathComponent
             if !directory.isEmpty {
@@ -90,18 +96,12 @@ extension Airgap {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// Records a violation the guard saw on this thread: captures its call stack (return
-    /// addresses only) and hands it to the pipeline, which symbolicates the stack and delivers it
-    /// off this thread. Returns at once.
-    static func record(_ violation: Violation, stack: CapturedStack?) {
-        let delivery = ViolationPipeline.delivery(for: violation, stack: stack)
-        ViolationPipeline.enqueue(.init(violation: violation, stack: stack, delivery: delivery))
-    }
-
-    /// Delivers a violation (on the symbolication worker, in the order they happened): stores it,
-    /// calls the reporter, and reports it to its scope or through the handler. `location` is the
-    /// user's frame that made the call, when known; the built-in handler reports the issue there.
-    static func deliver(_ violation: Violation, location: UserFrame?, delivery: ViolationPipeline.Delivery) {
+    /// Records a violation the guard saw on this thread, before the blocked call returns: stores
+    /// it in ``violations``, calls the ``violationReporter``, and reports it to the scope running
+    /// now (which records its issue when it ends) or through the handler. The call stack is
+    /// symbolicated only when someone reads it.
+    static func record(_ violation: Violation) {
+        let delivery = ViolationPipeline.delivery()
         let reporter = state.withLock { state in
             state.violations.append(violation)
             return state.violationReporter
@@ -109,25 +109,23 @@ extension Airgap {
         reporter?(violation)
         switch delivery {
         case .scope(let sink):
-            // The scope reports on the test's own task when it ends.
-            sink.append(violation, location: location)
+            sink.append(violation)
         case let .handler(handler, mode, inXCTest, xctest):
-            report(violation.message, location: location, handler: handler, mode: mode, inXCTest: inXCTest, xctest: xctest)
-        case .reported:
-            break
+            report(violation.message, stack: violation.stack, handler: handler, mode: mode, inXCTest: inXCTest, xctest: xctest)
         }
     }
 
-    /// Reports a message through `handler` (`nil`: the built-in one) as `mode` says.
+    /// Reports a message through `handler` (`nil`: the built-in one) as `mode` says. `stack` is
+    /// the violation's, from which the built-in handler takes the user's frame to point at.
     static func report(
         _ message: String,
-        location: UserFrame?,
+        stack: ViolationStack?,
         handler: (@Sendable (String) -> Void)?,
         mode: Mode,
         inXCTest: Bool,
         xctest: XCTestCaseReference?
     ) {
-        DefaultReporting.$location.withValue(location) {
+        DefaultReporting.$stack.withValue(stack) {
             DefaultReporting.$xctest.withValue(xctest) {
                 switch mode {
                 case .fail:

@@ -24,6 +24,11 @@ import FoundationNetworking
 ///   <doc:HowAirgapWorks#What-is-not-blocked> the routes the guard cannot see, with what to do
 ///   about each.
 ///
+/// Where there is no socket layer — Apple platforms, or a Linux build with
+/// `-Xswiftc -DAIRGAP_NO_SOCKET_LAYER -Xcc -DAIRGAP_NO_SOCKET_LAYER` — the URLSession layer is the
+/// whole guard. The Linux builds, with and without the socket layer, are built and tested; the
+/// Apple one is unbuilt and unverified (<doc:HowAirgapWorks#Where-Airgap-builds-and-what-is-verified>).
+///
 /// ```swift
 /// Airgap.allowedHosts = ["localhost", "127.0.0.1"]
 /// Airgap.activate()
@@ -55,6 +60,10 @@ public enum Airgap {
 
     /// The violations collected since the last ``clearViolations()``, oldest first, including
     /// those that child processes (and `fork()`ed copies of this process) reported so far.
+    ///
+    /// A violation of this process is here before the blocked call returns to its caller (on
+    /// every route: the URLSession layer and the socket layer); a child's is read from its log
+    /// when this property (or a scope's end, ``deactivate()``, ``writeReport()``) is read.
     public static var violations: [Violation] {
         ViolationPipeline.settle()
         return state.withLock { $0.violations }
@@ -124,6 +133,9 @@ public enum Airgap {
     /// reporting task, calls `XCTFail` while an ``AirgapTestCase`` or ``AirgapObserver`` test
     /// runs, and otherwise prints the message to standard error. Inside `.airgapped` scopes the
     /// trait manages reporting; use ``violationReporter`` for your own structured reporting.
+    ///
+    /// Like the reporter, it runs on the thread that made the blocked call, before that call
+    /// returns to its caller.
     public static var violationHandler: @Sendable (String) -> Void {
         get { state.withLock { $0.violationHandler } ?? DefaultReporting.handle }
         set { state.withLock { $0.violationHandler = newValue } }
@@ -131,6 +143,20 @@ public enum Airgap {
 
     /// Called with every ``Violation`` as soon as it is detected, in addition to
     /// ``violationHandler`` (also inside `.airgapped` scopes). `nil` by default.
+    ///
+    /// It runs on the thread that made the blocked call (a URLSession, libcurl or event-loop
+    /// thread, or the test's own), before that call returns to its caller, so a test that counts
+    /// violations right after a request returns sees this one. The violation's
+    /// ``Violation/callStack`` is symbolicated only if the reporter reads it. Violations of child
+    /// processes reach it when the parent reads their log (``violations``, the end of a scope,
+    /// ``deactivate()``). Network calls made by the reporter itself from a socket-layer hook are
+    /// not guarded (the hook is re-entered with the guard off).
+    ///
+    /// ```swift
+    /// Airgap.violationReporter = { violation in
+    ///     print("blocked \(violation.url) in \(violation.testName)")
+    /// }
+    /// ```
     public static var violationReporter: (@Sendable (Violation) -> Void)? {
         get { state.withLock { $0.violationReporter } }
         set { state.withLock { $0.violationReporter = newValue } }
@@ -175,6 +201,10 @@ public enum Airgap {
     /// previous activation.
     public static func activate() {
         SocketGuard.install()
+        #if canImport(Darwin) && canImport(ObjectiveC)
+        // Unbuilt and unverified (no Apple platform builds here): see DarwinInjection.
+        DarwinInjection.install()
+        #endif
         ChildProcesses.prepare()
         state.withLock { state in
             state.isActive = true
@@ -189,7 +219,7 @@ public enum Airgap {
     public static func deactivate() {
         state.withLock { $0.isActive = false }
         synchronise()
-        // Every violation raised while the guard was on is delivered before this returns.
+        // What child processes reported while the guard was on is delivered before this returns.
         ViolationPipeline.settle()
         airgap_clear_resolved()
     }

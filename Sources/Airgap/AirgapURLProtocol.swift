@@ -70,29 +70,35 @@ public final class AirgapURLProtocol: URLProtocol {
         request
     }
 
-    /// Records the violation and schedules the failure, off the URLProtocol queue.
+    /// Records the violation, then fails the request, off the URLProtocol queue: the violation is
+    /// in ``Airgap/violations`` and reported (reporter, handler, scope) before the client hears
+    /// of the failure.
     override public func startLoading() {
         let request = self.request
         let testName = Airgap.attributedTestName()
         let (code, delay) = Airgap.state.withLock { ($0.errorCode, $0.responseDelay) }
-        let stack = CallStack.capture()
+        #if canImport(Darwin) && canImport(ObjectiveC)
+        // Where the user's code resumed the task, when it was seen (unbuilt and unverified).
+        let stack = ViolationStack(captured: DarwinInjection.takeResumeStack(for: request.url) ?? CallStack.capture())
+        #else
+        let stack = ViolationStack(captured: CallStack.capture())
+        #endif
         let box = ProtocolBox(instance: self)
+        // Off the process-wide URLProtocol queue: a handler or reporter that is slow, or that
+        // starts another request, must not stall (or deadlock) every session of the process.
         DispatchQueue.global().async {
             let url = request.url?.absoluteString ?? "<no URL>"
             let violation = Violation(
                 testName: testName,
                 httpMethod: request.httpMethod ?? "GET",
                 url: url,
-                callStack: [],
+                stack: stack,
                 contentType: request.value(forHTTPHeaderField: "Content-Type"),
                 host: request.url?.host,
                 port: request.url?.port,
                 kind: .request
             )
-            Airgap.record(violation, stack: stack)
-            // Recorded (and reported) before the request fails, as the seed does; this waits for
-            // the worker, never on the URLProtocol queue.
-            ViolationPipeline.settle()
+            Airgap.record(violation)
             let error = URLError(
                 URLError.Code(rawValue: code) ?? .notConnectedToInternet,
                 userInfo: [

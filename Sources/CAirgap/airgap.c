@@ -36,6 +36,16 @@
 #include <sys/syscall.h>
 #endif
 
+// The socket layer — the hooks, the preload library's start-up and the child-process
+// machinery — is glibc's and Linux's: it is compiled only there, and not even there when the
+// build defines AIRGAP_NO_SOCKET_LAYER (`-Xcc -DAIRGAP_NO_SOCKET_LAYER`, with the Swift side's
+// `-Xswiftc -DAIRGAP_NO_SOCKET_LAYER`). What remains everywhere is what the URLSession layer
+// needs: the allow list's address rules and host patterns, the mode parser, call stacks and the
+// settings (which then have no hook to act on).
+#if defined(__linux__) && !defined(AIRGAP_NO_SOCKET_LAYER)
+#define AIRGAP_SOCKET_LAYER 1
+#endif
+
 // Under ThreadSanitizer an instrumented function records its entry in the calling thread's state;
 // Foundation calls `syscall(SYS_gettid)` from a thread-specific-data destructor, after that state
 // is gone. So the `syscall` hook and the accessors of the real functions are not instrumented
@@ -48,6 +58,8 @@
 #ifndef AIRGAP_UNINSTRUMENTED
 #define AIRGAP_UNINSTRUMENTED
 #endif
+
+#ifdef AIRGAP_SOCKET_LAYER
 
 // MARK: - The real functions
 
@@ -118,6 +130,8 @@ REAL(__res_nsearch, res_nquery_fn)
 REAL(__res_nquerydomain, res_nquerydomain_fn)
 REAL(__res_nsend, res_nsend_fn)
 REAL(syscall, syscall_fn)
+
+#endif // AIRGAP_SOCKET_LAYER
 
 // MARK: - Policy
 
@@ -262,7 +276,7 @@ static void add_localhost_rules(rule_list *list) {
     if (parse_rule("::1", &rule) == 0) { (void)rule_list_append(list, &rule); }
 }
 
-// MARK: - Host patterns (the language of HostPattern in AirlockCore, for every process)
+// MARK: - Host patterns (the language of HostPattern in AirlockBase, for every process)
 
 // A pattern is labels separated by '.':
 //   "**"            zero or more labels
@@ -608,6 +622,8 @@ int airgap_set_child_log(const char *path) {
 int airgap_child_log_owner(void) {
     return atomic_load_explicit(&owner_pid, memory_order_acquire);
 }
+
+#ifdef AIRGAP_SOCKET_LAYER
 
 // MARK: - Reporting
 
@@ -1295,12 +1311,16 @@ AIRGAP_UNINSTRUMENTED long syscall(long number, ...) {
 }
 #endif
 
+#endif // AIRGAP_SOCKET_LAYER
+
 // MARK: - Call stacks
 
 int airgap_capture_stack(void **addresses, int capacity) {
     if (addresses == NULL || capacity <= 0) { return 0; }
     return backtrace(addresses, capacity);
 }
+
+#ifdef AIRGAP_SOCKET_LAYER
 
 // MARK: - Looking the hooks up by version
 
@@ -1479,10 +1499,6 @@ __attribute__((constructor)) static void airgap_preload_load(void) {
 
 #else
 
-// Defined by the Airgap Swift module with @_cdecl; weak so this target links on its own.
-extern void airgap_library_loaded(void) __attribute__((weak));
-extern void airgap_whole_run_bootstrap(void) __attribute__((weak));
-extern void airgap_whole_run_finish(void) __attribute__((weak));
 
 // MARK: - Child processes
 
@@ -1639,9 +1655,29 @@ int airgap_publish_inherited_state(int mode, const char *allowed, const char *lo
     return 0;
 }
 
+
+#endif
+
+#endif // AIRGAP_SOCKET_LAYER
+
+// MARK: - Load time (the test process)
+
+// On Linux, with or without the socket layer: the constructor follows XCTest tests and starts
+// whole-run mode (AIRGAP_MODE), which then guards at the URLSession layer alone when the socket
+// layer is compiled out. (Weak undefined symbols are an ELF feature: elsewhere there is no
+// constructor, and no whole-run mode.)
+#if defined(__linux__) && !defined(AIRGAP_PRELOAD)
+
+// Defined by the Airgap Swift module with @_cdecl; weak so this target links on its own.
+extern void airgap_library_loaded(void) __attribute__((weak));
+extern void airgap_whole_run_bootstrap(void) __attribute__((weak));
+extern void airgap_whole_run_finish(void) __attribute__((weak));
+
 __attribute__((constructor)) static void airgap_load(void) {
+#ifdef AIRGAP_SOCKET_LAYER
     resolve_real_functions();
     export_inheritance();
+#endif
     if (airgap_library_loaded != NULL) {
         airgap_library_loaded();
     }

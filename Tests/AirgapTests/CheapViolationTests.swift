@@ -8,8 +8,8 @@ import Testing
 import Glibc
 #endif
 
-/// A blocked call fails at once: its stack is symbolicated later, on Airgap's own thread, and
-/// the violation is complete by the time anyone reads it.
+/// A blocked call is reported and fails at once: its stack is symbolicated when first read, on
+/// Airgap's own thread, and is complete by the time anyone reads it.
 @Suite(.airgapped(mode: .warn, allowedHosts: Loopback.hosts))
 struct CheapViolationTests {
     private static func blockedConnect(port: Int) -> Int32 {
@@ -41,11 +41,36 @@ struct CheapViolationTests {
         release.signal()
         #expect(inTime, "the blocked connect did not return while the symbolication thread was busy (a hang guard, not a performance limit)")
         #expect(result.withLock { $0 } == ECONNREFUSED)
-        // Reading the violations waits for the worker: the stack is symbolicated by then.
+        // Reading the call stack waits for the worker: the stack is symbolicated then.
         let violations = Airgap.violations
         #expect(violations.map(\.url) == ["tcp://127.0.0.2:\(listeners.tcpPort)"])
         #expect(violations.first?.callStack.first?.hasPrefix("connect + ") == true, "\(violations)")
         #expect(listeners.received() == [])
+    }
+
+    @Test func theReporterHasTheViolationBeforeItsStackIsSymbolicated() throws {
+        let listeners = try LoopbackListeners(host: "127.0.0.2")
+        let reported = Locked<[Violation]>([])
+        Airgap.violationReporter = { violation in reported.withLock { $0.append(violation) } }
+        // Hold the worker: a report that waited for its stack to be symbolicated would not have
+        // happened when the call returned.
+        let release = DispatchSemaphore(value: 0)
+        SymbolicationWorker.shared.submit { release.wait() }
+        let returned = DispatchSemaphore(value: 0)
+        let result = Locked<Int32>(-1)
+        Thread {
+            result.withLock { $0 = Self.blockedConnect(port: listeners.tcpPort) }
+            returned.signal()
+        }.start()
+        let inTime = returned.wait(timeout: .now() + .seconds(180)) == .success
+        // Read while the worker is still held: reported without symbolicating.
+        let seenWhileHeld = reported.withLock { $0.map(\.url) }
+        release.signal()
+        #expect(inTime, "the blocked connect did not return while the symbolication thread was busy (a hang guard, not a performance limit)")
+        #expect(result.withLock { $0 } == ECONNREFUSED)
+        #expect(seenWhileHeld == ["tcp://127.0.0.2:\(listeners.tcpPort)"])
+        // Symbolicated now, on first read.
+        #expect(reported.withLock { $0 }.first?.callStack.first?.hasPrefix("connect + ") == true)
     }
 
     @Test func aStackSeenBeforeIsSymbolicatedFromTheCache() {

@@ -61,11 +61,15 @@ struct ChildProcessTests {
         }
     }
 
-    @Test func wholeRunFailModeWithoutViolationsExitsZero() async throws {
-        let output = try await Probe.run(["status", "unix"], environment: ["AIRGAP_MODE": "fail"])
+    @Test func wholeRunFailModeWithoutViolationsExitsZeroAndWritesNoReport() async throws {
+        let report = temporaryPath("no-violations.json")
+        defer { try? FileManager.default.removeItem(atPath: report) }
+        let output = try await Probe.run(["status", "unix"], environment: ["AIRGAP_MODE": "fail", "AIRGAP_REPORT_PATH": report])
         #expect(output.result("status")?.hasPrefix("active=true wholeRun=true mode=fail") == true, "\(output)")
         #expect(output.status == 0, "\(output)")
         #expect(!output.standardError.contains("failing the run"), "\(output)")
+        // No violations leave no report (as in swift-airgap).
+        #expect(!FileManager.default.fileExists(atPath: report), "\(output)")
     }
 
     @Test func wholeRunWarnModeBlocksReportsAndWritesTheTextReport() async throws {

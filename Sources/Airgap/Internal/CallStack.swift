@@ -1,12 +1,61 @@
 import AirlockBase
 import CAirgap
 import Foundation
+
+#if canImport(Runtime)
 import Runtime
+#endif
 
 /// A call stack as captured where a violation happened: raw return addresses, innermost first,
 /// symbolicated later by ``CallStack/symbolicate(_:)``.
 struct CapturedStack: Sendable {
     let addresses: [UInt]
+}
+
+/// A violation's call stack: frames given as text (a child's line, a decoded report, a
+/// violation made in code), or return addresses captured where the violation happened and
+/// symbolicated the first time anyone reads them (``frames``, ``userFrame``), never before.
+final class ViolationStack: Sendable {
+    private let captured: CapturedStack?
+    /// The symbolicated stack, once read (or the frames given).
+    private let symbolicated: Locked<SymbolicatedStack?>
+
+    /// A stack of frames given as text.
+    init(frames: [String]) {
+        captured = nil
+        symbolicated = Locked(SymbolicatedStack(frames: frames, userFrame: nil))
+    }
+
+    /// A stack of return addresses, symbolicated when first read.
+    init(captured: CapturedStack) {
+        self.captured = captured
+        symbolicated = Locked(nil)
+    }
+
+    /// The frames, innermost first (symbolicates the captured addresses on first use).
+    var frames: [String] {
+        resolved.frames
+    }
+
+    /// The user's frame that made the call, when known (symbolicates on first use).
+    var userFrame: UserFrame? {
+        resolved.userFrame
+    }
+
+    /// The user's frame, only when this stack was symbolicated before (here or elsewhere, the
+    /// same return addresses); never symbolicates.
+    var cachedUserFrame: UserFrame? {
+        if let done = symbolicated.withLock({ $0 }) { return done.userFrame }
+        return captured.flatMap(CallStack.cachedSymbolication)?.userFrame
+    }
+
+    private var resolved: SymbolicatedStack {
+        if let done = symbolicated.withLock({ $0 }) { return done }
+        // Outside the lock: symbolicating waits for the symbolication worker.
+        let result = captured.map(CallStack.symbolicate) ?? SymbolicatedStack(frames: [], userFrame: nil)
+        symbolicated.withLock { $0 = result }
+        return result
+    }
 }
 
 /// A symbolicated call stack: frames innermost first, without Airgap's own, and the user's frame
@@ -19,7 +68,8 @@ struct SymbolicatedStack: Sendable {
 /// Captures call stacks for violations cheaply, and symbolicates them later, once per distinct
 /// stack.
 ///
-/// Capturing only walks the stack (microseconds), so a blocked call fails at once. Symbolicating
+/// Capturing only walks the stack (microseconds), so a violation is reported (and the blocked
+/// call fails) at once. Symbolicating, when a stack is first read (``ViolationStack``),
 /// reads the images' symbol tables and line programs, which takes from a tenth of a second to
 /// seconds in a large test binary; it runs on one thread of its own (``SymbolicationWorker``),
 /// where the runtime keeps what it read of each image, and each distinct stack is symbolicated
@@ -68,6 +118,7 @@ enum CallStack {
         }
     }
 
+#if canImport(Runtime)
     /// The runtime's `Backtrace` for raw return addresses, through its public `Codable` form: the
     /// architecture and the addresses in Compact Backtrace Format (version 0, 64-bit words, one
     /// absolute return address per frame, big-endian), base64-encoded.
@@ -132,6 +183,15 @@ enum CallStack {
         return text
     }
 
+#else
+    /// Without the `Runtime` module (Apple SDKs before macOS 26, iOS, tvOS, watchOS,
+    /// visionOS) frames are the return addresses in hexadecimal, and no user frame is known.
+    /// Unbuilt and unverified: no Apple platform builds here.
+    private static func symbolicateOnWorker(_ addresses: [UInt]) -> SymbolicatedStack {
+        SymbolicatedStack(frames: addresses.map { "0x" + String($0, radix: 16) }, userFrame: nil)
+    }
+
+#endif
     /// Starts at the intercepted `connect` / `getaddrinfo` when present; otherwise drops the
     /// leading frames that belong to Airgap itself.
     static func trimmed(_ frames: [String]) -> [String] {

@@ -6,6 +6,7 @@ import Foundation
 import Glibc
 #endif
 
+#if os(Linux) && !AIRGAP_NO_SOCKET_LAYER
 /// Guards the processes a guarded process starts, and collects what they report.
 ///
 /// At load time, before any thread exists, CAirgap exports `LD_PRELOAD` (the `AirgapPreload`
@@ -136,9 +137,26 @@ enum ChildProcesses {
                 event: event, host: fields[5], port: port, socketType: socketType,
                 protocol: fields.count >= 8 ? Int32(fields[7]) ?? 0 : 0,
                 testName: Airgap.attributedTestName(),
-                callStack: ["child process \(fields[4]) (\(fields[6]))"]
+                stack: ViolationStack(frames: ["child process \(fields[4]) (\(fields[6]))"])
             )
-            Airgap.record(violation, stack: nil)
+            Airgap.record(violation)
         }
     }
 }
+#else
+/// Without a socket layer (not Linux, or built with `AIRGAP_NO_SOCKET_LAYER`) there is no preload
+/// library: child processes are not guarded and report nothing.
+enum ChildProcesses {
+    /// Nothing to open.
+    static func prepare() {}
+
+    /// Nothing to publish.
+    static func applyEnvironment(enforcing: Bool, mode: Airgap.Mode, allowedHosts: [String]) {}
+
+    /// Nothing to read.
+    static func drain() {}
+
+    /// Nothing to remove.
+    static func removeLog() {}
+}
+#endif

@@ -9,8 +9,9 @@ import XCTest
 
 /// What Airgap does with a violation when nobody set a ``Airgap/violationHandler``.
 enum DefaultReporting {
-    /// The user's frame that made the call being reported, when known (set around the handler).
-    @TaskLocal static var location: UserFrame?
+    /// The call stack of the violation being reported (set around the handler), from which the
+    /// user's frame that made the call is taken.
+    @TaskLocal static var stack: ViolationStack?
     /// The XCTest test that ran when the violation happened (set around the handler, which may
     /// run after that test moved on to its tear-down).
     @TaskLocal static var xctest: XCTestCaseReference?
@@ -21,7 +22,10 @@ enum DefaultReporting {
     @Sendable static func handle(_ message: String) {
         #if canImport(Testing)
         if let test = Test.current {
-            Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation(location) ?? test.sourceLocation)
+            // On the test's own task, before the blocked call returns: at the user's frame when
+            // this stack was symbolicated before (symbolicating now would make the call wait),
+            // else at the test.
+            Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation(stack?.cachedUserFrame) ?? test.sourceLocation)
             return
         }
         #endif
@@ -30,10 +34,11 @@ enum DefaultReporting {
         let reference = xctest ?? current
         if name != nil || xctest?.testCase != nil {
             // XCTest stops a run before its observers hear of the end; a failure recorded on a
-            // stopped run is a fatal error. (Violations are delivered before a test's tear-down
-            // blocks finish, so only a late one from another thread can get here.)
+            // stopped run is a fatal error. (Violations are delivered before the blocked call
+            // returns, so only a late one from another thread can get here.)
             if let testCase = reference?.testCase, testCase.testRun?.stopDate == nil {
-                let frame = location
+                // Symbolicates the stack (once per distinct stack) to point at the user's line.
+                let frame = stack?.userFrame
                 testCase.recordFailure(
                     withDescription: message,
                     inFile: frame?.path ?? "<\(testCase.name)>",
@@ -55,7 +60,7 @@ enum DefaultReporting {
     static func warn(_ message: String) {
         #if canImport(Testing)
         if let test = Test.current {
-            let where_ = sourceLocation(location) ?? test.sourceLocation
+            let where_ = sourceLocation(stack?.cachedUserFrame) ?? test.sourceLocation
             withKnownIssue("Airgap violation (warning mode)") {
                 Issue.record(Comment(rawValue: message), sourceLocation: where_)
             }

@@ -42,21 +42,16 @@ struct GuardState: Sendable {
     var isProtocolRegistered = false
 }
 
-/// Collects the violations of one `.airgapped` / `Airgap.scoped` scope, so that the scope can
-/// report them on the test's own task when it ends.
+/// Collects the violations of one `.airgapped` / `Airgap.scoped` scope as they happen, so that
+/// the scope can record them as issues on the test's own task when it ends.
 final class ScopeSink: Sendable {
-    private let collected = Locked<[(violation: Violation, location: UserFrame?)]>([])
+    private let collected = Locked<[Violation]>([])
 
-    func append(_ violation: Violation, location: UserFrame?) {
-        collected.withLock { $0.append((violation, location)) }
+    func append(_ violation: Violation) {
+        collected.withLock { $0.append(violation) }
     }
 
     var violations: [Violation] {
-        collected.withLock { $0.map(\.violation) }
-    }
-
-    /// Each violation with the user's frame that made the call, when known.
-    var entries: [(violation: Violation, location: UserFrame?)] {
         collected.withLock { $0 }
     }
 

@@ -5,7 +5,7 @@ import CAirgap
 /// `allowedHosts` split into host patterns (for names) and address rules (IP literals and CIDR
 /// ranges, held by the C socket layer).
 ///
-/// One pattern language for every layer: an entry is accepted only when both AirlockCore's
+/// One pattern language for every layer: an entry is accepted only when both AirlockBase's
 /// `HostPattern` (which the URLSession layer matches with) and the C matcher (which the resolver
 /// hooks of this process, its forked copies and its preloaded children match with) accept it,
 /// and the two give the same verdict for every name (the pattern table of the tests checks it).

@@ -43,7 +43,7 @@ enum ScopeRunner {
         let (wasActive, wasAllowed, previousName) = Airgap.state.withLock { state in
             (state.isActive, state.isAllowed, state.currentTestName)
         }
-        // Violations still on their way from before the scope are not this test's.
+        // What child processes reported before the scope is not this test's.
         ViolationPipeline.settle()
         if !allowedHosts.isEmpty {
             Airgap.allowedHosts = saved.allowedHosts.union(allowedHosts)
@@ -66,25 +66,24 @@ enum ScopeRunner {
                 state.isAllowed = wasAllowed
             }
             Airgap.synchronise()
-            // What child processes reported, and what is still being symbolicated, belongs to
-            // this scope's test.
+            // What child processes reported belongs to this scope's test.
             ViolationPipeline.settle()
             Airgap.state.withLock { state in
                 state.scopeSinks.removeAll { $0 === sink }
                 state.currentTestName = previousName
             }
             saved.restore()
-            report(sink.entries, mode: effectiveMode, at: sourceLocation)
+            report(sink.violations, mode: effectiveMode, at: sourceLocation)
         }
         return try await body()
     }
 
     /// Records each violation as an issue at the user's frame that made the call, when known,
-    /// else at the test (or the `Airgap.scoped` call).
-    private static func report(_ entries: [(violation: Violation, location: UserFrame?)], mode: Airgap.Mode, at scopeLocation: SourceLocation) {
-        for (violation, location) in entries {
+    /// else at the test (or the `Airgap.scoped` call). Symbolicates each distinct stack once.
+    private static func report(_ violations: [Violation], mode: Airgap.Mode, at scopeLocation: SourceLocation) {
+        for violation in violations {
             let comment = Comment(rawValue: violation.message)
-            let sourceLocation = DefaultReporting.sourceLocation(location) ?? scopeLocation
+            let sourceLocation = DefaultReporting.sourceLocation(violation.userFrame) ?? scopeLocation
             switch mode {
             case .fail:
                 Issue.record(comment, sourceLocation: sourceLocation)

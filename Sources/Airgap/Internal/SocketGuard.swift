@@ -5,19 +5,21 @@ import Foundation
 import Glibc
 #endif
 
+#if os(Linux) && !AIRGAP_NO_SOCKET_LAYER
 /// The Swift side of the C socket layer: installs the callback it calls for violations.
 enum SocketGuard {
     private static let installation: Void = {
         airgap_set_violation_callback { event, host, port, socketType, socketProtocol in
-            // Runs on the calling thread before the call fails: only what is cheap (the stack's
-            // return addresses, the test's name); symbolication happens on the worker.
-            let stack = CallStack.capture()
+            // Runs on the calling thread before the call fails, and reports there: only what is
+            // cheap (the stack's return addresses, the test's name) is captured; the stack is
+            // symbolicated when someone reads it.
+            let stack = ViolationStack(captured: CallStack.capture())
             let host = host.map { String(cString: $0) } ?? "?"
             let violation = SocketGuard.violation(
                 event: event, host: host, port: Int(port), socketType: socketType, protocol: socketProtocol,
-                testName: Airgap.attributedTestName(), callStack: []
+                testName: Airgap.attributedTestName(), stack: stack
             )
-            Airgap.record(violation, stack: stack)
+            Airgap.record(violation)
         }
     }()
 
@@ -29,7 +31,7 @@ enum SocketGuard {
 
     /// The violation for one event of the C layer (of this process or of a child's log line).
     static func violation(
-        event: Int32, host: String, port: Int, socketType: Int32, protocol socketProtocol: Int32, testName: String, callStack: [String]
+        event: Int32, host: String, port: Int, socketType: Int32, protocol socketProtocol: Int32, testName: String, stack: ViolationStack
     ) -> Violation {
         switch event {
         case Int32(AIRGAP_EVENT_CONNECT.rawValue):
@@ -38,29 +40,39 @@ enum SocketGuard {
                 // A ping socket: ICMP echo has no port.
                 return Violation(
                     testName: testName, httpMethod: "CONNECT", url: "icmp://\(authority)",
-                    callStack: callStack, host: host, port: nil, kind: .connect, wasBlocked: true
+                    stack: stack, host: host, port: nil, kind: .connect, wasBlocked: true
                 )
             }
             let scheme = socketType == Int32(SOCK_DGRAM.rawValue) ? "udp" : "tcp"
             return Violation(
                 testName: testName, httpMethod: "CONNECT", url: "\(scheme)://\(authority):\(port)",
-                callStack: callStack, host: host, port: port, kind: .connect, wasBlocked: true
+                stack: stack, host: host, port: port, kind: .connect, wasBlocked: true
             )
         case Int32(AIRGAP_EVENT_REVERSE.rawValue):
             return Violation(
                 testName: testName, httpMethod: "RESOLVE", url: "dns-ptr://\(host)",
-                callStack: callStack, host: host, port: port == 0 ? nil : port, kind: .resolve, wasBlocked: true
+                stack: stack, host: host, port: port == 0 ? nil : port, kind: .resolve, wasBlocked: true
             )
         case Int32(AIRGAP_EVENT_SOCKET.rawValue):
             return Violation(
                 testName: testName, httpMethod: "SOCKET", url: "raw://\(host)",
-                callStack: callStack, host: nil, port: nil, kind: .connect, wasBlocked: true
+                stack: stack, host: nil, port: nil, kind: .connect, wasBlocked: true
             )
         default:
             return Violation(
                 testName: testName, httpMethod: "RESOLVE", url: port == 0 ? "dns://\(host)" : "dns://\(host):\(port)",
-                callStack: callStack, host: host, port: port == 0 ? nil : port, kind: .resolve, wasBlocked: true
+                stack: stack, host: host, port: port == 0 ? nil : port, kind: .resolve, wasBlocked: true
             )
         }
     }
 }
+#else
+/// Without a socket layer (not Linux, or built with `AIRGAP_NO_SOCKET_LAYER`) there is no hook
+/// to call back: the URLSession layer is the whole guard.
+enum SocketGuard {
+    /// Nothing to install.
+    static func install() {
+        CallStack.prepare()
+    }
+}
+#endif

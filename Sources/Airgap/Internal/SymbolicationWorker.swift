@@ -5,8 +5,9 @@ import Foundation
 import Glibc
 #endif
 
-/// One thread, started at the first violation, that symbolicates call stacks and delivers
-/// violations, one job at a time in the order they were submitted.
+/// One thread, started the first time a call stack is read, that symbolicates call stacks, one
+/// job at a time in the order they were submitted. (Violations are delivered on the thread that
+/// made the blocked call; only their stacks come here, when read.)
 ///
 /// One thread because the runtime's symbolicator keeps what it has read of each image per thread:
 /// on a thread of its own the images of a large test binary are read once, not once per thread

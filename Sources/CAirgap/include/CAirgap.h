@@ -1,5 +1,10 @@
 // CAirgap: the socket layer of Airgap.
 //
+// Linux only: the hooks, the preload library's start-up and the child-process functions below
+// are compiled when `__linux__` is defined and `AIRGAP_NO_SOCKET_LAYER` is not. Elsewhere (and
+// with it) only the allow list's rules and patterns, the mode parser, `airgap_capture_stack` and
+// the settings are defined; the Swift side calls nothing else there.
+//
 // This target defines every C-library entry point through which a process reaches the network:
 // `connect`, `__connect`, `sendto` / `sendmsg` / `sendmmsg` / `__sendmmsg` with an address (unconnected UDP,
 // TCP Fast Open), `socket` / `__socket` (raw and packet sockets), `getaddrinfo`, `getaddrinfo_a`,

@@ -1,0 +1,1 @@
+../../../AirgapTests/URLProtocolGuardTests.swift
