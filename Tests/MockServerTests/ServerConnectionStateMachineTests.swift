@@ -3,8 +3,8 @@ import NIOCore
 import NIOHTTP1
 import Testing
 
-/// The connection's state machine on its own: events in, actions out, no channel and no clock
-/// but the `now` each event carries.
+/// The connection's state machine on its own: events in, each event's own action out, no channel
+/// and no clock but the `now` each event carries.
 struct ServerConnectionStateMachineTests {
     typealias Machine = ServerConnection.StateMachine
 
@@ -33,13 +33,13 @@ struct ServerConnectionStateMachineTests {
     @Test func theFirstByteEndsIdlenessAndSetsTheHeaderDeadline() {
         var machine = machine()
         _ = machine.activated(now: start)
-        #expect(machine.bytesArrived(now: start + .seconds(1)) == .none)
+        #expect(machine.bytesArrived(now: start + .seconds(1)) == .forward)
         #expect(machine.state == .readingHead(deadline: start + .seconds(3)))
         #expect(machine.idleSince == nil)
         // Sooner than the idle deadline the timer waits for: it moves.
         #expect(machine.readProcessed() == .armTimer(at: start + .seconds(3)))
         // More bytes of the head do not move the deadline, however slowly they trickle.
-        #expect(machine.bytesArrived(now: start + .seconds(2)) == .none)
+        #expect(machine.bytesArrived(now: start + .seconds(2)) == .forward)
         #expect(machine.state == .readingHead(deadline: start + .seconds(3)))
     }
 
@@ -65,7 +65,7 @@ struct ServerConnectionStateMachineTests {
         _ = machine.readProcessed()
         #expect(machine.headReceived(head(contentLength: 4), now: start + .seconds(1)) == .none)
         // Receiving: the deadline is the idle timeout from the last bytes, later than the timer.
-        #expect(machine.bytesArrived(now: start + .seconds(1)) == .none)
+        #expect(machine.bytesArrived(now: start + .seconds(1)) == .forward)
         #expect(machine.readProcessed() == .none)
         #expect(machine.timerFired(now: start + .seconds(2)) == .armTimer(at: start + .seconds(11)))
         #expect(machine.armedTimer == start + .seconds(11))
@@ -135,7 +135,7 @@ struct ServerConnectionStateMachineTests {
         _ = machine.headReceived(head(.GET), now: start)
         _ = machine.endReceived()
         // The next request's bytes arrive while the first is answered: nothing changes.
-        #expect(machine.bytesArrived(now: start + .seconds(1)) == .none)
+        #expect(machine.bytesArrived(now: start + .seconds(1)) == .forward)
         #expect(machine.state == .answering)
         _ = machine.responseEnding(keepAlive: true, now: start + .seconds(2))
         let second = head(.GET)
@@ -163,7 +163,7 @@ struct ServerConnectionStateMachineTests {
         machine.tunnelOpened()
         #expect(machine.responseEnding(keepAlive: true, now: start) == .armTimer(at: start + .seconds(10)))
         #expect(machine.isTunnel)
-        #expect(machine.bytesArrived(now: start + .seconds(1)) == .none)
+        #expect(machine.bytesArrived(now: start + .seconds(1)) == .forward)
         #expect(machine.state == .readingHead(deadline: start + .seconds(3)))
     }
 

@@ -27,12 +27,27 @@ final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch connection.received(unwrapInboundIn(data), now: context.eventLoop.now) {
-        case .deliver(let head, let body):
-            route(head, body: body.map { Data($0.readableBytesView) }, in: context)
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            perform(connection.headReceived(head, now: context.eventLoop.now), in: context)
+        case .body(let part):
+            perform(connection.bodyReceived(part), in: context)
+        case .end:
+            switch connection.endReceived() {
+            case .deliver(let head, let body):
+                route(head, body: body.map { Data($0.readableBytesView) }, in: context)
+            case .drop:
+                break
+            }
+        }
+    }
+
+    private func perform(_ action: ServerConnection.StateMachine.RequestPartAction, in context: ChannelHandlerContext) {
+        switch action {
         case .rejectOversizedBody(let head, let limit):
             delivery(of: head, in: context).rejectOversizedBody(limit: limit)
-        case .none, .drop, .armTimer, .answerTimeout, .closeGracefully, .close:
+        case .none, .drop:
+            // The machine keeps the part until the request ends, or drops it: nothing to do.
             break
         }
     }

@@ -7,7 +7,21 @@ extension ServerConnection {
     ///
     /// It touches no channel. Its owner, ``ServerConnection``, feeds it what happens (bytes
     /// arrived, a request's head, body part and end, a response ending, the timer firing, a
-    /// malformed request) with the event loop's time, and performs the ``Action`` it returns.
+    /// malformed request) with the event loop's time, and performs the action it returns. Each
+    /// event has an action type of its own, holding only what can follow that event, so that no
+    /// caller lists cases that cannot happen:
+    ///
+    /// | Event | Action |
+    /// |---|---|
+    /// | ``activated(now:)``, ``readProcessed()`` | ``TimerAction`` |
+    /// | ``bytesArrived(now:)`` | ``ReadAction`` |
+    /// | ``headReceived(_:now:)``, ``bodyReceived(_:)`` | ``RequestPartAction`` |
+    /// | ``endReceived()`` | ``RequestEndAction`` |
+    /// | ``responseEnding(keepAlive:now:)`` | ``ResponseEndAction`` |
+    /// | ``closeRequested(now:)`` | ``CloseRequestAction`` |
+    /// | ``timerFired(now:)`` | ``TimerFiredAction`` |
+    ///
+    /// ``tunnelOpened()`` and ``timerCancelled()`` only record what happened.
     ///
     /// A connection is **idle** between requests: it may stay ``Limits/idleTimeout`` without a
     /// byte, then it is closed (what any keep-alive server does). From the first byte of a request
@@ -58,25 +72,76 @@ extension ServerConnection {
             case closing(since: NIODeadline)
         }
 
-        /// What the owner does next.
-        enum Action: Equatable {
-            /// Nothing: bytes pass on to the HTTP decoder, a request part is kept.
-            case none
-            /// The bytes or request part are dropped unread.
-            case drop
+        // MARK: Actions, one type per event
+
+        /// What follows an event that can only bring the deadline nearer: the connection became
+        /// active, or a read has gone through the pipeline.
+        enum TimerAction: Equatable {
             /// The one timer is to fire at this deadline (it replaces any timer set for later).
             case armTimer(at: NIODeadline)
-            /// A complete request, its body under the cap: resolve and answer it.
-            case deliver(HTTPRequestHead, body: ByteBuffer?)
+            /// Nothing: the timer fires by the deadline anyway, or nothing is timed.
+            case none
+        }
+
+        /// What becomes of bytes that arrived, in front of the HTTP decoder.
+        enum ReadAction: Equatable {
+            /// The bytes pass on to the HTTP decoder.
+            case forward
+            /// The connection is closing: the bytes are dropped unread.
+            case drop
+        }
+
+        /// What follows a request's head or a part of its body.
+        enum RequestPartAction: Equatable {
+            /// Nothing: the part is kept until the request ends.
+            case none
+            /// The connection is closing, or no request is being received: the part is dropped.
+            case drop
             /// The request's body is over the cap: answer `413` and close.
             case rejectOversizedBody(HTTPRequestHead, limit: Int)
-            /// Write `408 Request Timeout` with this message, then close gracefully.
-            case answerTimeout(message: String)
+        }
+
+        /// What follows the end of a request.
+        enum RequestEndAction: Equatable {
+            /// A complete request, its body under the cap: resolve and answer it.
+            case deliver(HTTPRequestHead, body: ByteBuffer?)
+            /// No request is being received (it was rejected, or the connection is closing): the
+            /// end is dropped.
+            case drop
+        }
+
+        /// What follows a response that is about to end.
+        enum ResponseEndAction: Equatable {
+            /// The connection stays open: the one timer is to fire at this deadline (the idle one).
+            case armTimer(at: NIODeadline)
+            /// Once the end is written, close the sending side, then close for good when the client
+            /// closes or lingering ends (see ``GracefulClose``).
+            case closeGracefully
+            /// Nothing: the connection stays open and the timer fires by its deadline anyway, or
+            /// it is closing already.
+            case none
+        }
+
+        /// What follows a request to close the connection after what has been written.
+        enum CloseRequestAction: Equatable {
             /// Close the sending side once what is queued has gone out, then close for good when
             /// the client closes or lingering ends (see ``GracefulClose``).
             case closeGracefully
-            /// Close now.
+            /// Nothing: the connection is closing already.
+            case none
+        }
+
+        /// What follows the timer firing.
+        enum TimerFiredAction: Equatable {
+            /// The deadline moved on since the timer was set: the timer is to fire at this one.
+            case armTimer(at: NIODeadline)
+            /// The request head or body was too slow: write `408 Request Timeout` with this
+            /// message, then close gracefully.
+            case answerTimeout(message: String)
+            /// The connection sat idle too long: close now.
             case close
+            /// Nothing: nothing is timed (a request is answered, or the connection is closing).
+            case none
         }
 
         let limits: Limits
@@ -123,14 +188,14 @@ extension ServerConnection {
 
         /// The connection became active (or the machine's owner joined an active one): idle
         /// from `now`, with the timer set for the idle deadline.
-        mutating func activated(now: NIODeadline) -> Action {
+        mutating func activated(now: NIODeadline) -> TimerAction {
             guard !isClosing else { return .none }
             state = .idle(since: now)
             return armIfSooner()
         }
 
         /// Bytes arrived, in front of the HTTP decoder.
-        mutating func bytesArrived(now: NIODeadline) -> Action {
+        mutating func bytesArrived(now: NIODeadline) -> ReadAction {
             switch state {
             case .idle:
                 state = .readingHead(deadline: now + limits.headerTimeout)
@@ -141,18 +206,18 @@ extension ServerConnection {
             case .readingHead, .answering:
                 break
             }
-            return .none
+            return .forward
         }
 
         /// The bytes of one read have gone through the pipeline — often a whole request,
         /// answered already: the timer must fire by the deadline of the state the connection is
         /// in now.
-        mutating func readProcessed() -> Action {
+        mutating func readProcessed() -> TimerAction {
             armIfSooner()
         }
 
         /// The pipelining handler handed over a request's head.
-        mutating func headReceived(_ head: HTTPRequestHead, now: NIODeadline) -> Action {
+        mutating func headReceived(_ head: HTTPRequestHead, now: NIODeadline) -> RequestPartAction {
             guard !isClosing else { return .drop }
             let declared = head.headers.first(name: "Content-Length").flatMap(Int.init) ?? 0
             guard declared <= limits.maxBodySize else { return .rejectOversizedBody(head, limit: limits.maxBodySize) }
@@ -161,7 +226,7 @@ extension ServerConnection {
         }
 
         /// A part of the request's body arrived.
-        mutating func bodyReceived(_ part: ByteBuffer) -> Action {
+        mutating func bodyReceived(_ part: ByteBuffer) -> RequestPartAction {
             guard case .receiving(let head, var body, let deadline) = state else { return .drop }
             guard (body?.readableBytes ?? 0) + part.readableBytes <= limits.maxBodySize else {
                 return .rejectOversizedBody(head, limit: limits.maxBodySize)
@@ -179,7 +244,7 @@ extension ServerConnection {
         }
 
         /// The request ended: answer it; nothing is timed until the response ends.
-        mutating func endReceived() -> Action {
+        mutating func endReceived() -> RequestEndAction {
             guard case .receiving(let head, let body, _) = state else { return .drop }
             state = .answering
             return .deliver(head, body: body)
@@ -190,12 +255,19 @@ extension ServerConnection {
         ///
         /// - Parameter keepAlive: Whether the connection stays open for another request.
         /// - Returns: `closeGracefully` (to perform once the end is written) for a connection that
-        ///   closes, or the timer for the idle deadline.
-        mutating func responseEnding(keepAlive: Bool, now: NIODeadline) -> Action {
+        ///   closes, the timer for the idle deadline for one that stays open, `none` when the timer
+        ///   fires by then anyway or the connection is closing already.
+        mutating func responseEnding(keepAlive: Bool, now: NIODeadline) -> ResponseEndAction {
             guard !isClosing else { return .none }
-            guard keepAlive else { return beginClosing(now: now) }
+            guard keepAlive else {
+                state = .closing(since: now)
+                return .closeGracefully
+            }
             state = .idle(since: now)
-            return armIfSooner()
+            switch armIfSooner() {
+            case .armTimer(let deadline): return .armTimer(at: deadline)
+            case .none: return .none
+            }
         }
 
         /// A `CONNECT` was accepted: the requests that follow come through the tunnel.
@@ -205,13 +277,14 @@ extension ServerConnection {
 
         /// The connection closes after what has been written — a `400` for a malformed request, a
         /// refusal written below the encoder: `closeGracefully` once, `none` when already closing.
-        mutating func closeRequested(now: NIODeadline) -> Action {
+        mutating func closeRequested(now: NIODeadline) -> CloseRequestAction {
             guard !isClosing else { return .none }
-            return beginClosing(now: now)
+            state = .closing(since: now)
+            return .closeGracefully
         }
 
         /// The timer fired at `now`.
-        mutating func timerFired(now: NIODeadline) -> Action {
+        mutating func timerFired(now: NIODeadline) -> TimerFiredAction {
             armedTimer = nil
             guard let deadline else { return .none }
             if deadline > now {
@@ -247,13 +320,8 @@ extension ServerConnection {
 
         // MARK: Helpers
 
-        private mutating func beginClosing(now: NIODeadline) -> Action {
-            state = .closing(since: now)
-            return .closeGracefully
-        }
-
         /// Sets the timer for the deadline unless it fires by then anyway.
-        private mutating func armIfSooner() -> Action {
+        private mutating func armIfSooner() -> TimerAction {
             guard let deadline else { return .none }
             if let armedTimer, armedTimer <= deadline { return .none }
             armedTimer = deadline

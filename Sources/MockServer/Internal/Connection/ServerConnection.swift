@@ -13,8 +13,9 @@ final class ConnectionActivity: Sendable {
 }
 
 /// One server connection: it holds the connection's ``StateMachine``, feeds it what the
-/// connection's handlers see, and performs the actions it returns — the one timer, the `408`,
-/// the graceful close. It lives on the channel's event loop.
+/// connection's handlers see, and performs the actions it returns that are the connection's own —
+/// the one timer, the `408`, the graceful close; what becomes of bytes and of a request goes back
+/// to the handler that saw them. It lives on the channel's event loop.
 ///
 /// Two handlers feed it: ``ByteArrivalObserver``, in front of the HTTP decoder (behind TLS),
 /// which sees bytes as they arrive, and ``RequestHandler``, behind SwiftNIO's pipelining
@@ -42,7 +43,7 @@ final class ServerConnection {
 
     fileprivate func attached(_ context: ChannelHandlerContext) {
         byteContext = context
-        if context.channel.isActive { update { $0.activated(now: context.eventLoop.now) } }
+        if context.channel.isActive { perform(update { $0.activated(now: context.eventLoop.now) }) }
     }
 
     fileprivate func detached() {
@@ -52,34 +53,48 @@ final class ServerConnection {
         byteContext = nil
     }
 
-    /// Whether the bytes that just arrived go on to the decoder.
-    fileprivate func bytesArrived(now: NIODeadline) -> Bool {
-        update { $0.bytesArrived(now: now) } != .drop
+    /// What becomes of the bytes that just arrived: on to the decoder, or dropped.
+    fileprivate func bytesArrived(now: NIODeadline) -> StateMachine.ReadAction {
+        update { $0.bytesArrived(now: now) }
     }
 
     fileprivate func readProcessed() {
-        update { $0.readProcessed() }
+        perform(update { $0.readProcessed() })
     }
 
     // MARK: Events from the request handler
 
-    /// Feeds one request part to the state machine; returns what the request handler does with it.
-    func received(_ part: HTTPServerRequestPart, now: NIODeadline) -> StateMachine.Action {
-        switch part {
-        case .head(let head): update { $0.headReceived(head, now: now) }
-        case .body(let buffer): update { $0.bodyReceived(buffer) }
-        case .end: update { $0.endReceived() }
-        }
+    /// Feeds a request's head to the state machine; returns what the request handler does with it.
+    func headReceived(_ head: HTTPRequestHead, now: NIODeadline) -> StateMachine.RequestPartAction {
+        update { $0.headReceived(head, now: now) }
+    }
+
+    /// Feeds a part of a request's body to the state machine; returns what the request handler
+    /// does with it.
+    func bodyReceived(_ part: ByteBuffer) -> StateMachine.RequestPartAction {
+        update { $0.bodyReceived(part) }
+    }
+
+    /// Feeds the end of a request to the state machine; returns the request to answer, if any.
+    func endReceived() -> StateMachine.RequestEndAction {
+        update { $0.endReceived() }
     }
 
     /// Writes the end of a response from `context` (the request handler's), keeping the
     /// connection for the next request or closing it gracefully.
     func endResponse(keepAlive: Bool, in context: ChannelHandlerContext) {
-        // Told before writing: ending the response lets the pipeline hand over the next request.
-        let action = update { $0.responseEnding(keepAlive: keepAlive, now: context.eventLoop.now) }
-        context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil)), promise: nil)
-        if action == .closeGracefully {
+        let end = NIOAny(HTTPServerResponsePart.end(nil))
+        // Told before writing: ending the response lets the pipeline hand over the next request,
+        // so the timer is set before, and the connection closed after, the end is written.
+        switch update({ $0.responseEnding(keepAlive: keepAlive, now: context.eventLoop.now) }) {
+        case .armTimer(let deadline):
+            arm(at: deadline)
+            context.writeAndFlush(end, promise: nil)
+        case .closeGracefully:
+            context.writeAndFlush(end, promise: nil)
             GracefulClose.closeOutput(of: context.channel)
+        case .none:
+            context.writeAndFlush(end, promise: nil)
         }
     }
 
@@ -87,15 +102,21 @@ final class ServerConnection {
     /// body of a response to `CONNECT`), then closes gracefully.
     func refuse(with response: ByteBuffer, in context: ChannelHandlerContext) {
         guard let encoder = GracefulClose.encoderContext(in: context) else { return context.close(promise: nil) }
-        if update({ $0.closeRequested(now: context.eventLoop.now) }) == .closeGracefully {
+        switch update({ $0.closeRequested(now: context.eventLoop.now) }) {
+        case .closeGracefully:
             GracefulClose.writeRawThenClose(response, from: encoder)
+        case .none:
+            break
         }
     }
 
     /// The pipeline answered a malformed request with `400`: the connection closes once it is out.
     func closeAfterBadRequest(in context: ChannelHandlerContext) {
-        if update({ $0.closeRequested(now: context.eventLoop.now) }) == .closeGracefully {
+        switch update({ $0.closeRequested(now: context.eventLoop.now) }) {
+        case .closeGracefully:
             GracefulClose.closeOutput(of: context.channel)
+        case .none:
+            break
         }
     }
 
@@ -107,16 +128,27 @@ final class ServerConnection {
     // MARK: Performing actions
 
     /// Runs one event through the state machine, publishes the connection's idleness, and
-    /// performs the actions that are the connection's own (the timer, the `408`, closing); the
-    /// others go back to the caller.
-    @discardableResult
-    private func update(_ event: (inout StateMachine) -> StateMachine.Action) -> StateMachine.Action {
+    /// returns the event's action.
+    private func update<Action>(_ event: (inout StateMachine) -> Action) -> Action {
         let wasIdleSince = machine.idleSince
         let action = event(&machine)
         let idleSince = machine.idleSince
         if idleSince != wasIdleSince {
             activity.idleSince.withLock { $0 = idleSince }
         }
+        return action
+    }
+
+    private func perform(_ action: StateMachine.TimerAction) {
+        switch action {
+        case .armTimer(let deadline):
+            arm(at: deadline)
+        case .none:
+            break
+        }
+    }
+
+    private func perform(_ action: StateMachine.TimerFiredAction) {
         switch action {
         case .armTimer(let deadline):
             arm(at: deadline)
@@ -126,10 +158,9 @@ final class ServerConnection {
             }
         case .close:
             byteContext?.close(promise: nil)
-        case .none, .drop, .deliver, .rejectOversizedBody, .closeGracefully:
+        case .none:
             break
         }
-        return action
     }
 
     private func arm(at deadline: NIODeadline) {
@@ -139,7 +170,7 @@ final class ServerConnection {
         timer = eventLoop.scheduleTask(deadline: deadline) {
             let connection = loopBound.value
             connection.timer = nil
-            connection.update { $0.timerFired(now: eventLoop.now) }
+            connection.perform(connection.update { $0.timerFired(now: eventLoop.now) })
         }
     }
 }
@@ -175,9 +206,13 @@ final class ByteArrivalObserver: ChannelInboundHandler, RemovableChannelHandler 
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        // A closing connection's requests are over: a head that completes now must not reach the mock.
-        guard connection.bytesArrived(now: context.eventLoop.now) else { return }
-        context.fireChannelRead(data)
-        connection.readProcessed()
+        switch connection.bytesArrived(now: context.eventLoop.now) {
+        case .forward:
+            context.fireChannelRead(data)
+            connection.readProcessed()
+        case .drop:
+            // A closing connection's requests are over: a head that completes now must not reach the mock.
+            break
+        }
     }
 }
