@@ -1,6 +1,6 @@
 import AirlockBase
 import AirlockCassettes
-import AirlockCore
+@_spi(AirlockTransport) import AirlockCore
 import AirlockStubFiles
 import Foundation
 

@@ -121,7 +121,7 @@ public struct WireMockSnapshot: Sendable {
     ///   - directory: WireMock's root folder.
     ///   - replacingContents: Whether a folder that is not empty may be used.
     /// - Throws: `CassetteError` when it is a file, not empty (unless allowed) or cannot be read.
-    public static func prepare(_ directory: URL, replacingContents: Bool) throws(CassetteError) {
+    package static func prepare(_ directory: URL, replacingContents: Bool) throws(CassetteError) {
         let manager = FileManager.default
         var isFolder: ObjCBool = false
         guard manager.fileExists(atPath: directory.path, isDirectory: &isFolder) else { return }

@@ -77,3 +77,36 @@ struct ModuleLayoutTests {
         }
     }
 }
+
+/// Every public type of a documented module is listed in its DocC landing page's topics, so the
+/// reference a user browses has no type left out (types behind an `@_spi` are not API).
+struct DocumentationTopicsTests {
+    static let modules = [
+        "AirlockCore", "AirlockStubFiles", "AirlockCassettes", "AirlockWireMock", "HTTPMock", "HTTPMockTesting", "HTTPLogging",
+        "MockServer", "MockServerHTTPClient", "Airgap", "AirlockOpenAPI", "AirlockOpenAPICore",
+    ]
+
+    @Test(arguments: modules)
+    func everyPublicTypeIsInTheTopics(module: String) throws {
+        let root = Documentation.root
+        let landing = try String(
+            contentsOf: root.appendingPathComponent("Sources/\(module)/Documentation.docc/\(module).md"),
+            encoding: .utf8
+        )
+        let folder = root.appendingPathComponent("Sources/\(module)")
+        let files = try #require(FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil))
+        var types: [String] = []
+        for case let url as URL in files where url.pathExtension == "swift" {
+            let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+            for (index, line) in lines.enumerated() {
+                guard let match = line.firstMatch(of: #/^public (?:struct|enum|final class|class|protocol|typealias|actor) (\w+)/#) else { continue }
+                let attributes = lines[..<index].reversed().prefix { $0.hasPrefix("@") || $0.hasPrefix("///") || $0.hasPrefix("//") }
+                if attributes.contains(where: { $0.hasPrefix("@_spi") }) { continue }
+                types.append(String(match.output.1))
+            }
+        }
+        #expect(!types.isEmpty || module == "HTTPMockTesting" || module == "MockServerHTTPClient", "no public type found in \(module)")
+        let missing = types.filter { !landing.contains("``\($0)``") }
+        #expect(missing.isEmpty, "Sources/\(module)/Documentation.docc/\(module).md lists no topic for \(missing.sorted()); add each under its Topics")
+    }
+}

@@ -10,7 +10,7 @@ struct ResponseFactoryDocumentationTests {
     static let documented: [String: [String]] = [
         "encodable(_:…)": ["status:", "lifetime:", "delivery:", "headers:", "jsonEncoder:"],
         "dictionary(_:…), plaintext(_:…), empty(…)": ["status:", "lifetime:", "delivery:", "headers:"],
-        "file(named:extension:in:…), file(url:…), file(_:…)": ["status:", "lifetime:", "delivery:", "headers:", "contentType:"],
+        "file(named:extension:in:…), file(url:…)": ["status:", "lifetime:", "delivery:", "headers:", "contentType:"],
         "MockResponse(data:…)": ["contentType:", "status:", "lifetime:", "delivery:", "headers:"],
         "redirect(to:…)": ["status:", "headers:", "lifetime:", "delivery:"],
         "error(_:…), fault(_:…)": ["lifetime:", "delivery:"],
@@ -26,7 +26,6 @@ struct ResponseFactoryDocumentationTests {
             .empty(status: .ok, lifetime: .single, delivery: .instant, headers: [:]),
             .file(named: "user", extension: "json", in: bundle, status: .ok, lifetime: .single, delivery: .instant, headers: [:], contentType: nil),
             .file(url: url, status: .ok, lifetime: .single, delivery: .instant, headers: [:], contentType: nil),
-            .file(url, status: .ok, lifetime: .single, delivery: .instant, headers: [:], contentType: nil),
             MockResponse(data: Data(), contentType: nil, status: .ok, lifetime: .single, delivery: .instant, headers: [:]),
             .redirect(to: "/", status: .found, headers: [:], lifetime: .single, delivery: .instant),
             .error(URLError(.timedOut), lifetime: .single, delivery: .instant),

@@ -75,12 +75,12 @@ struct MockResponseTests {
         #expect(fetched.text == "{\"fixture\": true}\n")
     }
 
-    @Test func fileFromURLBothSpellings() async throws {
+    @Test func fileFromURLWithItsOptions() async throws {
         let url = try #require(Bundle.module.url(forResource: "greeting", withExtension: "txt"))
         let mock = HTTPMock()
         mock.addResponses(forPath: "/g", host: "a.test") {
             MockResponse.file(url: url)
-            MockResponse.file(url, status: .accepted, contentType: "text/x-greeting")
+            MockResponse.file(url: url, status: .accepted, contentType: "text/x-greeting")
         }
         let first = try await mock.fetch("https://a.test/g")
         #expect(first.text == "hello from a file\n")
@@ -98,7 +98,7 @@ struct MockResponseTests {
         defer { try? FileManager.default.removeItem(at: absolute) }
 
         let mock = HTTPMock()
-        mock.addResponses(forPath: "/r", host: "a.test") { MockResponse.file(URL(fileURLWithPath: name)) }
+        mock.addResponses(forPath: "/r", host: "a.test") { MockResponse.file(url: URL(fileURLWithPath: name)) }
         let fetched = try await mock.fetch("https://a.test/r")
         #expect(fetched.text == "a,b\n")
         #expect(fetched.header("Content-Type") == "text/csv")

@@ -1,3 +1,6 @@
+import AirlockBase
+import Foundation
+
 /// The stubs of one mock, their response queues, its unmocked policy and its journal, behind one
 /// lock: the engine that every transport of the mock asks.
 ///
@@ -7,8 +10,6 @@
 /// Registering is O(1) per stub and matching a request walks tries keyed by the request's own host
 /// labels and path segments, so neither grows with the number of stubs.
 @_spi(AirlockTransport)
-import AirlockBase
-import Foundation
 public final class MockRegistry: Sendable {
     let state = Locked(State())
     private let reporter = Locked<(@Sendable (String) -> Void)?>(nil)

@@ -1,12 +1,13 @@
+import AirlockBase
+import Foundation
+import HTTPTypes
+
 /// The list of requests a mock or a logger received, in order, with what each got back — one
 /// type for every transport, behind one lock. Its owner's ``Journaling`` API reads it.
 ///
 /// Requests are numbered from 1; ``Journaling/clearRequests()`` starts the numbering again, and outcomes that
 /// arrive for requests recorded before a clear are dropped instead of landing on a newer entry.
 @_spi(AirlockTransport)
-import AirlockBase
-import Foundation
-import HTTPTypes
 public final class RequestJournal: Sendable {
     private struct State {
         /// The kept entries, oldest first, from `head` on (the slots before it are dropped).

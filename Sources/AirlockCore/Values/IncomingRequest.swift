@@ -4,16 +4,8 @@ import Foundation
 /// A request as the core sees it, whatever transport it came through (a `URLProtocol`, a loopback
 /// server): only the parts matching needs, with no Foundation networking types.
 package struct IncomingRequest: Sendable {
-    /// A query parameter; repeated names stay separate items.
-    package struct QueryItem: Hashable, Sendable {
-        package var name: String
-        package var value: String?
-
-        package init(name: String, value: String?) {
-            self.name = name
-            self.value = value
-        }
-    }
+    /// A query parameter, as the journal shows it too: one type from the transport to the test.
+    package typealias QueryItem = RecordedRequest.QueryItem
 
     /// The HTTP method, uppercased.
     package var method: String

@@ -225,11 +225,9 @@ extension MockResponse {
         )
     }
 
-    /// A response whose body is the file at a URL; the same as ``file(url:status:lifetime:delivery:headers:contentType:)``.
-    ///
-    /// ```swift
-    /// MockResponse.file(urlToFile, status: .ok)
-    /// ```
+    /// A response whose body is the file at a URL: the same as
+    /// ``file(url:status:lifetime:delivery:headers:contentType:)``, which the original HTTPMock
+    /// documents; use that.
     ///
     /// - Parameters:
     ///   - url: A file URL.
@@ -239,6 +237,7 @@ extension MockResponse {
     ///   - headers: Response headers.
     ///   - contentType: The `Content-Type`; `nil` infers it from the extension.
     /// - Returns: A mocked response.
+    @available(*, deprecated, renamed: "file(url:status:lifetime:delivery:headers:contentType:)", message: "Use file(url:), the one way to name a file by URL.")
     public static func file(
         _ url: URL,
         status: Status = .ok,
@@ -252,8 +251,10 @@ extension MockResponse {
 }
 
 extension JSONEncoder {
-    /// A JSON encoder with sorted keys, so encoded mock bodies are byte-for-byte stable.
-    public static var sortedKeys: JSONEncoder {
+    /// A JSON encoder with sorted keys, so encoded mock bodies are byte-for-byte stable: the
+    /// default of ``MockResponse/encodable(_:status:lifetime:delivery:headers:jsonEncoder:)``.
+    @usableFromInline
+    static var sortedKeys: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         return encoder

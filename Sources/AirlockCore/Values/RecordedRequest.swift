@@ -56,8 +56,8 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
     public var path: String { storage.request.path }
     /// The query parameters in order.
     public internal(set) var queryItems: [QueryItem] {
-        get { storage.request.queryItems.map { QueryItem(name: $0.name, value: $0.value) } }
-        set { writable.request.queryItems = newValue.map { IncomingRequest.QueryItem(name: $0.name, value: $0.value) } }
+        get { storage.request.queryItems }
+        set { writable.request.queryItems = newValue }
     }
     /// The query as lists of values per name, each list sorted so that order does not matter.
     var queryValues: [String: [String]] {

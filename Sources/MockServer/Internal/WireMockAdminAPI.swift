@@ -1,5 +1,6 @@
 import Foundation
 @_spi(AirlockTransport) import AirlockCore
+@_spi(AirlockTransport) import AirlockWireMock
 import NIOHTTP1
 
 /// WireMock's admin API, as WireMock serves it, for the clients written for it (the PyPI

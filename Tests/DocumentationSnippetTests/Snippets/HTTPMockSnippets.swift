@@ -58,7 +58,7 @@ func factories(value: User, bytes: Data, urlToFile: URL) -> [MockResponse] {
     MockResponse.plaintext("hello", status: .ok)                      // text/plain
     MockResponse.empty(status: .noContent)                            // no body, no Content-Type
     MockResponse.file(named: "user", extension: "json", in: Bundle.module)
-    MockResponse.file(url: urlToFile)                                 // or MockResponse.file(urlToFile)
+    MockResponse.file(url: urlToFile)
     MockResponse(data: bytes, contentType: "application/octet-stream")
 }
 
