@@ -238,7 +238,7 @@ func startServer(_ server: MockServer) async throws {
         try await server.start()
     } catch let error as MockServerError {
         printError("airlock: \(error.description)")
-        switch error.kind {
+        switch error.code {
         case .nonLoopbackBindingRefused, .adminTokenRequired, .invalidLimits: throw ExitCode.usage
         case .certificateAuthorityInvalid: throw ExitCode.badInput
         default: throw ExitCode.unavailable

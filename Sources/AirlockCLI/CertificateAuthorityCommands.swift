@@ -104,6 +104,6 @@ private func loadAuthority(_ caDir: String?) throws -> CertificateAuthority {
         return try CertificateAuthority.loadOrCreate(in: directory)
     } catch let error as MockServerError {
         printError("airlock: \(error.description)")
-        throw error.kind == .certificateAuthorityInvalid ? ExitCode.badInput : ExitCode.unavailable
+        throw error.code == .certificateAuthorityInvalid ? ExitCode.badInput : ExitCode.unavailable
     }
 }

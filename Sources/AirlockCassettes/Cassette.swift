@@ -73,6 +73,7 @@ public final class Cassette: Sendable {
                 let key = raw.lowercased().replacingOccurrences(of: "_", with: "").replacingOccurrences(of: "-", with: "")
                 guard let mode = allCases.first(where: { $0.rawValue.lowercased() == key }) else {
                     throw CassetteError(
+                        .invalidRecordMode,
                         file: nil,
                         problem: "AIRLOCK_RECORD is \"\(raw)\", which is not a record mode",
                         fix: "Set it to one of " + allCases.map { "\"\($0)\"" }.joined(separator: ", ") + ", or unset it."
@@ -163,7 +164,13 @@ public final class Cassette: Sendable {
             do {
                 replayed = try HTTPArchive(contentsOf: url)
             } catch {
-                throw CassetteError(file: url.path, problem: error.description, fix: "Fix the file, or delete it and record it again (\(self.recordCommand)).")
+                throw CassetteError(
+                    .invalidFile,
+                    file: url.path,
+                    problem: error.description,
+                    fix: "Fix the file, or delete it and record it again (\(self.recordCommand)).",
+                    fileError: error
+                )
             }
         case (.newEpisodes, false), (.none, false):
             replayed = HTTPArchive(entries: [])
@@ -238,7 +245,7 @@ public final class Cassette: Sendable {
             try data.write(to: url, options: .atomic)
         } catch {
             state.withLock {
-                $0.writeError = CassetteError(file: url.path, problem: "cannot be written (\(error.localizedDescription))", fix: "Check that the folder is writable.")
+                $0.writeError = CassetteError(.writeFailed, file: url.path, problem: "cannot be written (\(error.localizedDescription))", fix: "Check that the folder is writable.")
             }
         }
     }
@@ -255,28 +262,6 @@ public final class Cassette: Sendable {
         }
         return "The cassette \(name) has no entry for this request (mode \"\(mode)\"). To record it: \(recordCommand)"
             + (mode == .none ? "" : ", or delete \(url.path) and run again.")
-    }
-}
-
-/// A cassette that cannot be used: which file, what is wrong, and how to fix it.
-public struct CassetteError: Error, Sendable, CustomStringConvertible {
-    /// The cassette file, when one is concerned.
-    public let file: String?
-    /// What is wrong.
-    public let problem: String
-    /// How to fix it.
-    public let fix: String
-
-    /// Creates an error.
-    public init(file: String?, problem: String, fix: String) {
-        self.file = file
-        self.problem = problem
-        self.fix = fix
-    }
-
-    /// `Airlock cassette users.har: … Fix: …`.
-    public var description: String {
-        "Airlock cassette\(file.map { " \($0)" } ?? ""): \(problem). \(fix)"
     }
 }
 
@@ -297,6 +282,7 @@ extension Cassette {
     public static func current() throws(CassetteError) -> Cassette {
         guard let cassette = scoped else {
             throw CassetteError(
+                .noCurrentCassette,
                 file: nil,
                 problem: "the running test has no cassette",
                 fix: "Add the trait: @Test(.cassette) (import HTTPMockTesting); under XCTest call cassette() on the test case."

@@ -46,7 +46,7 @@ public struct HTTPArchive: Sendable {
             _ = try JSONSerialization.jsonObject(with: data)
         } catch {
             let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
-            throw StubFileError(file: source, location: nil, problem: "is not valid JSON: \(detail)", expected: "a HAR 1.2 document ({\"log\": {\"entries\": [...]}})")
+            throw StubFileError(.invalidJSON, file: source, location: nil, problem: "is not valid JSON: \(detail)", expected: "a HAR 1.2 document ({\"log\": {\"entries\": [...]}})")
         }
         let document: HARFormat.Document
         do {
@@ -54,7 +54,7 @@ public struct HTTPArchive: Sendable {
         } catch let error as DecodingError {
             throw StubFileError(decoding: error, file: source, data: data)
         } catch {
-            throw StubFileError(file: source, location: nil, problem: "\(error)", expected: "a HAR 1.2 document")
+            throw StubFileError(.invalidValue, file: source, location: nil, problem: "\(error)", expected: "a HAR 1.2 document")
         }
         entries = []
         for (index, entry) in document.log.entries.enumerated() {
@@ -100,7 +100,7 @@ public struct HTTPArchive: Sendable {
         if let post = entry.request.postData {
             if let text = post.text {
                 guard let body = HARFormat.bytes(text, encoding: post.encoding) else {
-                    throw StubFileError(file: source, location: "\(place).request.postData.encoding", problem: "is \"\(post.encoding ?? "")\"", expected: "\"base64\" or no encoding")
+                    throw StubFileError(.invalidValue, file: source, location: "\(place).request.postData.encoding", problem: "is \"\(post.encoding ?? "")\"", expected: "\"base64\" or no encoding")
                 }
                 incoming.body = body
             } else if !post.params.isEmpty {
@@ -108,14 +108,14 @@ public struct HTTPArchive: Sendable {
             }
         }
         guard let date = HARFormat.date(entry.startedDateTime) else {
-            throw StubFileError(file: source, location: "\(place).startedDateTime", problem: "is \"\(entry.startedDateTime)\"", expected: "an ISO 8601 date such as 2026-01-31T12:00:00.000Z")
+            throw StubFileError(.invalidValue, file: source, location: "\(place).startedDateTime", problem: "is \"\(entry.startedDateTime)\"", expected: "an ISO 8601 date such as 2026-01-31T12:00:00.000Z")
         }
         var recorded = RecordedRequest(sequence: 0, request: incoming, date: date)
         let content = entry.response.content
         var body = Data()
         if let text = content.text {
             guard let bytes = HARFormat.bytes(text, encoding: content.encoding) else {
-                throw StubFileError(file: source, location: "\(place).response.content.encoding", problem: "is \"\(content.encoding ?? "")\"", expected: "\"base64\" or no encoding")
+                throw StubFileError(.invalidValue, file: source, location: "\(place).response.content.encoding", problem: "is \"\(content.encoding ?? "")\"", expected: "\"base64\" or no encoding")
             }
             body = bytes
         }
@@ -123,7 +123,7 @@ public struct HTTPArchive: Sendable {
         if let encodedBody = content.encodedBody {
             // The server's own bytes, beside the decoded text other readers use.
             guard let bytes = Data(base64Encoded: encodedBody, options: .ignoreUnknownCharacters) else {
-                throw StubFileError(file: source, location: "\(place).response.content._encodedBody", problem: "is not base64", expected: "the body as sent, in base64")
+                throw StubFileError(.invalidValue, file: source, location: "\(place).response.content._encodedBody", problem: "is not base64", expected: "the body as sent, in base64")
             }
             body = bytes
             bodyIsEncoded = true
@@ -133,10 +133,10 @@ public struct HTTPArchive: Sendable {
             // Each field as recorded, in order: two Set-Cookie stay two.
             let place = "\(place).response.headers[\(position)]"
             if let problem = ResponseLimits.headerProblem(name: field.name, value: field.value) {
-                throw StubFileError(file: source, location: place, problem: problem, expected: ResponseLimits.headerFix)
+                throw StubFileError(.invalidHeader, file: source, location: place, problem: problem, expected: ResponseLimits.headerFix)
             }
             guard let name = HTTPField.Name(field.name) else {
-                throw StubFileError(file: source, location: "\(place).name", problem: "is \"\(field.name)\"", expected: "a header name (an RFC 9110 token)")
+                throw StubFileError(.invalidHeader, file: source, location: "\(place).name", problem: "is \"\(field.name)\"", expected: "a header name (an RFC 9110 token)")
             }
             headers.append(HTTPField(name: name, value: field.value))
         }

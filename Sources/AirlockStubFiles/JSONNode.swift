@@ -83,22 +83,22 @@ package struct JSONNode: Sendable {
         do {
             return JSONNode(document: try JSONValue.parse(data), source: source)
         } catch let error as JSONParseError {
-            throw StubFileError(file: source, location: "line \(error.line), column \(error.column)", problem: "is not valid JSON: \(error.problem)", expected: expected)
+            throw StubFileError(.invalidJSON, file: source, location: "line \(error.line), column \(error.column)", problem: "is not valid JSON: \(error.problem)", expected: expected)
         } catch {
-            throw StubFileError(file: source, location: nil, problem: "is not valid JSON: \(error)", expected: expected)
+            throw StubFileError(.invalidJSON, file: source, location: nil, problem: "is not valid JSON: \(error)", expected: expected)
         }
     }
 
     // MARK: Errors
 
     /// An error about the value here.
-    package func error(_ problem: String, expected: String) -> StubFileError {
-        StubFileError(file: source, location: path.description, problem: problem, expected: expected)
+    package func error(_ code: StubFileError.Code, _ problem: String, expected: String) -> StubFileError {
+        StubFileError(code, file: source, location: path.description, problem: problem, expected: expected)
     }
 
     /// "is null" or "has the wrong type", with what was expected.
     package func mismatch(expected: String) -> StubFileError {
-        error(value == .null ? "is null" : "has the wrong type", expected: expected)
+        error(.wrongType, value == .null ? "is null" : "has the wrong type", expected: expected)
     }
 
     // MARK: Typed values
@@ -153,6 +153,7 @@ package struct JSONNode: Sendable {
         for key in object.keys where !fields.contains(key) {
             let suggestion = KnownFields.nearest(key, in: fields).map { "; did you mean \"\($0)\"?" } ?? ""
             throw StubFileError(
+                .unknownField,
                 file: source,
                 location: path.appending(key).description,
                 problem: "is not a field of \(what)\(suggestion)",
@@ -176,14 +177,14 @@ package struct JSONObject: Sendable {
     }
 
     /// An error about a field, given or not.
-    package func error(at key: String, _ problem: String, expected: String) -> StubFileError {
-        StubFileError(file: node.source, location: node.path.appending(key).description, problem: problem, expected: expected)
+    package func error(_ code: StubFileError.Code, at key: String, _ problem: String, expected: String) -> StubFileError {
+        StubFileError(code, file: node.source, location: node.path.appending(key).description, problem: problem, expected: expected)
     }
 
     /// A field that must be there.
     package func required(_ key: String) throws(StubFileError) -> JSONNode {
         guard let value = members[key] else {
-            throw error(at: key, "is missing", expected: "a \"\(key)\" field")
+            throw error(.missingField, at: key, "is missing", expected: "a \"\(key)\" field")
         }
         return JSONNode(value: value, path: node.path.appending(key), source: node.source)
     }

@@ -9,7 +9,7 @@ extension JSONObject {
         let new = try self["newScenarioState"]?.string()
         guard let name = try self["scenarioName"]?.string() else {
             if required != nil || new != nil {
-                throw error(at: "scenarioName", "is missing while a scenario state is given", expected: "the scenario's name")
+                throw error(.missingField, at: "scenarioName", "is missing while a scenario state is given", expected: "the scenario's name")
             }
             return nil
         }

@@ -46,20 +46,20 @@ extension JSONNode {
         case .anywhere:
             anywhere = "a file path, relative to the stub file's folder or absolute"
         case .refused(let problem, let expected):
-            throw error(problem, expected: expected)
+            throw error(.responseFileOutsideRoot, problem, expected: expected)
         case .inside(let root, let expected):
             // With `..` and symbolic links followed, so that neither leads out.
             let base = root.standardizedFileURL.resolvingSymlinksInPath().path
             let resolved = url.standardizedFileURL.resolvingSymlinksInPath().path
             guard resolved.hasPrefix(base.hasSuffix("/") ? base : base + "/") else {
-                throw error("\"\(path)\" is outside \(base)", expected: expected)
+                throw error(.responseFileOutsideRoot, "\"\(path)\" is outside \(base)", expected: expected)
             }
             anywhere = "a file path inside \(base)"
         }
         switch ResponseFile.problem(at: url) {
-        case .missing: throw error("\"\(path)\" does not exist (looked for \(url.path))", expected: anywhere)
-        case .folder: throw error("\"\(path)\" is a folder (\(url.path))", expected: "a file inside it")
-        case .unreadable: throw error("\"\(path)\" cannot be read (\(url.path))", expected: "a file this user may read")
+        case .missing: throw error(.responseFileUnavailable, "\"\(path)\" does not exist (looked for \(url.path))", expected: anywhere)
+        case .folder: throw error(.responseFileUnavailable, "\"\(path)\" is a folder (\(url.path))", expected: "a file inside it")
+        case .unreadable: throw error(.responseFileUnavailable, "\"\(path)\" cannot be read (\(url.path))", expected: "a file this user may read")
         case nil: return url
         }
     }

@@ -78,7 +78,7 @@ extension JSONNode {
         let status = MockResponse.Status(code: code)
         guard ResponseLimits.statusProblem(status) == nil else {
             let codes = ResponseLimits.statusCodes
-            throw error("is \(code)", expected: "an HTTP status from \(codes.lowerBound) to \(codes.upperBound)")
+            throw error(.invalidValue, "is \(code)", expected: "an HTTP status from \(codes.lowerBound) to \(codes.upperBound)")
         }
         return status
     }
@@ -88,7 +88,7 @@ extension JSONNode {
     package func delivery(seconds: Double) throws(StubFileError) -> MockResponse.Delivery {
         let delivery: MockResponse.Delivery = seconds == 0 ? .instant : .delayed(seconds)
         if let problem = ResponseLimits.delayProblem(delivery) {
-            throw error(problem, expected: "a number of seconds from 0 to \(Int(ResponseLimits.maximumSeconds)) (one day)")
+            throw error(.invalidValue, problem, expected: "a number of seconds from 0 to \(Int(ResponseLimits.maximumSeconds)) (one day)")
         }
         return delivery
     }
@@ -101,6 +101,7 @@ extension JSONNode {
     package func dribble(chunks: Int, seconds: Double, fields: (chunks: String, seconds: String)) throws(StubFileError) -> DribblePlan {
         if let problem = ResponseLimits.dribbleProblem(chunks: chunks, seconds: seconds) {
             throw error(
+                .invalidValue,
                 problem,
                 expected: "\"\(fields.chunks)\" from 1 to \(ResponseLimits.maximumDribbleChunks) and \"\(fields.seconds)\" from 0 to \(Int(ResponseLimits.maximumSeconds))"
             )
@@ -115,7 +116,7 @@ extension JSONNode {
         for (name, node) in try members("an object of header names and string values") {
             let value = try node.string()
             if let problem = ResponseLimits.headerProblem(name: name, value: value) {
-                throw error(problem, expected: ResponseLimits.headerFix)
+                throw error(.invalidHeader, problem, expected: ResponseLimits.headerFix)
             }
             headers.append((name, value, node))
         }
@@ -129,7 +130,7 @@ extension JSONNode {
         do {
             return try encoder.encode(value)
         } catch {
-            throw self.error("cannot be sent as JSON (\(error))", expected: "a JSON value of finite numbers")
+            throw self.error(.invalidValue, "cannot be sent as JSON (\(error))", expected: "a JSON value of finite numbers")
         }
     }
 }

@@ -37,13 +37,13 @@ extension StubFile {
         if let field = fields["host"] {
             host = try field.string()
             do { _ = try HostPattern(host) } catch {
-                throw field.error(error.problem, expected: inJSON(error.fix))
+                throw field.error(.invalidValue, error.problem, expected: inJSON(error.fix))
             }
         }
         let pathField = try fields.required("path")
         let path = try pathField.string()
         do { _ = try PathPattern(path) } catch {
-            throw pathField.error(error.problem, expected: inJSON(error.fix))
+            throw pathField.error(.invalidValue, error.problem, expected: inJSON(error.fix))
         }
         let method = try fields["method"]?.string()
         let query = try fields["query"].map(queryConstraint)
@@ -52,7 +52,7 @@ extension StubFile {
             switch try field.string() {
             case "exact": queryMatching = .exact
             case "contains": queryMatching = .contains
-            case let other: throw field.error("is \"\(other)\"", expected: "\"exact\" or \"contains\"")
+            case let other: throw field.error(.invalidValue, "is \"\(other)\"", expected: "\"exact\" or \"contains\"")
             }
         }
         let scenario = try fields.scenarioStep()
@@ -62,7 +62,7 @@ extension StubFile {
             responses.append(try Self.response(response, files: files))
         }
         if responses.isEmpty {
-            throw responsesField.error("is empty", expected: "at least one response")
+            throw responsesField.error(.invalidValue, "is empty", expected: "at least one response")
         }
         let registration = Registration(
             host: host,
@@ -101,7 +101,7 @@ extension StubFile {
         let fields = try node.object("a response", fields: Fields.response)
         let given = ["body", "json", "file", "fault"].filter { fields[$0] != nil }
         if given.count > 1 {
-            throw node.error("has more than one of body, json, file and fault", expected: "at most one of them")
+            throw node.error(.conflictingFields, "has more than one of body, json, file and fault", expected: "at most one of them")
         }
         var parts = ResponseParts()
         if let field = fields["status"] { parts.status = try field.status() }
@@ -133,7 +133,7 @@ extension StubFile {
         }
         if let field = fields["template"], try field.bool() {
             if case .file = parts.body {
-                throw field.error("is true for a file response", expected: "a template in body or json (files are sent as they are)")
+                throw field.error(.conflictingFields, "is true for a file response", expected: "a template in body or json (files are sent as they are)")
             }
             parts.templates = try TemplatedResponse(body: template, headers: headers)
         }
@@ -146,11 +146,11 @@ extension StubFile {
         switch node.value {
         case .string("single"): return .single
         case .string("eternal"): return .eternal
-        case .string(let name): throw node.error("is \"\(name)\"", expected: expected)
+        case .string(let name): throw node.error(.invalidValue, "is \"\(name)\"", expected: expected)
         case .number:
             let count = try node.integer()
             let lifetime: MockResponse.Lifetime = count == 1 ? .single : .multiple(count)
-            guard ResponseLimits.lifetimeProblem(lifetime) == nil else { throw node.error("is \(count)", expected: expected) }
+            guard ResponseLimits.lifetimeProblem(lifetime) == nil else { throw node.error(.invalidValue, "is \(count)", expected: expected) }
             return lifetime
         default:
             throw node.mismatch(expected: expected)
@@ -161,7 +161,7 @@ extension StubFile {
     private static func fault(_ node: JSONNode) throws(StubFileError) -> MockResponse.Fault {
         let name = try node.string()
         guard let fault = MockResponse.Fault.all.first(where: { $0.description == name }) else {
-            throw node.error("is \"\(name)\"", expected: MockResponse.Fault.all.map { "\"\($0)\"" }.joined(separator: ", "))
+            throw node.error(.invalidValue, "is \"\(name)\"", expected: MockResponse.Fault.all.map { "\"\($0)\"" }.joined(separator: ", "))
         }
         return fault
     }

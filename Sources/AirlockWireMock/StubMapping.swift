@@ -45,6 +45,7 @@ package struct StubMapping: Sendable {
         for key in ["postServeActions", "serveEventListeners"] {
             if let field = fields[key] {
                 throw field.error(
+                    .unsupported,
                     "asks for an action after the response (a webhook or an extension), which Airlock does not run",
                     expected: "a mapping without \"\(key)\"; check the call your app makes with mock.verify(…) or POST /__admin/requests/find instead"
                 )
@@ -55,7 +56,7 @@ package struct StubMapping: Sendable {
             guard let field = fields[key] else { continue }
             let text = try field.string()
             guard let parsed = UUID(uuidString: text) else {
-                throw field.error("is \"\(text)\"", expected: "a UUID such as \"\(UUID().uuidString.lowercased())\" (or no \(key): one is made up)")
+                throw field.error(.invalidValue, "is \"\(text)\"", expected: "a UUID such as \"\(UUID().uuidString.lowercased())\" (or no \(key): one is made up)")
             }
             id = parsed
         }
@@ -70,7 +71,7 @@ package struct StubMapping: Sendable {
         var priority = Registration.Precedence.defaultPriority
         if let field = fields["priority"] {
             priority = try field.integer()
-            guard priority >= 1 else { throw field.error("is \(priority)", expected: "a priority of 1 or more (1 is the highest)") }
+            guard priority >= 1 else { throw field.error(.invalidValue, "is \(priority)", expected: "a priority of 1 or more (1 is the highest)") }
         }
         let scenario = try fields.scenarioStep()
         // WireMock reads a mapping without a request as one for every request, and one without a

@@ -29,7 +29,7 @@ struct WireMockJSONPattern: Sendable {
             do {
                 expected = try JSONValue.parse(Data(text.utf8))
             } catch {
-                throw node.error("is not valid JSON", expected: "a JSON document, as a string or as the JSON value itself")
+                throw node.error(.invalidValue, "is not valid JSON", expected: "a JSON document, as a string or as the JSON value itself")
             }
         } else {
             expected = node.value
@@ -41,6 +41,7 @@ struct WireMockJSONPattern: Sendable {
             if Self.simplePlaceholders.contains(placeholder) { continue }
             guard placeholder.hasPrefix(Self.regexPrefix) else {
                 throw node.error(
+                    .unsupported,
                     "uses the placeholder \"\(placeholder)\", which Airlock does not support",
                     expected: "a literal value or one of ${json-unit.any-string}, ${json-unit.any-number}, ${json-unit.any-boolean}, ${json-unit.ignore}, ${json-unit.ignore-element}, ${json-unit.regex}…"
                 )
@@ -49,7 +50,7 @@ struct WireMockJSONPattern: Sendable {
             do {
                 regexes[placeholder] = try WireMockRegex(pattern, options: [])
             } catch {
-                throw node.error("has the placeholder \"\(placeholder)\", whose regular expression does not compile: \(error.reason)", expected: "a valid regular expression after ${json-unit.regex}")
+                throw node.error(.invalidValue, "has the placeholder \"\(placeholder)\", whose regular expression does not compile: \(error.reason)", expected: "a valid regular expression after ${json-unit.regex}")
             }
         }
         self.regexes = regexes

@@ -54,6 +54,7 @@ public struct WireMockMappings: Sendable {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: mappingsFolder.path, isDirectory: &isFolder), isFolder.boolValue else {
             throw StubFileError(
+                .unreadable,
                 file: directory.path,
                 location: nil,
                 problem: "has no mappings folder (looked for \(mappingsFolder.path))",

@@ -21,7 +21,7 @@ enum WireMockMultiValuePattern: Sendable {
             let items = try fields.required(key).array(of: "matchers")
             var patterns: [WireMockValuePattern] = []
             for item in items { patterns.append(try WireMockValuePattern.decode(item)) }
-            if patterns.isEmpty { throw fields.error(at: key, "is empty", expected: "at least one matcher") }
+            if patterns.isEmpty { throw fields.error(.invalidValue, at: key, "is empty", expected: "at least one matcher") }
             return key == "hasExactly" ? .hasExactly(patterns) : .includes(patterns)
         }
         return .single(try WireMockValuePattern.decode(node))
@@ -62,7 +62,7 @@ enum WireMockBodyPattern: Sendable {
         }
         let field = try node.object("a \"binaryEqualTo\" matcher", fields: ["binaryEqualTo"]).required("binaryEqualTo")
         guard let data = Data(base64Encoded: try field.string()) else {
-            throw field.error("is not valid base64", expected: "the body's bytes in base64")
+            throw field.error(.invalidValue, "is not valid base64", expected: "the body's bytes in base64")
         }
         return .binaryEqualTo(data)
     }

@@ -111,10 +111,11 @@ package struct WireMockRequestPattern: Sendable {
         for key in members.keys.sorted() where !fields.contains(key) {
             let location = node.path.appending(key).description
             if let instead = refusedFields[key] {
-                throw StubFileError(file: node.source, location: location, problem: "is not supported by Airlock", expected: instead)
+                throw StubFileError(.unsupported, file: node.source, location: location, problem: "is not supported by Airlock", expected: instead)
             }
             let suggestion = KnownFields.nearest(key, in: fields).map { "; did you mean \"\($0)\"?" } ?? ""
             throw StubFileError(
+                .unknownField,
                 file: node.source,
                 location: location,
                 problem: "is not a field of a WireMock request\(suggestion)",
@@ -123,7 +124,7 @@ package struct WireMockRequestPattern: Sendable {
         }
         let object = try node.object("a WireMock request", fields: fields)
         if object["basicAuth"] != nil, object["basicAuthCredentials"] != nil {
-            throw object.error(at: "basicAuth", "is given beside \"basicAuthCredentials\"", expected: "only one of them")
+            throw object.error(.conflictingFields, at: "basicAuth", "is given beside \"basicAuthCredentials\"", expected: "only one of them")
         }
         return object
     }
@@ -132,7 +133,7 @@ package struct WireMockRequestPattern: Sendable {
     private static func method(_ node: JSONNode) throws(StubFileError) -> (String?, WireMockRule?) {
         if case .string(let text) = node.value {
             let name = text.uppercased()
-            guard !name.isEmpty else { throw node.error("is empty", expected: "a method such as \"GET\", or \"ANY\"") }
+            guard !name.isEmpty else { throw node.error(.invalidValue, "is empty", expected: "a method such as \"GET\", or \"ANY\"") }
             guard name != "ANY" else { return (nil, nil) }
             let rule = WireMockRule(
                 part: .method,
@@ -163,12 +164,12 @@ package struct WireMockRequestPattern: Sendable {
     private static func pathParameters(_ fields: JSONObject, url: WireMockURLPattern?) throws(StubFileError) -> [WireMockRule] {
         guard let field = fields["pathParameters"] else { return [] }
         guard case .urlPathTemplate(let template) = url else {
-            throw field.error("is given without \"urlPathTemplate\"", expected: "a \"urlPathTemplate\" such as \"/users/{id}\" naming the parameters")
+            throw field.error(.missingField, "is given without \"urlPathTemplate\"", expected: "a \"urlPathTemplate\" such as \"/users/{id}\" naming the parameters")
         }
         var rules: [WireMockRule] = []
         for (name, node) in try field.members("an object of path parameter names and matchers") {
             guard template.variables.contains(name) else {
-                throw node.error("is not a variable of \"\(template.source)\"", expected: "one of " + template.variables.map { "\"\($0)\"" }.joined(separator: ", "))
+                throw node.error(.invalidValue, "is not a variable of \"\(template.source)\"", expected: "one of " + template.variables.map { "\"\($0)\"" }.joined(separator: ", "))
             }
             let pattern = try WireMockValuePattern.decode(node)
             rules.append(
@@ -185,7 +186,7 @@ package struct WireMockRequestPattern: Sendable {
         var rules: [WireMockRule] = []
         if let field = fields["scheme"] {
             let scheme = try field.string().lowercased()
-            guard scheme == "http" || scheme == "https" else { throw field.error("is \"\(scheme)\"", expected: "\"http\" or \"https\"") }
+            guard scheme == "http" || scheme == "https" else { throw field.error(.invalidValue, "is \"\(scheme)\"", expected: "\"http\" or \"https\"") }
             rules.append(WireMockRule(part: .scheme, template: "scheme \(scheme)", verdict: { WireMockVerdict($0.scheme == scheme) }, actual: { "was \($0.scheme)" }))
         }
         if let field = fields["host"] {
@@ -194,7 +195,7 @@ package struct WireMockRequestPattern: Sendable {
         }
         if let field = fields["port"] {
             let port = try field.integer()
-            guard (1...65535).contains(port) else { throw field.error("is \(port)", expected: "a port from 1 to 65535") }
+            guard (1...65535).contains(port) else { throw field.error(.invalidValue, "is \(port)", expected: "a port from 1 to 65535") }
             rules.append(
                 WireMockRule(
                     part: .port,

@@ -65,17 +65,18 @@ enum WireMockResponse {
         for key in ["additionalProxyRequestHeaders", "removeProxyRequestHeaders"] {
             if let field = fields[key] {
                 throw field.error(
+                    .unsupported,
                     "is not supported by Airlock (changing the header fields of a proxied request)",
                     expected: "a mapping without it: the request goes on with the fields the client sent (but Host)"
                 )
             }
         }
         if let field = fields["transformerParameters"] {
-            throw field.error("is not supported by Airlock (template parameters)", expected: "the values written into the template itself")
+            throw field.error(.unsupported, "is not supported by Airlock (template parameters)", expected: "the values written into the template itself")
         }
         let bodies = ["body", "jsonBody", "base64Body", "bodyFileName"].filter { fields[$0] != nil }
         if bodies.count > 1 {
-            throw node.error("has \(bodies.joined(separator: " and "))", expected: "at most one of body, jsonBody, base64Body and bodyFileName")
+            throw node.error(.conflictingFields, "has \(bodies.joined(separator: " and "))", expected: "at most one of body, jsonBody, base64Body and bodyFileName")
         }
         var status = MockResponse.Status.ok
         if let field = fields["status"] { status = try field.status() }
@@ -84,7 +85,7 @@ enum WireMockResponse {
             let text = try field.string()
             // A reason phrase is tab, space and visible characters (RFC 9112 §4): no line breaks.
             guard text.unicodeScalars.allSatisfy({ $0 == "\t" || ($0.value >= 0x20 && $0.value != 0x7F) }) else {
-                throw field.error("has a control character", expected: "a reason phrase on one line, without control characters")
+                throw field.error(.invalidValue, "has a control character", expected: "a reason phrase on one line, without control characters")
             }
             reasonPhrase = text
         }
@@ -115,13 +116,13 @@ enum WireMockResponse {
             )
         }
         if let field = fields["proxyUrlPrefixToRemove"] {
-            throw field.error("is given without \"proxyBaseUrl\"", expected: "a \"proxyBaseUrl\" to send the request to, or no prefix")
+            throw field.error(.missingField, "is given without \"proxyBaseUrl\"", expected: "a \"proxyBaseUrl\" to send the request to, or no prefix")
         }
 
         if let field = fields["fault"] {
             let name = try field.string()
             guard let fault = faults.first(where: { $0.name == name })?.fault else {
-                throw field.error("is \"\(name)\"", expected: "one of " + faults.map { "\"\($0.name)\"" }.joined(separator: ", "))
+                throw field.error(.invalidValue, "is \"\(name)\"", expected: "one of " + faults.map { "\"\($0.name)\"" }.joined(separator: ", "))
             }
             return Self.drawingDelay(.fault(fault, lifetime: .eternal, delivery: delivery), fixed: fixedDelay, distribution: distribution)
         }
@@ -134,12 +135,13 @@ enum WireMockResponse {
         } else if let field = fields["base64Body"] {
             let text = try field.string()
             guard let data = Data(base64Encoded: text) else {
-                throw field.error("is not Base64", expected: "the body's bytes in standard Base64")
+                throw field.error(.invalidValue, "is not Base64", expected: "the body's bytes in standard Base64")
             }
             body = .data(data)
         } else if let field = fields["bodyFileName"] {
             if templated {
                 throw field.error(
+                    .unsupported,
                     "is a file, and Airlock applies response templates to inline bodies only",
                     expected: "the template in \"body\", or no \"response-template\" transformer"
                 )
@@ -156,7 +158,7 @@ enum WireMockResponse {
         var headerFields = HTTPFields()
         for header in headers {
             guard let name = HTTPField.Name(header.name) else {
-                throw header.node.error("has the name \"\(header.name)\"", expected: ResponseLimits.headerFix)
+                throw header.node.error(.invalidHeader, "has the name \"\(header.name)\"", expected: ResponseLimits.headerFix)
             }
             headerFields.append(HTTPField(name: name, value: header.value))
         }
@@ -182,11 +184,12 @@ enum WireMockResponse {
         guard let components = URLComponents(string: base), let scheme = components.scheme?.lowercased(),
             scheme == "http" || scheme == "https", components.host?.isEmpty == false, components.query == nil
         else {
-            throw field.error("is \"\(base)\"", expected: "an http or https base URL such as \"http://localhost:8081\" (the request's path and query are appended)")
+            throw field.error(.invalidValue, "is \"\(base)\"", expected: "an http or https base URL such as \"http://localhost:8081\" (the request's path and query are appended)")
         }
         for key in ["status", "statusMessage", "headers", "body", "jsonBody", "base64Body", "bodyFileName", "fault", "chunkedDribbleDelay", "transformers"] {
             if fields[key] != nil {
                 throw fields.error(
+                    .conflictingFields,
                     at: key,
                     "is given beside \"proxyBaseUrl\", where the other server's answer is sent as it is",
                     expected: "either \"proxyBaseUrl\" or a response of the mapping's own"
@@ -211,7 +214,7 @@ enum WireMockResponse {
             }
             for (value, valueNode) in values {
                 if let problem = ResponseLimits.headerProblem(name: name, value: value) {
-                    throw valueNode.error(problem, expected: ResponseLimits.headerFix)
+                    throw valueNode.error(.invalidHeader, problem, expected: ResponseLimits.headerFix)
                 }
                 headers.append((name, value, valueNode))
             }
@@ -227,6 +230,7 @@ enum WireMockResponse {
             let name = try item.string()
             guard name == "response-template" else {
                 throw item.error(
+                    .unsupported,
                     "names the transformer \"\(name)\", which Airlock does not have",
                     expected: "\"response-template\" (Airlock's templates, with WireMock's helper names), or no transformers"
                 )
@@ -253,14 +257,14 @@ enum WireMockResponse {
             let lower = try seconds(try object.required("lower"))
             let upperField = try object.required("upper")
             let upper = try seconds(upperField)
-            guard upper >= lower else { throw upperField.error("is below \"lower\"", expected: "an upper bound at least the lower one") }
+            guard upper >= lower else { throw upperField.error(.invalidValue, "is below \"lower\"", expected: "an upper bound at least the lower one") }
             return .uniform(lower: lower, upper: upper)
         case .string("lognormal"):
             let object = try node.object("a lognormal delay distribution", fields: Fields.lognormal)
             let median = try seconds(try object.required("median"))
             let sigmaField = try object.required("sigma")
             let sigma = try sigmaField.number()
-            guard sigma >= 0, sigma <= 10 else { throw sigmaField.error("is \(sigma)", expected: "a sigma from 0 to 10") }
+            guard sigma >= 0, sigma <= 10 else { throw sigmaField.error(.invalidValue, "is \(sigma)", expected: "a sigma from 0 to 10") }
             let maximum = try object["maxValue"].map(seconds)
             return .lognormal(median: median, sigma: sigma, maximum: maximum)
         case .string("fixed"):
@@ -268,7 +272,7 @@ enum WireMockResponse {
             let value = try seconds(try object.required("milliseconds"))
             return .uniform(lower: value, upper: value)
         default:
-            throw node.error("has the type \(typeValue)", expected: "\"uniform\", \"lognormal\" or \"fixed\"")
+            throw node.error(.invalidValue, "has the type \(typeValue)", expected: "\"uniform\", \"lognormal\" or \"fixed\"")
         }
     }
 
@@ -291,7 +295,7 @@ extension JSONNode {
         do {
             return try value.compactData()
         } catch {
-            throw self.error("cannot be sent as JSON (\(error))", expected: "a JSON value of finite numbers")
+            throw self.error(.invalidValue, "cannot be sent as JSON (\(error))", expected: "a JSON value of finite numbers")
         }
     }
 }

@@ -95,6 +95,7 @@ public struct WireMockSnapshot: Sendable {
             try FileManager.default.createDirectory(at: directory.appendingPathComponent("mappings", isDirectory: true), withIntermediateDirectories: true)
         } catch {
             throw CassetteError(
+                .writeFailed,
                 file: directory.path,
                 problem: "cannot be made (\(error.localizedDescription))",
                 fix: "Check that its parent folder is writable, or write the mappings to another folder."
@@ -107,6 +108,7 @@ public struct WireMockSnapshot: Sendable {
                 try file.contents.write(to: url, options: .atomic)
             } catch {
                 throw CassetteError(
+                    .writeFailed,
                     file: url.path,
                     problem: "cannot be written (\(error.localizedDescription))",
                     fix: "Check that \(directory.path) is writable, or write the mappings to another folder."
@@ -126,17 +128,18 @@ public struct WireMockSnapshot: Sendable {
         var isFolder: ObjCBool = false
         guard manager.fileExists(atPath: directory.path, isDirectory: &isFolder) else { return }
         guard isFolder.boolValue else {
-            throw CassetteError(file: directory.path, problem: "is a file, not a folder", fix: "Give a folder for WireMock's mappings/ and __files/ (it is made if it does not exist).")
+            throw CassetteError(.notAFolder, file: directory.path, problem: "is a file, not a folder", fix: "Give a folder for WireMock's mappings/ and __files/ (it is made if it does not exist).")
         }
         let contents: [String]
         do {
             contents = try manager.contentsOfDirectory(atPath: directory.path)
         } catch {
-            throw CassetteError(file: directory.path, problem: "cannot be read (\(error.localizedDescription))", fix: "Check its permissions, or write the mappings to another folder.")
+            throw CassetteError(.unreadable, file: directory.path, problem: "cannot be read (\(error.localizedDescription))", fix: "Check its permissions, or write the mappings to another folder.")
         }
         guard !contents.isEmpty else { return }
         guard replacingContents else {
             throw CassetteError(
+                .folderNotEmpty,
                 file: directory.path,
                 problem: "is not empty (it holds \(contents.sorted().prefix(3).joined(separator: ", "))\(contents.count > 3 ? ", …" : ""))",
                 fix: "Write the mappings to a new or empty folder, or pass --force to replace its mappings/ and __files/."
@@ -146,7 +149,7 @@ public struct WireMockSnapshot: Sendable {
             do {
                 try manager.removeItem(at: directory.appendingPathComponent(name))
             } catch {
-                throw CassetteError(file: directory.appendingPathComponent(name).path, problem: "cannot be removed (\(error.localizedDescription))", fix: "Check its permissions, or write the mappings to another folder.")
+                throw CassetteError(.writeFailed, file: directory.appendingPathComponent(name).path, problem: "cannot be removed (\(error.localizedDescription))", fix: "Check its permissions, or write the mappings to another folder.")
             }
         }
     }

@@ -27,6 +27,7 @@ enum WireMockURLPattern: Sendable {
         guard let name = given.first else { return nil }
         if given.count > 1 {
             throw fields.error(
+                .conflictingFields,
                 at: given[1],
                 "is given beside \"\(name)\"",
                 expected: "only one of " + fieldNames.map { "\"\($0)\"" }.joined(separator: ", ")
@@ -44,7 +45,7 @@ enum WireMockURLPattern: Sendable {
 
     private static func pathText(_ node: JSONNode) throws(StubFileError) -> String {
         let text = try node.string()
-        guard text.hasPrefix("/") else { throw node.error("is \"\(text)\", which does not start with \"/\"", expected: "a path such as \"/users\"") }
+        guard text.hasPrefix("/") else { throw node.error(.invalidValue, "is \"\(text)\", which does not start with \"/\"", expected: "a path such as \"/users\"") }
         return text
     }
 
@@ -132,7 +133,7 @@ struct WireMockPathTemplate: Sendable {
 
     init(_ node: JSONNode) throws(StubFileError) {
         let text = try node.string()
-        guard text.hasPrefix("/") else { throw node.error("is \"\(text)\", which does not start with \"/\"", expected: "a path template such as \"/users/{id}\"") }
+        guard text.hasPrefix("/") else { throw node.error(.invalidValue, "is \"\(text)\", which does not start with \"/\"", expected: "a path template such as \"/users/{id}\"") }
         var pattern = ""
         var variables: [String] = []
         var wildcards = 0
@@ -145,7 +146,7 @@ struct WireMockPathTemplate: Sendable {
                 rest = rest.dropFirst(2)
             } else if rest.first == "{" {
                 guard let close = rest.firstIndex(of: "}"), close > rest.index(after: rest.startIndex) else {
-                    throw node.error("has an unclosed or empty \"{\"", expected: "variables written as {name}")
+                    throw node.error(.invalidValue, "has an unclosed or empty \"{\"", expected: "variables written as {name}")
                 }
                 let name = rest[rest.index(after: rest.startIndex)..<close].filter { $0 != "." && $0 != ";" && $0 != "*" }
                 pattern += "([^/]+)"
@@ -161,12 +162,12 @@ struct WireMockPathTemplate: Sendable {
             }
         }
         if Set(variables).count != variables.count {
-            throw node.error("names a variable twice", expected: "each {name} once")
+            throw node.error(.invalidValue, "names a variable twice", expected: "each {name} once")
         }
         do {
             regex = try WireMockRegex(pattern, options: [])
         } catch {
-            throw node.error("cannot be read: \(error.reason)", expected: "a path template such as \"/users/{id}\"")
+            throw node.error(.invalidValue, "cannot be read: \(error.reason)", expected: "a path template such as \"/users/{id}\"")
         }
         self.source = text
         self.variables = variables

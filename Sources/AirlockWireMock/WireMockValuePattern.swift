@@ -82,14 +82,14 @@ indirect enum WireMockValuePattern: Sendable {
         case "doesNotMatch": return .doesNotMatch(try regex(operand))
         case "absent":
             guard operand.value == .bool(true) else {
-                throw operand.error("is not true", expected: "true (to require a value, use {\"matches\": \".*\"})")
+                throw operand.error(.invalidValue, "is not true", expected: "true (to require a value, use {\"matches\": \".*\"})")
             }
             return .absent
         case "anything": return .anything
         case "not": return .not(try decode(operand))
         case "and", "or":
             let items = try operand.array(of: "matchers")
-            guard items.count >= 2 else { throw operand.error("has \(items.count) matcher\(items.count == 1 ? "" : "s")", expected: "at least two matchers") }
+            guard items.count >= 2 else { throw operand.error(.invalidValue, "has \(items.count) matcher\(items.count == 1 ? "" : "s")", expected: "at least two matchers") }
             var patterns: [WireMockValuePattern] = []
             for item in items { patterns.append(try decode(item)) }
             return name == "and" ? .and(patterns) : .or(patterns)
@@ -113,17 +113,18 @@ indirect enum WireMockValuePattern: Sendable {
         let named = keys.filter { operators[$0] != nil || refused[$0] != nil }.sorted()
         if let name = named.first(where: { refused[$0] != nil }) {
             let (problem, instead) = refused[name]!
-            throw StubFileError(file: node.source, location: node.path.appending(name).description, problem: problem, expected: instead)
+            throw StubFileError(.unsupported, file: node.source, location: node.path.appending(name).description, problem: problem, expected: instead)
         }
         switch named.count {
         case 1:
             return named[0]
         case 0:
-            guard let unknown = keys.sorted().first else { throw node.error("has no matcher", expected: supportedList) }
+            guard let unknown = keys.sorted().first else { throw node.error(.missingField, "has no matcher", expected: supportedList) }
             let suggestion = KnownFields.nearest(unknown, in: Set(operators.keys)).map { "; did you mean \"\($0)\"?" } ?? ""
-            throw StubFileError(file: node.source, location: node.path.appending(unknown).description, problem: "is not a matcher\(suggestion)", expected: supportedList)
+            throw StubFileError(.unknownField, file: node.source, location: node.path.appending(unknown).description, problem: "is not a matcher\(suggestion)", expected: supportedList)
         default:
             throw node.error(
+                .conflictingFields,
                 "has more than one matcher (" + named.map { "\"\($0)\"" }.joined(separator: ", ") + ")",
                 expected: "one matcher per object; combine several with \"and\" or \"or\""
             )
@@ -137,7 +138,7 @@ indirect enum WireMockValuePattern: Sendable {
         do {
             return try WireMockRegex(pattern, options: [.dotMatchesLineSeparators])
         } catch {
-            throw node.error("is not a valid regular expression: \(error.reason)", expected: "a regular expression (ICU/Java syntax)")
+            throw node.error(.invalidValue, "is not a valid regular expression: \(error.reason)", expected: "a regular expression (ICU/Java syntax)")
         }
     }
 
@@ -151,7 +152,7 @@ indirect enum WireMockValuePattern: Sendable {
     private static func jsonPath(_ node: JSONNode) throws(StubFileError) -> WireMockValuePattern {
         if case .object(let members) = node.value {
             guard members["expression"] != nil else {
-                throw node.error("has no \"expression\"", expected: "{\"expression\": \"$.…\", and a matcher such as \"equalTo\"}")
+                throw node.error(.missingField, "has no \"expression\"", expected: "{\"expression\": \"$.…\", and a matcher such as \"equalTo\"}")
             }
             let fields = try node.object("a matchesJsonPath", fields: Set(members.keys))
             let expression = try path(fields.required("expression"))
@@ -167,6 +168,7 @@ indirect enum WireMockValuePattern: Sendable {
             return try JSONPathExpression(text)
         } catch {
             throw node.error(
+                .invalidValue,
                 "is the JSON path \"\(text)\", which \(error.problem)",
                 expected: "a JSON path in the subset Airlock reads: $.a.b, $['a'], [0], [*], ..name, [?(@.x == 'y')], [?(@.x)], comparisons < <= > >= != and =~"
             )

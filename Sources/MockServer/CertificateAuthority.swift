@@ -25,7 +25,7 @@ import NIOSSL
 ///
 /// Making and loading a CA needs the package's `HTTPS` trait (swift-certificates and swift-crypto):
 /// `.package(path: "../Airlock", traits: ["HTTPS"])`. Without it ``loadOrCreate(in:)`` — and so a
-/// server with ``MockServer/Configuration/tls`` — throws ``MockServerError/Kind/httpsUnavailable``.
+/// server with ``MockServer/Configuration/tls`` — throws ``MockServerError/Code/httpsUnavailable``.
 ///
 /// > Warning: Whoever holds the key can make certificates for any host name that your machine then
 /// > trusts. Keep the folder out of version control (the default, under `.build/`, is), and trust
@@ -90,10 +90,10 @@ public final class CertificateAuthority: Sendable {
     ///
     /// - Parameter directory: The folder; it is created (with permissions `0700`) if missing.
     /// - Returns: The CA.
-    /// - Throws: ``MockServerError`` of kind ``MockServerError/Kind/certificateAuthorityUnavailable``
+    /// - Throws: ``MockServerError`` with code ``MockServerError/Code/certificateAuthorityUnavailable``
     ///   when the folder or its files cannot be created or read, and
-    ///   ``MockServerError/Kind/certificateAuthorityInvalid`` when the key file is not an Airlock CA;
-    ///   each names the file and the fix; ``MockServerError/Kind/httpsUnavailable`` when the package
+    ///   ``MockServerError/Code/certificateAuthorityInvalid`` when the key file is not an Airlock CA;
+    ///   each names the file and the fix; ``MockServerError/Code/httpsUnavailable`` when the package
     ///   was built without its `HTTPS` trait.
     public static func loadOrCreate(in directory: URL) throws -> CertificateAuthority {
         guard canMakeCertificates else { throw MockServerError.httpsUnavailable() }

@@ -1,14 +1,19 @@
 import AirlockCore
 import NIOCore
 
-/// Why a server did not start: each case says what happened and how to fix it.
+/// Why a server did not start: what kind of failure it is, what happened and how to fix it.
+///
+/// Switch on ``code`` to tell failures apart; show ``description`` to people:
 ///
 /// ```swift
-/// do { try await server.start() } catch let error as MockServerError where error.kind == .addressInUse { … }
+/// do { try await server.start() } catch let error as MockServerError where error.code == .addressInUse { … }
 /// ```
-public struct MockServerError: Error, Sendable, CustomStringConvertible {
-    /// What kind of failure this is.
-    public struct Kind: Hashable, Sendable, CustomStringConvertible {
+public struct MockServerError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What kind of failure a ``MockServerError`` is.
+    ///
+    /// An opaque value with a static member for each failure, so that kinds can be added without
+    /// breaking a `switch`: compare with `==`, or switch with a `default`.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: Hashable, Sendable {
             case nonLoopbackBindingRefused, adminTokenRequired, addressInUse, bindFailed
             case certificateAuthorityUnavailable, certificateAuthorityInvalid, invalidLimits, httpsUnavailable
@@ -17,38 +22,51 @@ public struct MockServerError: Error, Sendable, CustomStringConvertible {
         private let base: Base
 
         /// A non-loopback address without `allowsNonLoopbackBinding`.
-        public static let nonLoopbackBindingRefused = Kind(base: .nonLoopbackBindingRefused)
+        public static let nonLoopbackBindingRefused = Code(base: .nonLoopbackBindingRefused)
         /// A non-loopback address without an admin token.
-        public static let adminTokenRequired = Kind(base: .adminTokenRequired)
+        public static let adminTokenRequired = Code(base: .adminTokenRequired)
         /// The port is taken by another process.
-        public static let addressInUse = Kind(base: .addressInUse)
+        public static let addressInUse = Code(base: .addressInUse)
         /// Binding failed for another reason.
-        public static let bindFailed = Kind(base: .bindFailed)
+        public static let bindFailed = Code(base: .bindFailed)
         /// The certificate authority's folder or files cannot be created or read (TLS).
-        public static let certificateAuthorityUnavailable = Kind(base: .certificateAuthorityUnavailable)
+        public static let certificateAuthorityUnavailable = Code(base: .certificateAuthorityUnavailable)
         /// The certificate authority's key file is not a usable Airlock CA (TLS).
-        public static let certificateAuthorityInvalid = Kind(base: .certificateAuthorityInvalid)
+        public static let certificateAuthorityInvalid = Code(base: .certificateAuthorityInvalid)
 
         /// HTTPS was asked for (``MockServer/Configuration/tls``, `airlock … --tls`) in a build of the
         /// package without its `HTTPS` trait.
-        public static let httpsUnavailable = Kind(base: .httpsUnavailable)
+        public static let httpsUnavailable = Code(base: .httpsUnavailable)
 
         /// A timeout or the connection limit is not usable (``MockServer/ConnectionLimits``).
-        public static let invalidLimits = Kind(base: .invalidLimits)
+        public static let invalidLimits = Code(base: .invalidLimits)
 
-        /// The kind's name.
+        /// The code's name, such as `addressInUse`.
         public var description: String { "\(base)" }
     }
 
+    /// What kind of failure a ``MockServerError`` is.
+    @available(*, deprecated, renamed: "Code")
+    public typealias Kind = Code
+
     /// What kind of failure this is.
-    public let kind: Kind
+    public var code: Code
     /// What went wrong and how to fix it.
     public let description: String
+
+    /// What kind of failure this is.
+    @available(*, deprecated, renamed: "code")
+    public var kind: Code { code }
+
+    private init(_ code: Code, description: String) {
+        self.code = code
+        self.description = description
+    }
 
     static func nonLoopbackBindingRefused(host: String, address: SocketAddress) -> MockServerError {
         let resolved = address.ipAddress.map { $0 == host ? "" : " (which resolves to \($0))" } ?? ""
         return MockServerError(
-            kind: .nonLoopbackBindingRefused,
+            .nonLoopbackBindingRefused,
             description: "refusing to bind \(host)\(resolved): only loopback addresses are allowed by default. "
                 + "Set allowsNonLoopbackBinding (airlock serve --allow-remote) to serve other machines."
         )
@@ -56,7 +74,7 @@ public struct MockServerError: Error, Sendable, CustomStringConvertible {
 
     static func adminTokenRequired(host: String) -> MockServerError {
         MockServerError(
-            kind: .adminTokenRequired,
+            .adminTokenRequired,
             description: "binding \(host) exposes the admin API beyond this machine: set an adminToken (airlock serve --admin-token …)."
         )
     }
@@ -65,29 +83,29 @@ public struct MockServerError: Error, Sendable, CustomStringConvertible {
         let text = "\(error)"
         if text.contains("Address already in use") || text.contains("errno: 98") || text.contains("errno: 48") {
             return MockServerError(
-                kind: .addressInUse,
+                .addressInUse,
                 description: "cannot listen on \(host):\(port): another process is using the port. Choose another "
                     + "(--port N, or --port 0 for a free one), or stop the other process (`lsof -i :\(port)` names it)."
             )
         }
-        return MockServerError(kind: .bindFailed, description: "cannot listen on \(host):\(port): \(text)")
+        return MockServerError(.bindFailed, description: "cannot listen on \(host):\(port): \(text)")
     }
 
     static func invalidLimits(_ problem: String) -> MockServerError {
         MockServerError(
-            kind: .invalidLimits,
+            .invalidLimits,
             description: "cannot start: \(problem). Give timeouts above 0 and at most \(Int(ResponseLimits.maximumSeconds)) seconds and at least one connection "
                 + "(MockServer.ConnectionLimits; airlock serve --header-timeout, --idle-timeout, --max-connections)."
         )
     }
 
     static func certificateAuthorityUnavailable(file: String, reason: String, fix: String) -> MockServerError {
-        MockServerError(kind: .certificateAuthorityUnavailable, description: "cannot use the Airlock CA at \(file): \(reason). \(fix)")
+        MockServerError(.certificateAuthorityUnavailable, description: "cannot use the Airlock CA at \(file): \(reason). \(fix)")
     }
 
     static func certificateAuthorityInvalid(file: String, directory: String, reason: String) -> MockServerError {
         MockServerError(
-            kind: .certificateAuthorityInvalid,
+            .certificateAuthorityInvalid,
             description: "\(file) is not a usable Airlock CA: \(reason). Delete the folder \(directory) to have a new CA made "
                 + "(clients that trusted the old one must then trust the new one), or point the CA folder elsewhere "
                 + "(MockServer.TLS(certificateAuthorityDirectory:), airlock --ca-dir, AIRLOCK_CA_DIR)."
@@ -96,7 +114,7 @@ public struct MockServerError: Error, Sendable, CustomStringConvertible {
 
     static func httpsUnavailable() -> MockServerError {
         MockServerError(
-            kind: .httpsUnavailable,
+            .httpsUnavailable,
             description: "HTTPS needs the Airlock package's HTTPS trait, which this build was made without. "
                 + "In your manifest: .package(path: \"../Airlock\", traits: [\"HTTPS\"]) (or url:…, traits: [\"HTTPS\"]); "
                 + "for the command: swift run --traits HTTPS airlock … --tls (in a clone of Airlock)."

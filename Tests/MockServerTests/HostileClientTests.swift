@@ -217,7 +217,7 @@ struct HostileClientTests {
         ] {
             let server = MockServer(configuration: .init(limits: limits))
             let error = await #expect(throws: MockServerError.self) { try await server.start() }
-            #expect(error?.kind == .invalidLimits)
+            #expect(error?.code == .invalidLimits)
             #expect(error?.description.contains(problem) == true, "\(error.map { "\($0)" } ?? "-")")
         }
     }

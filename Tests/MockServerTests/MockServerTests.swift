@@ -123,7 +123,7 @@ struct MockServerTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("airlock-no-https-\(UUID().uuidString)")
         let server = MockServer(configuration: .init(tls: .init(certificateAuthorityDirectory: folder)))
         let error = await #expect(throws: MockServerError.self) { try await server.start() }
-        #expect(error?.kind == .httpsUnavailable)
+        #expect(error?.code == .httpsUnavailable)
         #expect(error?.description.contains(#"traits: ["HTTPS"]"#) == true, "\(String(describing: error))")
         #expect(server.certificateAuthority == nil)
         // Nothing was made on disk for a CA that cannot exist.

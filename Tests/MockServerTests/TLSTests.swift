@@ -232,7 +232,7 @@ struct TLSTests {
             try Data("not a key\n".utf8).write(to: keyFile)
             let server = MockServer(configuration: .init(eventLoopGroup: testEventLoops, tls: .init(certificateAuthorityDirectory: folder)))
             let error = await #expect(throws: MockServerError.self) { try await server.start() }
-            #expect(error?.kind == .certificateAuthorityInvalid)
+            #expect(error?.code == .certificateAuthorityInvalid)
             #expect(error?.description.contains(keyFile.path) == true, "\(String(describing: error))")
             #expect(error?.description.contains("Delete the folder") == true, "\(String(describing: error))")
         }
@@ -246,7 +246,7 @@ struct TLSTests {
             try Data("x".utf8).write(to: file)
             let inside = file.appendingPathComponent("ca")
             let error = #expect(throws: MockServerError.self) { _ = try CertificateAuthority.loadOrCreate(in: inside) }
-            #expect(error?.kind == .certificateAuthorityUnavailable)
+            #expect(error?.code == .certificateAuthorityUnavailable)
             #expect(error?.description.contains(inside.path) == true, "\(String(describing: error))")
         }
     }

@@ -60,9 +60,13 @@ extension MockRegistry {
                     host = try Pattern.host(registration.host)
                     lastHost = (registration.host, host)
                 }
+            } catch {
+                throw RegistrationError(.invalidHost, stub: registration.stubDescription, problem: error.problem, fix: error.fix)
+            }
+            do {
                 path = try Pattern.path(registration.path)
             } catch {
-                throw RegistrationError(stub: registration.stubDescription, problem: error.problem, fix: error.fix)
+                throw RegistrationError(.invalidPath, stub: registration.stubDescription, problem: error.problem, fix: error.fix)
             }
             for response in registration.responses {
                 try Self.validate(response, stub: registration.stubDescription)  // described only when invalid
@@ -142,8 +146,8 @@ extension MockRegistry {
         }
 
         private static func validate(_ response: MockResponse, stub: @autoclosure () -> String) throws(RegistrationError) {
-            if let (problem, fix) = ResponseLimits.problem(with: response) {
-                throw RegistrationError(stub: stub(), problem: problem, fix: fix)
+            if let (code, problem, fix) = ResponseLimits.check(response) {
+                throw RegistrationError(code, stub: stub(), problem: problem, fix: fix)
             }
         }
 

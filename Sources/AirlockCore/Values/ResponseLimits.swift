@@ -22,23 +22,29 @@ public enum ResponseLimits {
 
     /// Why a response cannot be served as it is, and how to fix it; `nil` when it can.
     package static func problem(with response: MockResponse) -> (problem: String, fix: String)? {
+        check(response).map { ($0.problem, $0.fix) }
+    }
+
+    /// Why a response cannot be served as it is, as the code a ``RegistrationError`` reports,
+    /// and how to fix it; `nil` when it can.
+    package static func check(_ response: MockResponse) -> (code: RegistrationError.Code, problem: String, fix: String)? {
         if let problem = lifetimeProblem(response.lifetime) {
-            return (problem, "Use .multiple(n) with n ≥ 1, .single or .eternal.")
+            return (.invalidLifetime, problem, "Use .multiple(n) with n ≥ 1, .single or .eternal.")
         }
         if let problem = delayProblem(response.delivery) {
-            return (problem, "Use .delayed(seconds) with 0 ≤ seconds ≤ \(Int(maximumSeconds)) (one day), or .instant.")
+            return (.invalidDelay, problem, "Use .delayed(seconds) with 0 ≤ seconds ≤ \(Int(maximumSeconds)) (one day), or .instant.")
         }
         if let dribble = response.dribble {
             if let problem = dribbleProblem(chunks: dribble.chunks, seconds: dribble.seconds) {
-                return (problem, "Use .dribbled(inChunks: n, over: seconds) with 1 ≤ n ≤ \(maximumDribbleChunks) and 0 ≤ seconds ≤ \(Int(maximumSeconds)).")
+                return (.invalidDribble, problem, "Use .dribbled(inChunks: n, over: seconds) with 1 ≤ n ≤ \(maximumDribbleChunks) and 0 ≤ seconds ≤ \(Int(maximumSeconds)).")
             }
         }
         if let problem = statusProblem(response.status) {
-            return (problem, "Use a code from \(statusCodes.lowerBound) to \(statusCodes.upperBound).")
+            return (.invalidStatus, problem, "Use a code from \(statusCodes.lowerBound) to \(statusCodes.upperBound).")
         }
         for (name, value) in response.headers {
             if let problem = headerProblem(name: name, value: value) {
-                return (problem, headerFix)
+                return (.invalidHeader, problem, headerFix)
             }
         }
         return nil

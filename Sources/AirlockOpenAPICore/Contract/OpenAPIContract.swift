@@ -51,7 +51,7 @@ public struct OpenAPIContract: Sendable {
         do {
             data = try Data(contentsOf: url)
         } catch {
-            throw LoadError(source: url.path, problem: "the file cannot be read (\(error.localizedDescription))", fix: "check the path")
+            throw LoadError(.unreadable, source: url.path, problem: "the file cannot be read (\(error.localizedDescription))", fix: "check the path")
         }
         try self.init(data: data, source: url.path)
     }
@@ -64,11 +64,12 @@ public struct OpenAPIContract: Sendable {
     public init(data: Data, source: String) throws(LoadError) {
         let document = try Self.parse(data, source: source)
         guard case .object(let root) = document else {
-            throw LoadError(source: source, problem: "the document is not an object", fix: "give an OpenAPI document, which starts with `openapi: 3.1.0`")
+            throw LoadError(.notAnOpenAPIDocument, source: source, problem: "the document is not an object", fix: "give an OpenAPI document, which starts with `openapi: 3.1.0`")
         }
         guard case .string(let version)? = root["openapi"] else {
             let swagger = root["swagger"] != nil
             throw LoadError(
+                swagger ? .unsupportedVersion : .notAnOpenAPIDocument,
                 source: source,
                 problem: swagger ? "it is a Swagger 2.0 document" : "it has no `openapi` field",
                 fix: swagger ? "convert it to OpenAPI 3 first (for example with swagger2openapi)" : "give an OpenAPI 3.0 or 3.1 document"
@@ -80,7 +81,7 @@ public struct OpenAPIContract: Sendable {
         } else if version.hasPrefix("3.1.") || version == "3.1" {
             dialect = .openAPI31
         } else {
-            throw LoadError(source: source, problem: "its `openapi` version is \(version)", fix: "give an OpenAPI 3.0 or 3.1 document")
+            throw LoadError(.unsupportedVersion, source: source, problem: "its `openapi` version is \(version)", fix: "give an OpenAPI 3.0 or 3.1 document")
         }
         let resolver = ReferenceResolver(document: document, source: source)
         try resolver.checkEveryReference()
@@ -103,19 +104,6 @@ public struct OpenAPIContract: Sendable {
     public func operation(id: String) -> OpenAPIOperation? {
         operations.first { $0.operationID == id }
     }
-
-    /// Why a document cannot be used as a contract.
-    public struct LoadError: Error, Sendable, Equatable, CustomStringConvertible {
-        /// The document's path or name.
-        public let source: String
-        /// What is wrong, with the place in the document when there is one.
-        public let problem: String
-        /// How to fix it.
-        public let fix: String
-
-        /// `openapi.yaml: line 3, column 1: … — fix it by …`.
-        public var description: String { "\(source): \(problem). Fix: \(fix)." }
-    }
 }
 
 extension OpenAPIContract {
@@ -126,11 +114,11 @@ extension OpenAPIContract {
             do {
                 return try JSONValue.parse(data)
             } catch {
-                throw LoadError(source: source, problem: "it is not valid JSON: \(error)", fix: "correct the JSON at that place")
+                throw LoadError(.invalidSyntax, source: source, problem: "it is not valid JSON: \(error)", fix: "correct the JSON at that place")
             }
         }
         guard let text = String(data: data, encoding: .utf8) else {
-            throw LoadError(source: source, problem: "it is not UTF-8 text", fix: "save the document as UTF-8")
+            throw LoadError(.invalidSyntax, source: source, problem: "it is not UTF-8 text", fix: "save the document as UTF-8")
         }
         return try YAMLDocument.json(from: text, source: source)
     }
@@ -142,7 +130,7 @@ extension OpenAPIContract {
         do {
             json = try document.compactData()
         } catch {
-            throw LoadError(source: source, problem: "it cannot be written as JSON (\(error))", fix: "remove values JSON cannot hold")
+            throw LoadError(.invalidDocument, source: source, problem: "it cannot be written as JSON (\(error))", fix: "remove values JSON cannot hold")
         }
         let decoder = JSONDecoder()
         do {
@@ -158,6 +146,7 @@ extension OpenAPIContract {
             let readable = OpenAPIKit.OpenAPI.Error(from: error)
             let place = readable.codingPathString.isEmpty ? "" : " at \(readable.codingPathString)"
             throw LoadError(
+                .invalidDocument,
                 source: source,
                 problem: "it is not a valid OpenAPI document\(place): \(readable.localizedDescription)",
                 fix: "correct the document there (an OpenAPI linter such as `redocly lint` shows every problem)"

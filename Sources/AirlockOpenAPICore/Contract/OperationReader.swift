@@ -12,10 +12,10 @@ struct ReferenceResolver {
         var seen: Set<JSONPointer> = []
         while true {
             guard seen.insert(current).inserted else {
-                throw OpenAPIContract.LoadError(source: source, problem: "the $ref at \(pointer.fragment) leads back to itself", fix: "break the loop of references")
+                throw OpenAPIContract.LoadError(.invalidReference, source: source, problem: "the $ref at \(pointer.fragment) leads back to itself", fix: "break the loop of references")
             }
             guard let members = document[current]?.objectMembers else {
-                throw OpenAPIContract.LoadError(source: source, problem: "\(current.fragment) is not an object", fix: "give an object there")
+                throw OpenAPIContract.LoadError(.invalidDocument, source: source, problem: "\(current.fragment) is not an object", fix: "give an object there")
             }
             guard let reference = members["$ref"] else { return (members, current) }
             current = try target(of: reference, at: current)
@@ -49,6 +49,7 @@ struct ReferenceResolver {
     func target(of reference: JSONValue, at pointer: JSONPointer) throws(OpenAPIContract.LoadError) -> JSONPointer {
         guard let text = reference.stringValue, text.hasPrefix("#") else {
             throw OpenAPIContract.LoadError(
+                .externalReference,
                 source: source,
                 problem: "the $ref at \(pointer.fragment) points into another file (\(reference.stringValue ?? "\(reference)"))",
                 fix: "bundle the document into one file first (for example with `redocly bundle`)"
@@ -57,15 +58,15 @@ struct ReferenceResolver {
         do {
             let target = try JSONPointer(parsing: text)
             guard document[target] != nil else {
-                throw OpenAPIContract.LoadError(source: source, problem: "the $ref at \(pointer.fragment) points at \(text), which the document does not have", fix: "correct the reference")
+                throw OpenAPIContract.LoadError(.invalidReference, source: source, problem: "the $ref at \(pointer.fragment) points at \(text), which the document does not have", fix: "correct the reference")
             }
             return target
         } catch let error as JSONPointer.ParseError {
-            throw OpenAPIContract.LoadError(source: source, problem: "the $ref at \(pointer.fragment): \(error)", fix: "correct the reference")
+            throw OpenAPIContract.LoadError(.invalidReference, source: source, problem: "the $ref at \(pointer.fragment): \(error)", fix: "correct the reference")
         } catch let error as OpenAPIContract.LoadError {
             throw error
         } catch {
-            throw OpenAPIContract.LoadError(source: source, problem: "\(error)", fix: "correct the reference")
+            throw OpenAPIContract.LoadError(.invalidReference, source: source, problem: "\(error)", fix: "correct the reference")
         }
     }
 }

@@ -17,22 +17,23 @@ enum YAMLDocument {
         do {
             root = try Yams.compose(yaml: text)
         } catch let error as YamlError {
-            throw OpenAPIContract.LoadError(source: source, problem: "it is not valid YAML: \(Self.describe(error))", fix: "correct the YAML at that place")
+            throw OpenAPIContract.LoadError(.invalidSyntax, source: source, problem: "it is not valid YAML: \(Self.describe(error))", fix: "correct the YAML at that place")
         } catch {
-            throw OpenAPIContract.LoadError(source: source, problem: "it is not valid YAML: \(error)", fix: "correct the YAML at that place")
+            throw OpenAPIContract.LoadError(.invalidSyntax, source: source, problem: "it is not valid YAML: \(error)", fix: "correct the YAML at that place")
         }
         guard let root else {
-            throw OpenAPIContract.LoadError(source: source, problem: "the document is empty", fix: "give an OpenAPI document")
+            throw OpenAPIContract.LoadError(.notAnOpenAPIDocument, source: source, problem: "the document is empty", fix: "give an OpenAPI document")
         }
         var budget = maximumValues
         do {
             return try convert(root, depth: 0, budget: &budget)
         } catch {
-            throw OpenAPIContract.LoadError(source: source, problem: error.problem, fix: error.fix)
+            throw OpenAPIContract.LoadError(error.code, source: source, problem: error.problem, fix: error.fix)
         }
     }
 
     private struct ConversionError: Error {
+        let code: OpenAPIContract.LoadError.Code
         let problem: String
         let fix: String
     }
@@ -40,10 +41,10 @@ enum YAMLDocument {
     private static func convert(_ node: Node, depth: Int, budget: inout Int) throws(ConversionError) -> JSONValue {
         budget -= 1
         guard budget >= 0 else {
-            throw ConversionError(problem: "it expands to more than \(maximumValues) values (its aliases repeat too much)", fix: "give the document without such aliases")
+            throw ConversionError(code: .tooLarge, problem: "it expands to more than \(maximumValues) values (its aliases repeat too much)", fix: "give the document without such aliases")
         }
         guard depth < JSONValue.maximumDepth else {
-            throw ConversionError(problem: "it nests more than \(JSONValue.maximumDepth) levels deep\(place(node))", fix: "flatten the document")
+            throw ConversionError(code: .tooLarge, problem: "it nests more than \(JSONValue.maximumDepth) levels deep\(place(node))", fix: "flatten the document")
         }
         switch node {
         case .scalar(let scalar):
@@ -59,13 +60,13 @@ enum YAMLDocument {
             var members = JSONMembers()
             for (key, value) in mapping {
                 guard case .scalar(let keyScalar) = key else {
-                    throw ConversionError(problem: "a key\(place(key)) is not a plain value", fix: "use strings as keys, as JSON does")
+                    throw ConversionError(code: .invalidSyntax, problem: "a key\(place(key)) is not a plain value", fix: "use strings as keys, as JSON does")
                 }
                 members[keyScalar.string] = try convert(value, depth: depth + 1, budget: &budget)
             }
             return .object(members)
         case .alias:
-            throw ConversionError(problem: "an alias\(place(node)) names no anchor", fix: "define the anchor before the alias")
+            throw ConversionError(code: .invalidSyntax, problem: "an alias\(place(node)) names no anchor", fix: "define the anchor before the alias")
         }
     }
 

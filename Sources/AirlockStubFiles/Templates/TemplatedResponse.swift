@@ -60,7 +60,7 @@ package struct TemplatedResponse: Sendable {
             do {
                 return try ResponseTemplate(text)
             } catch {
-                throw node.error(error.problem, expected: error.expected)
+                throw node.error(.invalidTemplate, error.problem, expected: error.expected)
             }
         }
         var parsed: [(name: String, template: ResponseTemplate)] = []

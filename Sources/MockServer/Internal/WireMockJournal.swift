@@ -110,12 +110,12 @@ enum WireMockJournal {
     /// A mapping's JSON with its `id` (and `uuid`) set, for `PUT /__admin/mappings/<id>`.
     static func settingID(_ id: UUID, in data: Data) throws(StubFileError) -> Data {
         guard var object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
-            throw StubFileError(file: "request body", location: nil, problem: "is not a JSON object", expected: "a WireMock mapping")
+            throw StubFileError(.invalidJSON, file: "request body", location: nil, problem: "is not a JSON object", expected: "a WireMock mapping")
         }
         object["id"] = id.uuidString.lowercased()
         object["uuid"] = id.uuidString.lowercased()
         guard let updated = try? JSONSerialization.data(withJSONObject: object) else {
-            throw StubFileError(file: "request body", location: nil, problem: "cannot be read again", expected: "a WireMock mapping")
+            throw StubFileError(.invalidJSON, file: "request body", location: nil, problem: "cannot be read again", expected: "a WireMock mapping")
         }
         return updated
     }
