@@ -37,7 +37,7 @@ let package = Package(
 )
 MANIFEST
     printf '%s\nimport Testing\n\n@Test func builds() {}\n' "$imports" > "$work/consumer-$commit/Tests/ConsumerTests/ConsumerTests.swift"
-    (cd "$work/consumer-$commit" && swift package resolve > /dev/null)
+    (cd "$work/consumer-$commit" && swift package resolve > /dev/null 2>&1)
 done
 for round in $(seq 1 "$rounds"); do
     order=("$@")
@@ -50,7 +50,7 @@ for round in $(seq 1 "$rounds"); do
         (cd "$work/consumer-$commit" && /usr/bin/time -f "%e %U %S" -o "$work/time" swift build --build-tests > "$work/build.log" 2>&1) \
             || { tail -20 "$work/build.log"; exit 1; }
         read -r wall user sys < "$work/time"
-        modules=$(grep -c "Emitting module\|Compiling C" "$work/build.log" || true)
-        printf '%s  round %d  %-10s  %6.1f s wall  %6.1f s cpu  (%s build steps)\n' "$products" "$round" "$commit" "$wall" "$(echo "$user + $sys" | bc)" "$modules"
+        modules=$(grep -oE "(Emitting module|Compiling) [A-Za-z0-9_]+" "$work/build.log" | awk '{print $NF}' | sort -u | grep -v "^Consumer" | tr '\n' ' ' || true)
+        printf '%s  round %d  %-10s  %6.1f s wall  %6.1f s cpu  modules: %s\n' "$products" "$round" "$commit" "$wall" "$(echo "$user + $sys" | bc)" "$modules"
     done
 done
