@@ -4,7 +4,7 @@ import AirlockCore
 import AirlockStubFiles
 import Foundation
 
-/// A JSONLocation expression in the subset WireMock mappings use, read once and evaluated against
+/// A JSONPath expression in the subset WireMock mappings use, read once and evaluated against
 /// parsed JSON bodies with the semantics of the Jayway implementation WireMock runs.
 ///
 /// Supported: `$`, `.name`, `['name']`, `.*`, `[*]`, `[0]`, `[-1]`, `..name`, `..*`, `..[…]`,
@@ -242,7 +242,7 @@ indirect enum JSONPathFilter: Sendable {
     }
 }
 
-/// Why a JSONLocation expression cannot be used.
+/// Why a JSONPath expression cannot be used.
 struct JSONPathError: Error, Sendable {
     let problem: String
 }

@@ -4,7 +4,7 @@ import AirlockCore
 import AirlockStubFiles
 import Foundation
 
-/// Reads a JSONLocation expression character by character into steps and filters; each construct
+/// Reads a JSONPath expression character by character into steps and filters; each construct
 /// outside the subset is an error that names it.
 struct JSONPathParser {
     private let characters: [Character]

@@ -7,7 +7,7 @@ import Foundation
 import Testing
 
 /// WireMock's `request` object: each field and operator against requests that must match and
-/// requests that must not, every refusal with its message, the JSONLocation subset, and near-miss
+/// requests that must not, every refusal with its message, the JSONPath subset, and near-miss
 /// distances.
 struct WireMockRequestPatternTests {
     /// A request to try: method, absolute URL, header fields and body.

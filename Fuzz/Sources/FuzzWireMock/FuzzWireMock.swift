@@ -6,7 +6,7 @@
 // can be built, or it loads: its mappings are registered (`registerStubs(_:)`), described
 // (`unusedStubs`), and each of the first mappings is sent a request made from its own `request`
 // object (method, url or urlPath with its query parameters, a host, headers and a body taken
-// from its patterns), so that request patterns — regular expressions, JSONLocation, JSON equality,
+// from its patterns), so that request patterns — regular expressions, JSONPath, JSON equality,
 // templates in the response — are evaluated and responses rendered.
 //
 // Requests go through `@_spi(Fuzzing) MockRegistry.respond(method:target:host:headers:body:)`,
@@ -31,7 +31,7 @@ private let rootDirectory = URL(fileURLWithPath: #filePath)
 nonisolated(unsafe) private var mock = HTTPMock()
 nonisolated(unsafe) private var inputs = 0
 
-/// A body for mappings that give none to match: JSON, for JSONLocation and JSON patterns.
+/// A body for mappings that give none to match: JSON, for JSONPath and JSON patterns.
 private let defaultBody = Data(#"{"user":{"name":"Alice","id":42},"items":[1,"two",{"odd key":null}],"flag":true}"#.utf8)
 
 @_cdecl("LLVMFuzzerTestOneInput")
