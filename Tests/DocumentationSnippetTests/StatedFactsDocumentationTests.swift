@@ -76,8 +76,9 @@ struct StatedFactsDocumentationTests {
     /// beside the repository (the test data lives in `Tests/Fixtures/`, with its licence), and
     /// `.ci/run` proves it by running in a clone of its own with nothing beside it.
     @Test func nothingReadsBesideTheClone() throws {
-        let sibling = ".." + "/shared"  // spelled in two parts, so this file does not name it
-        let namedFolders = ["shared/" + "openapi-examples", "shared/" + "json-schema-test-suite"]
+        // Spelled in parts, so that this file does not name them itself.
+        let sibling = ["..", "shared"].joined(separator: "/")
+        let namedFolders = ["openapi-examples", "json-schema-test-suite"].map { ["shared", $0].joined(separator: "/") }
         let root = Documentation.root
         let files = try #require(FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil, options: [.skipsHiddenFiles]))
         var offenders: [String] = []
