@@ -223,7 +223,8 @@ public final class Cassette: Sendable {
                 headers: response.headerFields.removing(names: Self.connectionFields),
                 body: response.body,
                 bodyIsEncoded: response.bodyIsEncoded,
-                duration: response.duration
+                duration: response.duration,
+                stream: response.stream
             )
         }
         state.withLock { $0.recorded.append(clean) }

@@ -153,7 +153,7 @@ extension AirlockTransport {
             }
         }
 
-        func begin(_ planned: PlannedResponse, bodySize: Int) -> Bool {
+        func begin(_ planned: PlannedResponse, bodySize: Int?) -> Bool {
             if let redirect = planned.redirect {
                 follow(redirect)
                 return false
@@ -167,7 +167,7 @@ extension AirlockTransport {
                 return continuation
             }
             guard let continuation else { return false }
-            continuation.resume(returning: (head, HTTPBody(stream, length: .known(Int64(bodySize)), iterationBehavior: .single)))
+            continuation.resume(returning: (head, HTTPBody(stream, length: bodySize.map { .known(Int64($0)) } ?? .unknown, iterationBehavior: .single)))
             return true
         }
 

@@ -215,8 +215,9 @@ package struct ExchangeRecorder: Sendable {
     ///   - body: The body as delivered.
     ///   - bodyIsEncoded: Whether `body` is still in the content coding the fields name (a
     ///     server relaying what it received); `false` when it was decoded or has no coding.
-    package func record(_ outcome: RecordedResponse.Outcome, headers: HTTPFields = HTTPFields(), body: Data = Data(), bodyIsEncoded: Bool = false) {
-        let response = RecordedResponse(outcome: outcome, headers: headers, body: body, bodyIsEncoded: bodyIsEncoded, duration: Date().timeIntervalSince(started))
+    ///   - stream: The body's parts and pauses, when it is a stream.
+    package func record(_ outcome: RecordedResponse.Outcome, headers: HTTPFields = HTTPFields(), body: Data = Data(), bodyIsEncoded: Bool = false, stream: ResponseStream? = nil) {
+        let response = RecordedResponse(outcome: outcome, headers: headers, body: body, bodyIsEncoded: bodyIsEncoded, duration: Date().timeIntervalSince(started), stream: stream)
         // The observers look before the response goes out: a failure they report lands while
         // the client still waits for it.
         var operationID: String?

@@ -32,12 +32,12 @@ package protocol ExchangeSink: AnyObject, Sendable {
     ///   delayed 600 s".
     func timeOut(after seconds: TimeInterval, because reason: String, recorder: ExchangeRecorder)
 
-    /// Starts the response: its status and fields, for a body of `bodySize` bytes. Returns
-    /// `false` when the transport answered otherwise (it followed the redirect the response asks
-    /// for): no body follows then.
-    func begin(_ planned: PlannedResponse, bodySize: Int) -> Bool
+    /// Starts the response: its status and fields, for a body of `bodySize` bytes (`nil`: a
+    /// stream, whose length is not known until it ends). Returns `false` when the transport
+    /// answered otherwise (it followed the redirect the response asks for): no body follows then.
+    func begin(_ planned: PlannedResponse, bodySize: Int?) -> Bool
 
-    /// Sends a piece of the body; the last one ends the response.
+    /// Sends a piece of the body, flushed at once; the last one ends the response.
     func send(_ piece: Data, isLast: Bool, of planned: PlannedResponse)
 
     /// Answers with what kept the core from producing the response (a missing file, a closure
@@ -89,6 +89,9 @@ extension ResolvedExchange {
     func deliver<Sink: ExchangeSink>(_ answer: Answer, on sink: Sink) where Sink.Kind == Kind {
         switch answer {
         case .respond(let planned):
+            if case .stream(let stream) = planned.response.body {
+                return respond(planned, streaming: stream, on: sink)
+            }
             if let body = planned.response.body.bytesInMemory {
                 return respond(planned, body: .success(body), on: sink)
             }
@@ -144,6 +147,62 @@ extension ResolvedExchange {
         sink.send(pieces[index], isLast: isLast, of: planned)
         guard !isLast else { return }
         sink.schedule(after: interval) { send(pieces, from: index + 1, every: interval, of: planned, on: sink) }
+    }
+
+    /// Sends a stream's head, then each part after its pause, then ends it as the stream says.
+    /// The journal gets the whole stream (its parts and pauses) before the head goes out.
+    @inlinable
+    func respond<Sink: ExchangeSink>(_ planned: PlannedResponse, streaming stream: ResponseStream, on sink: Sink) where Sink.Kind == Kind {
+        let response = planned.response
+        recorder.record(.response(status: response.status.code), headers: response.headerFields, body: stream.body, bodyIsEncoded: !response.bodyIsDecoded, stream: stream)
+        guard sink.begin(planned, bodySize: nil) else { return }
+        if let timeout = sink.idleTimeout, let longest = stream.parts.lazy.map(\.delay).max(), longest >= timeout {
+            return sink.timeOut(after: timeout, because: "its mocked stream pauses \(Self.seconds(longest)) s before a part", recorder: recorder)
+        }
+        guard sink.takesBodyInPieces else {
+            // Only the last piece would reach the client: the whole body goes once its time has passed.
+            let body = stream.body
+            let last = stream.ending == .close
+            sink.schedule(after: stream.duration) {
+                sink.send(body, isLast: last, of: planned)
+                if !last { Self.end(stream, of: planned, on: sink) }
+            }
+            return
+        }
+        send(stream, from: 0, of: planned, on: sink)
+    }
+
+    /// Sends the parts from `index` on that have no pause now, and schedules the first that has
+    /// one; after the last part, ends the stream.
+    @inlinable
+    func send<Sink: ExchangeSink>(_ stream: ResponseStream, from index: Int, of planned: PlannedResponse, on sink: Sink) where Sink.Kind == Kind {
+        var index = index
+        while index < stream.parts.count {
+            let part = stream.parts[index]
+            if part.delay > 0 {
+                let next = index
+                return sink.schedule(after: part.delay) {
+                    sink.send(part.bytes, isLast: false, of: planned)
+                    send(stream, from: next + 1, of: planned, on: sink)
+                }
+            }
+            sink.send(part.bytes, isLast: false, of: planned)
+            index += 1
+        }
+        Self.end(stream, of: planned, on: sink)
+    }
+
+    /// Ends the stream after its last part: at once, never (the client leaves), or when the gate opens.
+    @inlinable
+    static func end<Sink: ExchangeSink>(_ stream: ResponseStream, of planned: PlannedResponse, on sink: Sink) {
+        switch stream.ending {
+        case .close:
+            sink.send(Data(), isLast: true, of: planned)
+        case .keepOpen:
+            break
+        case .gate(let gate):
+            gate.whenOpen { sink.schedule(after: 0) { sink.send(Data(), isLast: true, of: planned) } }
+        }
     }
 
     /// `2` or `0.5`.

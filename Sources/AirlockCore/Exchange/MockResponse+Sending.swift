@@ -26,6 +26,8 @@ extension MockResponse.Body {
         switch self {
         case .data(let data):
             return .success(data)
+        case .stream(let stream):
+            return .success(stream.body)
         case .failure(let problem):
             return .failure(ExchangeFailure(.responseUnavailable, "Airlock: \(owner) cannot be served: \(problem)"))
         case .error, .fault, .computed, .proxy:

@@ -43,6 +43,13 @@ package struct ResolvedExchange<Kind: TransportKind>: Sendable {
     package let stub: StubDescription?
     /// The transport the decision was made for.
     package let transport: Transport<Kind>
+
+    /// Whether the answer is a body sent in pieces over time (a stream or a dribble), for which
+    /// a transport may need to find out whether its client takes pieces.
+    package var sendsBodyInPieces: Bool {
+        guard case .answer(.respond(let planned)) = action else { return false }
+        return planned.response.stream != nil || planned.response.dribble != nil
+    }
 }
 
 /// A response to send, and where it redirects to: the stub's response itself, carried whole

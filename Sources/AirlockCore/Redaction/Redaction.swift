@@ -321,12 +321,23 @@ public struct Redaction: Sendable, Hashable {
             let (body, isEncoded) = redactedBody(of: response, contentType: contentType) {
                 BodyRedactor(redaction: self, names: names, side: .response).redact($0, contentType: contentType, scrubbing: secrets)
             }
+            // A stream's parts are redacted one by one: each keeps its boundary and its pause.
+            let stream = response.stream.map { stream in
+                ResponseStream(
+                    kind: stream.kind,
+                    parts: stream.parts.map { part in
+                        StreamPart(bytes: BodyRedactor(redaction: self, names: names, side: .response).redact(part.bytes, contentType: contentType, scrubbing: secrets), after: part.delay)
+                    },
+                    ending: stream.ending
+                )
+            }
             copy.response = RecordedResponse(
                 outcome: outcome,
                 headers: headers,
                 body: body,
                 bodyIsEncoded: isEncoded,
-                duration: response.duration
+                duration: response.duration,
+                stream: stream
             )
         }
         return copy

@@ -269,7 +269,8 @@ public struct MockResponse: Hashable, Sendable {
         lifetime: Lifetime,
         delivery: Delivery? = nil,
         dribble: DribblePlan?,
-        reasonPhrase: String?? = nil
+        reasonPhrase: String?? = nil,
+        body: Body? = nil
     ) {
         storage = Storage(
             status: other.status,
@@ -277,7 +278,7 @@ public struct MockResponse: Hashable, Sendable {
             delivery: delivery ?? other.delivery,
             explicitHeaders: explicitHeaders,
             defaultContentType: other.defaultContentType,
-            body: other.body,
+            body: body ?? other.body,
             dribble: dribble,
             bodyIsDecoded: other.bodyIsDecoded,
             reasonPhrase: reasonPhrase ?? other.reasonPhrase
@@ -302,6 +303,8 @@ extension MockResponse {
         case computed(Computation)
         /// The request is sent on to another server, whose answer the client gets.
         case proxy(Proxy)
+        /// Parts sent one after the other, each after its pause.
+        case stream(ResponseStream)
     }
 
     /// Where a stub that proxies sends a request: WireMock's `proxyBaseUrl`.
@@ -419,5 +422,10 @@ extension MockResponse {
     /// A copy with another lifetime and delivery.
     package func with(lifetime: Lifetime, delivery: Delivery) -> MockResponse {
         MockResponse(copying: self, explicitHeaders: explicitHeaders, lifetime: lifetime, delivery: delivery, dribble: dribble)
+    }
+
+    /// A copy with another body (a stream paced anew).
+    package func with(body: Body) -> MockResponse {
+        MockResponse(copying: self, explicitHeaders: explicitHeaders, lifetime: lifetime, dribble: dribble, body: body)
     }
 }

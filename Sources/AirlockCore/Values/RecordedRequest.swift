@@ -252,6 +252,10 @@ public struct RecordedResponse: Sendable {
     public let bodyIsEncoded: Bool
     /// From the request reaching the mock to the response being delivered.
     public let duration: TimeInterval
+    /// The body's parts and the pauses between them, when it was a stream (server-sent events,
+    /// NDJSON, any chunked body relayed as it arrived); ``body`` is then every part, one after
+    /// the other.
+    public let stream: ResponseStream?
 
     /// The HTTP status; `nil` when the request failed or a fault was acted out instead.
     public let status: Int?
@@ -272,11 +276,15 @@ public struct RecordedResponse: Sendable {
     ///   - body: The body.
     ///   - bodyIsEncoded: Whether `body` is still in the coding `Content-Encoding` names.
     ///   - duration: How long the exchange took, in seconds.
-    public init(status: Int, headerFields: HTTPFields, body: Data, bodyIsEncoded: Bool = false, duration: TimeInterval = 0) {
-        self.init(outcome: .response(status: status), headers: headerFields, body: body, bodyIsEncoded: bodyIsEncoded, duration: duration)
+    ///   - stream: The body's parts and pauses, when it was a stream; `body` is then ignored and
+    ///     the parts, one after the other, are the body.
+    public init(status: Int, headerFields: HTTPFields, body: Data, bodyIsEncoded: Bool = false, duration: TimeInterval = 0, stream: ResponseStream? = nil) {
+        self.init(outcome: .response(status: status), headers: headerFields, body: body, bodyIsEncoded: bodyIsEncoded, duration: duration, stream: stream)
     }
 
-    package init(outcome: Outcome, headers: HTTPFields, body: Data, bodyIsEncoded: Bool = false, duration: TimeInterval) {
+    package init(outcome: Outcome, headers: HTTPFields, body: Data, bodyIsEncoded: Bool = false, duration: TimeInterval, stream: ResponseStream? = nil) {
+        let body = stream?.body ?? body
+        self.stream = stream
         self.outcome = outcome
         switch outcome {
         case .response(let status):

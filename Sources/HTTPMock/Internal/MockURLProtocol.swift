@@ -1,4 +1,5 @@
 @_spi(AirlockTransport) import AirlockCore
+import AirlockBase
 import Foundation
 import HTTPTypes
 import URLProtocolSupport
@@ -20,7 +21,13 @@ class MockURLProtocol: LoadingURLProtocol, RequestBodyReading {
     /// The slot of the mock that answers this class's requests; overridden by each slotted subclass.
     class var slot: Int { -1 }
 
+    /// The thread `startLoading()` runs on while it runs: what it resolves is on the session's
+    /// work queue.
+    private let startingThread = Locked<pthread_t?>(nil)
+
     override func startLoading() {
+        startingThread.withLock { $0 = pthread_self() }
+        defer { startingThread.withLock { $0 = nil } }
         guard let mock = Directories.mocks.owner(at: Self.slot) as? HTTPMock else {
             return fail(
                 URLError(
@@ -42,7 +49,13 @@ class MockURLProtocol: LoadingURLProtocol, RequestBodyReading {
             return fail(URLError(.badURL, message: "HTTPMock: the request has no URL with a host: \(load.request)"))
         }
         incoming.body = load.body
-        load.mock.registry.resolve(incoming, for: .urlSession).deliver(to: Sink(self, load: load))
+        let exchange = load.mock.registry.resolve(incoming, for: .urlSession)
+        // Only a body sent in pieces asks which kind of task this is (reading it costs a look into
+        // the session); it is read now, while on the session's queue if this is startLoading().
+        let takesPieces = exchange.sendsBodyInPieces
+            ? clientTakesBodyInPieces(onWorkQueue: startingThread.withLock { $0.map { pthread_equal($0, pthread_self()) != 0 } ?? false })
+            : false
+        exchange.deliver(to: Sink(self, load: load, takesBodyInPieces: takesPieces))
     }
 
     private func fail(_ error: any Error) {
@@ -97,15 +110,21 @@ extension MockURLProtocol {
     /// `stopLoading()`), and the request's timeout.
     // @unchecked Sendable: see `LoadReference` — the protocol's request and client are set before
     // startLoading() and never change; its own state sits behind a lock.
+    //
+    // `takesBodyInPieces`: swift-corelibs-foundation keeps only the last `didLoad` piece for
+    // tasks with a completion handler (including `data(for:)`): those get the whole body at once
+    // when its time has passed; a data delegate gets each piece as it is sent.
     final class Sink: ExchangeSink, @unchecked Sendable {
         typealias Kind = URLSessionTransport
 
         private let loader: MockURLProtocol
         private let load: Hop
+        let takesBodyInPieces: Bool
 
-        init(_ loader: MockURLProtocol, load: Hop) {
+        init(_ loader: MockURLProtocol, load: Hop, takesBodyInPieces: Bool) {
             self.loader = loader
             self.load = load
+            self.takesBodyInPieces = takesBodyInPieces
         }
 
         func schedule(after seconds: TimeInterval, _ work: @escaping @Sendable () -> Void) {
@@ -114,22 +133,11 @@ extension MockURLProtocol {
 
         var idleTimeout: TimeInterval? { loader.effectiveTimeout }
 
-        /// swift-corelibs-foundation keeps only the last `didLoad` piece for tasks with a
-        /// completion handler (including `data(for:)`), so on Linux the whole body goes at once
-        /// when the spread has passed.
-        var takesBodyInPieces: Bool {
-            #if canImport(FoundationNetworking)
-            false
-            #else
-            true
-            #endif
-        }
-
         func timeOut(after seconds: TimeInterval, because reason: String, recorder: ExchangeRecorder) {
             loader.timeOut(after: seconds, because: reason, recorder: recorder)
         }
 
-        func begin(_ planned: PlannedResponse, bodySize: Int) -> Bool {
+        func begin(_ planned: PlannedResponse, bodySize: Int?) -> Bool {
             guard let url = load.request.url,
                 let http = HTTPURLResponse(url: url, statusCode: planned.response.status.code, httpVersion: "HTTP/1.1", headerFields: planned.response.headers)
             else {

@@ -64,7 +64,7 @@ struct ExchangeDelivery {
             }
         }
 
-        func begin(_ planned: PlannedResponse, bodySize: Int) -> Bool {
+        func begin(_ planned: PlannedResponse, bodySize: Int?) -> Bool {
             let delivery = delivery.value
             guard delivery.context.channel.isActive else { return false }
             let head = delivery.responseHead(
@@ -72,9 +72,10 @@ struct ExchangeDelivery {
                 reasonPhrase: planned.response.reasonPhrase,
                 headers: planned.response.wireHeaderFields,
                 bodySize: bodySize,
-                keepAlive: delivery.head.isKeepAlive
+                keepAlive: delivery.keepsAlive(streaming: bodySize == nil)
             )
             delivery.context.write(NIOAny(HTTPServerResponsePart.head(head)), promise: nil)
+            if bodySize == nil { delivery.context.flush() }
             return true
         }
 
@@ -84,7 +85,7 @@ struct ExchangeDelivery {
             delivery.writeBody(piece, status: planned.response.status.code)
             guard isLast else { return delivery.context.flush() }
             delivery.report(status: planned.response.status.code, fault: nil, recorder: recorder)
-            delivery.connection.endResponse(keepAlive: delivery.head.isKeepAlive, in: delivery.context)
+            delivery.connection.endResponse(keepAlive: delivery.keepsAlive(streaming: planned.response.stream != nil), in: delivery.context)
         }
 
         func fail(_ failure: ExchangeFailure) {
@@ -141,14 +142,25 @@ struct ExchangeDelivery {
         respond(status: 413, headers: [.contentType: "text/plain"], body: Data(message.utf8), closing: true)
     }
 
-    func responseHead(status: Int, reasonPhrase: String? = nil, headers: HTTPFields, bodySize: Int, keepAlive: Bool) -> HTTPResponseHead {
+    /// Whether the connection stays open after the response: as the client asked, unless the
+    /// response is a stream to an HTTP/1.0 client, whose end only a close can mark.
+    func keepsAlive(streaming: Bool) -> Bool {
+        head.isKeepAlive && !(streaming && head.version == .http1_0)
+    }
+
+    /// The response's head. `bodySize` `nil`: a stream, sent chunked to HTTP/1.1 clients (the
+    /// encoder frames it) and ended by closing the connection for HTTP/1.0 ones.
+    func responseHead(status: Int, reasonPhrase: String? = nil, headers: HTTPFields, bodySize: Int?, keepAlive: Bool) -> HTTPResponseHead {
         // Every field as given, in order, repeated names kept (two Set-Cookie stay two).
         var fields = HTTPHeaders(headers.map { ($0.name.rawName, $0.value) })
         if status == 204 || status == 304 || (100..<200).contains(status) {
             // No body follows, and a length would describe one that does not (RFC 9110 §8.6).
             fields.remove(name: "Content-Length")
-        } else {
+        } else if let bodySize {
             fields.replaceOrAdd(name: "Content-Length", value: "\(bodySize)")
+        } else {
+            fields.remove(name: "Content-Length")
+            fields.remove(name: "Transfer-Encoding")
         }
         if !keepAlive { fields.replaceOrAdd(name: "Connection", value: "close") }
         let line = reasonPhrase.map { HTTPResponseStatus.custom(code: UInt(status), reasonPhrase: $0) } ?? HTTPResponseStatus(statusCode: status)
