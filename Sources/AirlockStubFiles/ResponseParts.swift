@@ -22,6 +22,8 @@ package struct ResponseParts: Sendable {
         case file(URL)
         /// A fault on the connection instead of a response.
         case fault(MockResponse.Fault)
+        /// Server-sent events or raw parts, each after its pause.
+        case stream(StreamParts)
     }
 
     /// The status; `.ok` unless given.
@@ -38,6 +40,8 @@ package struct ResponseParts: Sendable {
     package var dribble: DribblePlan?
     /// Set for a response made from each request (body, JSON strings and headers as templates).
     package var templates: TemplatedResponse?
+    /// A stream's templates, by their text, when the response is templated.
+    var streamTemplates: [String: ResponseTemplate] = [:]
 
     package init() {}
 
@@ -46,6 +50,15 @@ package struct ResponseParts: Sendable {
         let dribble = dribble
         if let templates, !isFault {
             let status = status
+            if case .stream(let stream) = body {
+                let streamTemplates = streamTemplates
+                return MockResponse.computed(lifetime: lifetime, delivery: delivery) { request in
+                    // The headers rendered as any response's; each item's strings rendered here.
+                    let head = templates.render(request, status: status)
+                    let rendered = stream.stream { text, escaping in streamTemplates[text]?.render(request, escaping: escaping) ?? text }
+                    return Self.streaming(rendered, status: status, lifetime: .single, delivery: .instant, headers: head.headerFields)
+                }
+            }
             return MockResponse.computed(lifetime: lifetime, delivery: delivery) { request in
                 let response = templates.render(request, status: status)
                 return dribble.map(response.dribbled) ?? response
@@ -59,8 +72,25 @@ package struct ResponseParts: Sendable {
             case .file(let url): MockResponse.file(url: url, status: status, lifetime: lifetime, delivery: delivery).inheriting(fields: headers)
             case .text(let text): MockResponse.plaintext(text, status: status, lifetime: lifetime, delivery: delivery).inheriting(fields: headers)
             case .empty: MockResponse.empty(status: status, lifetime: lifetime, delivery: delivery).inheriting(fields: headers)
+            case .stream(let stream): Self.streaming(stream.stream(), status: status, lifetime: lifetime, delivery: delivery, headers: headers)
             }
         return dribble.map(response.dribbled) ?? response
+    }
+
+    /// A stream's response: the headers in the document's order, over a `Content-Type` for its
+    /// kind (`text/event-stream` for events) and, for events, `Cache-Control: no-cache`.
+    private static func streaming(_ stream: ResponseStream, status: MockResponse.Status, lifetime: MockResponse.Lifetime, delivery: MockResponse.Delivery, headers: HTTPFields) -> MockResponse {
+        var defaults = HTTPFields()
+        if stream.kind == .events, !headers.contains(.cacheControl) { defaults[.cacheControl] = "no-cache" }
+        let fields = headers.laid(over: defaults)
+        return MockResponse(
+            body: .stream(stream),
+            contentType: stream.kind == .events ? "text/event-stream" : nil,
+            status: status,
+            lifetime: lifetime,
+            delivery: delivery,
+            headerFields: fields
+        )
     }
 
     /// A fault has no body or headers to fill in: its templates are checked, never rendered.

@@ -11,7 +11,7 @@ extension StubFile {
     enum Fields {
         static let topLevel: Set<String> = ["stubs"]
         static let stub: Set<String> = ["host", "path", "method", "query", "queryMatching", "responses", "scenarioName", "requiredScenarioState", "newScenarioState"]
-        static let response: Set<String> = ["status", "headers", "body", "json", "file", "fault", "lifetime", "delay", "dribble", "template"]
+        static let response: Set<String> = ["status", "headers", "body", "json", "file", "fault", "events", "parts", "ending", "lifetime", "delay", "dribble", "template"]
         static let dribble: Set<String> = ["chunks", "seconds"]
     }
 
@@ -99,9 +99,12 @@ extension StubFile {
     /// One response, each field checked where it is read.
     static func response(_ node: JSONNode, files: ResponseFile.Access) throws(StubFileError) -> MockResponse {
         let fields = try node.object("a response", fields: Fields.response)
-        let given = ["body", "json", "file", "fault"].filter { fields[$0] != nil }
+        let given = ["body", "json", "file", "fault", "events", "parts"].filter { fields[$0] != nil }
         if given.count > 1 {
-            throw node.error(.conflictingFields, "has more than one of body, json, file and fault", expected: "at most one of them")
+            throw node.error(.conflictingFields, "has more than one of body, json, file, fault, events and parts", expected: "at most one of them")
+        }
+        if let field = fields["ending"], fields["events"] == nil, fields["parts"] == nil {
+            throw field.error(.conflictingFields, "is given for a response that is not a stream", expected: "\"ending\" only beside \"events\" or \"parts\"")
         }
         var parts = ResponseParts()
         if let field = fields["status"] { parts.status = try field.status() }
@@ -113,6 +116,9 @@ extension StubFile {
         if let field = fields["lifetime"] { parts.lifetime = try lifetime(field) }
         if let field = fields["delay"] { parts.delivery = try field.delivery(seconds: try field.number()) }
         if let field = fields["dribble"] {
+            if fields["events"] != nil || fields["parts"] != nil {
+                throw field.error(.conflictingFields, "is given for a stream", expected: "a \"delay\" on each event or part instead")
+            }
             let dribble = try field.object("dribble", fields: Fields.dribble)
             let chunks = try dribble.required("chunks").integer()
             let seconds = try dribble.required("seconds").number()
@@ -126,6 +132,10 @@ extension StubFile {
             template = .json(field)
         } else if let field = fields["file"] {
             parts.body = .file(try field.responseFile(files))
+        } else if let field = fields["events"] {
+            parts.body = .stream(try StreamParts(field, kind: .events, ending: fields["ending"]))
+        } else if let field = fields["parts"] {
+            parts.body = .stream(try StreamParts(field, kind: .chunks, ending: fields["ending"]))
         } else if let field = fields["body"] {
             let text = try field.string()
             parts.body = .text(text)
@@ -136,6 +146,15 @@ extension StubFile {
                 throw field.error(.conflictingFields, "is true for a file response", expected: "a template in body or json (files are sent as they are)")
             }
             parts.templates = try TemplatedResponse(body: template, headers: headers)
+            if case .stream(let stream) = parts.body, let streamField = fields["events"] ?? fields["parts"] {
+                for (text, _) in stream.templateTexts where parts.streamTemplates[text] == nil {
+                    do {
+                        parts.streamTemplates[text] = try ResponseTemplate(text)
+                    } catch {
+                        throw streamField.error(.invalidTemplate, error.problem, expected: error.expected)
+                    }
+                }
+            }
         }
         return parts.response
     }
