@@ -1,3 +1,4 @@
+import AirlockBase
 import AirlockOpenAPICore
 import ArgumentParser
 import Foundation
@@ -249,10 +250,8 @@ func startServer(_ server: MockServer) async throws {
 /// Whether a file is a HAR file: its top level is an object with a `log`.
 func isHAR(_ url: URL) -> Bool {
     if url.pathExtension.lowercased() == "har" { return true }
-    guard let data = try? Data(contentsOf: url),
-        let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-    else { return false }
-    return object["log"] != nil
+    guard let data = try? Data(contentsOf: url), case .object(let members)? = try? JSONValue.parse(data) else { return false }
+    return members["log"] != nil
 }
 
 /// Opens a cassette for a command: the command's mode is what the user typed, so `AIRLOCK_RECORD`

@@ -42,12 +42,8 @@ public struct HTTPArchive: Sendable {
     ///   - source: How errors name it.
     /// - Throws: `StubFileError` naming the source, the entry and field, and what was expected.
     public init(data: Data, source: String) throws(StubFileError) {
-        do {
-            _ = try JSONSerialization.jsonObject(with: data)
-        } catch {
-            let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
-            throw StubFileError(.invalidJSON, file: source, location: nil, problem: "is not valid JSON: \(detail)", expected: "a HAR 1.2 document ({\"log\": {\"entries\": [...]}})")
-        }
+        // Syntax first, so that its error names the line and column.
+        _ = try JSONNode.parse(data, source: source, expected: "a HAR 1.2 document ({\"log\": {\"entries\": [...]}})")
         let document: HARFormat.Document
         do {
             document = try JSONDecoder().decode(HARFormat.Document.self, from: data)

@@ -88,11 +88,10 @@ struct JSONPathExpression: Sendable, CustomStringConvertible {
 
     private static func apply(_ step: Step, to node: JSONValue, root: JSONValue) -> [JSONValue] {
         switch (step, node) {
-        case (.member(let name), .object(let members)):
-            return members[name].map { [$0] } ?? []
-        case (.index(let index), .array(let items)):
-            let position = index < 0 ? items.count + index : index
-            return items.indices.contains(position) ? [items[position]] : []
+        case (.member(let name), _):
+            return node[.member(name)].map { [$0] } ?? []
+        case (.index(let index), _):
+            return node[.index(index)].map { [$0] } ?? []
         case (.wildcard, .object(let members)):
             return members.keys.sorted().map { members[$0]! }
         case (.wildcard, .array(let items)):

@@ -199,6 +199,42 @@ struct JSONValueTests {
         #expect(try parse(expected) == .number(value))
     }
 
+    @Test(arguments: [
+        #"{"price": 1.50, "count": 1e3, "big": 12345678901234567890, "ids": [1, 9007199254740993, -0, 2E-2]}"#,
+        #"[1.0, {"a": [0.10, 7]}, 100000000000000000000]"#,
+        "1.50",
+    ])
+    func numbersKeptAsTextAreWrittenAsSent(document: String) throws {
+        let (value, numberTexts) = try JSONValue.parseKeepingNumberText(Data(document.utf8))
+        #expect(value == (try parse(document)))
+        let written = String(decoding: try value.compactData(numberTexts: numberTexts, at: []), as: UTF8.self)
+        #expect(written == document.replacingOccurrences(of: ": ", with: ":").replacingOccurrences(of: ", ", with: ","))
+    }
+
+    @Test func numberTextsNameTheLastValueOfARepeatedKeyAndOnlyNumbersThatNeedThem() throws {
+        let (value, numberTexts) = try JSONValue.parseKeepingNumberText(Data(#"{"a": {"b": 1.50}, "c": 12, "a": {"b": 2}, "d": [1.25]}"#.utf8))
+        #expect(numberTexts == [["d", "0"]: "1.25"])
+        #expect(String(decoding: try value.compactData(numberTexts: numberTexts, at: []), as: UTF8.self) == #"{"a":{"b":2},"c":12,"d":[1.25]}"#)
+        // A value inside the document, written from where it is.
+        let inner = try #require(value.value(following: [.member("d")]))
+        #expect(String(decoding: try inner.compactData(numberTexts: numberTexts, at: ["d"]), as: UTF8.self) == "[1.25]")
+    }
+
+    @Test func stepsFindMembersAndElements() throws {
+        let value = try parse(#"{"items": [{"id": 1}, {"id": 2}], "name": "x"}"#)
+        #expect(value.value(following: [.member("items"), .index(1), .member("id")]) == .number(2))
+        #expect(value.value(following: [.member("items"), .index(-1), .member("id")]) == .number(2))
+        #expect(value.value(following: []) == value)
+        #expect(value.value(following: [.member("items"), .index(2)]) == nil)
+        #expect(value.value(following: [.member("name"), .member("x")]) == nil)
+        #expect(value.value(following: [.index(0)]) == nil)
+        #expect(value[.member("name")] == .string("x"))
+    }
+
+    @Test func escapedContentIsAStringsInsideAsTheWriterEscapesIt() {
+        #expect(JSONValue.escapedContent(of: "a \"b\" \\ c/d é\u{1}\n\u{7F}") == #"a \"b\" \\ c/d é\u0001\n\#u{7F}"#)
+    }
+
     @Test func aNumberJSONCannotHoldIsAnErrorNamingWhereItIs() throws {
         let value: JSONValue = .object(["items": .array([.number(1), .object(["price": .number(.infinity)])])])
         let error = try #require(throws: JSONWriteError.self) { try value.compactData() }

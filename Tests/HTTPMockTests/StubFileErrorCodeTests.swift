@@ -35,7 +35,7 @@ struct StubFileErrorCodeTests {
         Case(format: .stubFile, json: #"{"stubs": ["#, code: .invalidJSON, location: "line 1, column 12"),
         Case(format: .stubFile, json: #"{"stubs": [{"path": "/x", "responses": [{"body": "{{now", "template": true}]}]}"#, code: .invalidTemplate, location: "stubs[0].responses[0].body"),
         Case(format: .stubFile, json: #"{"stubs": [{"path": "x", "responses": [{}]}]}"#, code: .invalidValue, location: "stubs[0].path"),
-        Case(format: .har, json: "{", code: .invalidJSON, location: nil),
+        Case(format: .har, json: "{", code: .invalidJSON, location: "line 1, column 2"),
         Case(format: .har, json: "{}", code: .missingField, location: "log"),
         Case(format: .har, json: #"{"log": {"version": "1.2", "creator": {"name": "hand", "version": "1"}, "entries": 1}}"#, code: .wrongType, location: "log.entries"),
         Case(format: .har, json: har(startedDateTime: "yesterday"), code: .invalidValue, location: "log.entries[0].startedDateTime"),

@@ -147,6 +147,32 @@ struct DynamicResponseTests {
         }
     }
 
+    @Test(arguments: Via.allCases) func jsonPathGivesNumbersAsSentAndObjectsInTheirOrder(_ via: Via) async throws {
+        let stubs = #"""
+            {"stubs": [{"path": "/echo", "responses": [{"template": true, "lifetime": "eternal", "body":
+              "{{jsonPath request.body '$.price'}}|{{jsonPath request.body '$.count'}}|{{jsonPath request.body '$.id'}}|{{jsonPath request.body '$.ids[1]'}}|{{jsonPath request.body '$.item'}}|{{jsonPath request.body '$.flag'}}|{{jsonPath request.body '$.none'}}|{{jsonPath request.body '$.missing'}}"}]},
+             {"path": "/quoted", "responses": [{"template": true, "lifetime": "eternal", "json": {"note": "{{jsonPath request.body '$.note'}}"}}]}
+            ]}
+            """#
+        let mock = HTTPMock()
+        #expect(mock.registerStubs(try StubFile(data: Data(stubs.utf8), source: "numbers.json", baseDirectory: URL(fileURLWithPath: "/"))).isEmpty)
+        try await reach(mock, via: via) { (base: String, session: URLSession) async throws in
+            // Number text as sent: not `1.5`, `1000.0`, nor a large integer rounded through a `Double`.
+            let body = #"""
+                {"price": 1.50, "count": 1e3, "id": 12345678901234567890, "ids": [1, 9007199254740993],
+                 "item": {"zeta": 1.0, "alpha": ["a/b", -0]}, "flag": true, "none": null}
+                """#
+            let answer = try await call(session, "\(base)/echo", method: "POST", headers: ["Content-Type": "application/json"], body: body)
+            #expect(answer.text == #"1.50|1e3|12345678901234567890|9007199254740993|{"zeta":1.0,"alpha":["a/b",-0]}|true|null|"#)
+
+            // Inside a JSON string: quotes, backslashes and control characters escaped, `/` and non-ASCII as they are.
+            let quoted = try await call(session, "\(base)/quoted", method: "POST", headers: ["Content-Type": "application/json"], body: #"{"note": "a \"b\" \\ c/d é\u0001\n"}"#)
+            #expect(quoted.text.contains(#"a \"b\" \\ c/d é\u0001\n"#), "\(quoted.text)")
+            let note = try #require(try JSONSerialization.jsonObject(with: Data(quoted.text.utf8)) as? [String: String], "\(quoted.text)")
+            #expect(note == ["note": "a \"b\" \\ c/d é\u{1}\n"])
+        }
+    }
+
     @Test(arguments: Via.allCases) func helpersTransformRequestValuesAndTextAsWireMocksDo(_ via: Via) async throws {
         let stubs = #"""
             {"stubs": [{"path": "/helpers/*", "responses": [{"template": true, "lifetime": "eternal", "body":

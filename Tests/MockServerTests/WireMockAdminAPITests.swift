@@ -171,6 +171,43 @@ struct WireMockAdminAPITests {
         }
     }
 
+    /// Whether each text is in `answer`, each after the one before it.
+    private func inOrder(_ texts: [String], in answer: String) -> Bool {
+        var rest = answer[...]
+        for text in texts {
+            guard let found = rest.range(of: text) else { return false }
+            rest = rest[found.upperBound...]
+        }
+        return true
+    }
+
+    @Test func answersKeepTheOrderOfWhatWasSent() async throws {
+        try await withServer(HTTPMock()) { server in
+            try await withClient { client in
+                let base = server.baseURL.absoluteString
+                let created = try await send(client, "\(base)/__admin/mappings", method: .POST, headers: Self.json, body: #"""
+                    {"request": {"urlPath": "/order", "method": "GET"}, "response": {"status": 200, "jsonBody": {"zeta": 1.5, "alpha": 2}},
+                     "metadata": {"team": "b", "area": "a"}}
+                    """#)
+                #expect(created.status == 201)
+                // A mapping as posted, members in its order (not sorted), pretty-printed as WireMock's Jackson does.
+                let listed = try await send(client, "\(base)/__admin/mappings").text
+                #expect(inOrder([#""urlPath" : "/order""#, #""method" : "GET""#, #""zeta" : 1.5"#, #""alpha" : 2"#, #""team""#, #""area""#], in: listed), "\(listed)")
+
+                // A logged request's headers in the order the client sent them.
+                _ = try await send(client, "\(base)/order", headers: [("X-Zulu", "1"), ("X-Alpha", "2")])
+                let found = try await send(client, "\(base)/__admin/requests/find", method: .POST, headers: Self.json, body: #"{"urlPath": "/order"}"#).text
+                #expect(inOrder([#""X-Zulu" : "1""#, #""X-Alpha" : "2""#], in: found), "\(found)")
+                // A request pattern echoed as sent.
+                let misses = try await send(
+                    client, "\(base)/__admin/near-misses/request-pattern", method: .POST, headers: Self.json,
+                    body: #"{"urlPath": "/ordr", "method": "GET"}"#
+                ).text
+                #expect(inOrder([#""requestPattern" : {"#, #""urlPath" : "/ordr","#, #""method" : "GET""#, "}"], in: misses), "\(misses)")
+            }
+        }
+    }
+
     @Test func listedMappingsHideSecretValuesAsTheJournalDoes() async throws {
         try await withServer(HTTPMock()) { server in
             try await withClient { client in

@@ -24,6 +24,10 @@ package struct JSONParser {
     /// its value (member names and array indices), which ``JSONValue/parseKeepingLongIntegers(_:)``
     /// returns.
     package var longIntegers: [[String]: String]?
+    /// With a value: the text of each number literal that the writer would spell otherwise
+    /// (`1.50`, `1e3`, `-0`, more than 15 characters), by the path of its value, which
+    /// ``JSONValue/parseKeepingNumberText(_:)`` returns.
+    package var numberTexts: [[String]: String]?
 
     /// An array or object being read.
     private struct Container {
@@ -78,10 +82,17 @@ package struct JSONParser {
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
                 let numberStart = index
                 value = .number(try number())
-                if longIntegers != nil, index - numberStart > 15 {
+                if longIntegers != nil || numberTexts != nil {
                     let literal = UnsafeBufferPointer(rebasing: bytes[numberStart..<index])
-                    if !literal.contains(where: { $0 == UInt8(ascii: ".") || $0 | 0x20 == UInt8(ascii: "e") }) {
+                    let isInteger = !literal.contains(where: { $0 == UInt8(ascii: ".") || $0 | 0x20 == UInt8(ascii: "e") })
+                    if longIntegers != nil, isInteger, literal.count > 15 {
                         longIntegers?[open.map { $0.key ?? String($0.items.count) }] = String(decoding: literal, as: UTF8.self)
+                    }
+                    // An integer of up to 15 characters other than -0 is written as it is read. (Set
+                    // or cleared: a key given again keeps its last value, and that value's text.)
+                    if numberTexts != nil {
+                        let keepsText = !isInteger || literal.count > 15 || literal.elementsEqual("-0".utf8)
+                        numberTexts?[open.map { $0.key ?? String($0.items.count) }] = keepsText ? String(decoding: literal, as: UTF8.self) : nil
                     }
                 }
             case UInt8(ascii: "]") where open.last.map { $0.key == nil } == true:

@@ -38,6 +38,26 @@ extension JSONValue {
         return Data(output)
     }
 
+    /// The value as ``compactData()`` writes it, but each number that has a text in
+    /// `numberTexts` written as that text: the numbers of a document read with
+    /// ``parseKeepingNumberText(_:)`` as they were sent (`1.50`, `1e3`, `12345678901234567890`).
+    /// - Parameters:
+    ///   - numberTexts: Number literals by the path of their value, from
+    ///     ``parseKeepingNumberText(_:)``.
+    ///   - path: Where this value is in that document (`[]` for the document itself), as member
+    ///     names and array indices.
+    /// - Throws: ``JSONWriteError`` for a number that is infinite or NaN, naming where it is.
+    package func compactData(numberTexts: [[String]: String], at path: [String]) throws(JSONWriteError) -> Data {
+        var output: [UInt8] = []
+        var path = path
+        do {
+            try Self.write(self, into: &output, numberTexts: numberTexts, path: &path)
+        } catch {
+            throw JSONWriteError(path: "$" + error.path.reversed().joined(), number: error.number)
+        }
+        return Data(output)
+    }
+
     /// The value pretty-printed as WireMock's Jackson writes mapping files — `"name" : value`, two
     /// spaces a level, `[ a, b ]` for arrays, `{ }` and `[ ]` when empty — members in document
     /// order, strings and numbers as ``compactData()`` writes them, ending with a newline.
@@ -61,6 +81,14 @@ extension JSONValue {
         return String(decoding: output, as: UTF8.self).replacingOccurrences(of: "\u{7F}", with: "\\u007F")
     }
 
+    /// The content of a JSON string for `text`, without its quotes, as the writer escapes it:
+    /// for text put inside a string of a JSON document (a response template's values).
+    package static func escapedContent(of text: String) -> String {
+        var output: [UInt8] = []
+        write(text, into: &output)
+        return String(decoding: output.dropFirst().dropLast(), as: UTF8.self)
+    }
+
     /// An object of these members, in this order.
     package static func members(_ pairs: [(String, JSONValue)]) -> JSONValue {
         .object(JSONMembers(pairs.lazy.map { (key: $0.0, value: $0.1) }))
@@ -79,6 +107,19 @@ extension JSONValue {
 
     /// Writes `value` compact (`indent` nil) or pretty-printed at `indent` levels.
     private static func write(_ value: JSONValue, into output: inout [UInt8], indent: Int? = nil) throws(NotFinite) {
+        var path: [String] = []
+        try write(value, into: &output, indent: indent, numberTexts: nil, path: &path)
+    }
+
+    /// Writes `value`, at `path` in the document, with the numbers `numberTexts` has as those texts.
+    /// (`path` is kept only when there are texts.)
+    private static func write(
+        _ value: JSONValue,
+        into output: inout [UInt8],
+        indent: Int? = nil,
+        numberTexts: [[String]: String]?,
+        path: inout [String]
+    ) throws(NotFinite) {
         let inner = indent.map { $0 + 1 }
         func newline(_ level: Int) {
             output.append(UInt8(ascii: "\n"))
@@ -89,18 +130,24 @@ extension JSONValue {
         case .bool(let flag): output.append(contentsOf: (flag ? "true" : "false").utf8)
         case .number(let number):
             guard number.isFinite else { throw NotFinite(number: number) }
-            output.append(contentsOf: Self.plainSpelling(of: number).utf8)
+            if let text = numberTexts?[path] {
+                output.append(contentsOf: text.utf8)
+            } else {
+                output.append(contentsOf: Self.plainSpelling(of: number).utf8)
+            }
         case .string(let text): Self.write(text, into: &output)
         case .array(let items):
             output.append(UInt8(ascii: "["))
             if indent != nil { output.append(UInt8(ascii: " ")) }
             for (index, item) in items.enumerated() {
                 if index > 0 { output.append(contentsOf: indent == nil ? [UInt8(ascii: ",")] : Array(", ".utf8)) }
+                if numberTexts != nil { path.append(String(index)) }
                 do {
-                    try write(item, into: &output, indent: inner)
+                    try write(item, into: &output, indent: inner, numberTexts: numberTexts, path: &path)
                 } catch {
                     throw NotFinite(number: error.number, path: error.path + ["[\(index)]"])
                 }
+                if numberTexts != nil { path.removeLast() }
             }
             if indent != nil, !items.isEmpty { output.append(UInt8(ascii: " ")) }
             output.append(UInt8(ascii: "]"))
@@ -111,11 +158,13 @@ extension JSONValue {
                 if let inner { newline(inner) }
                 Self.write(key, into: &output)
                 output.append(contentsOf: indent == nil ? [UInt8(ascii: ":")] : Array(" : ".utf8))
+                if numberTexts != nil { path.append(key) }
                 do {
-                    try write(member, into: &output, indent: inner)
+                    try write(member, into: &output, indent: inner, numberTexts: numberTexts, path: &path)
                 } catch {
                     throw NotFinite(number: error.number, path: error.path + [".\(key)"])
                 }
+                if numberTexts != nil { path.removeLast() }
             }
             if let indent {
                 if members.isEmpty { output.append(UInt8(ascii: " ")) } else { newline(indent) }

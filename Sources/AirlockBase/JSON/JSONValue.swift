@@ -48,6 +48,23 @@ package enum JSONValue: Equatable, Sendable {
         return (value, longIntegers)
     }
 
+    /// Parses as ``parse(_:)`` does, and also returns the text of each number literal that
+    /// ``compactData()`` would spell otherwise — `1.50`, `1e3`, `-0`, and integers a `Double` may
+    /// not keep (`12345678901234567890`) — by the path of its value (member names and array
+    /// indices from the top), for output that repeats numbers as they were sent
+    /// (``compactData(numberTexts:at:)``).
+    package static func parseKeepingNumberText(_ data: Data) throws -> (value: JSONValue, numberTexts: [[String]: String]) {
+        var numberTexts: [[String]: String] = [:]
+        let value = try data.withUnsafeBytes { raw throws(JSONParseError) -> JSONValue in
+            var parser = JSONParser(bytes: raw.assumingMemoryBound(to: UInt8.self))
+            parser.numberTexts = [:]
+            let value = try parser.document()
+            numberTexts = parser.numberTexts ?? [:]
+            return value
+        }
+        return (value, numberTexts)
+    }
+
     /// How deep arrays and objects may nest: 512, as in Foundation's `JSONSerialization`.
     package static let maximumDepth = 512
 }

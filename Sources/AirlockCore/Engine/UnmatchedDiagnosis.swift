@@ -132,8 +132,7 @@ package struct UnmatchedDiagnosis: Sendable {
     }
 
     private static func jsonLiteral(_ text: String) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes])) ?? Data("[\"\"]".utf8)
-        return String(decoding: data.dropFirst().dropLast(), as: UTF8.self)
+        JSONValue.quoted(text)
     }
 }
 

@@ -41,6 +41,8 @@ extension RequestMatcher {
 
     /// The body is JSON equal to this dictionary, ignoring key order and white space.
     public static func json(_ object: [String: Any]) -> RequestMatcher {
+        // `Any` is Foundation's object model (NSNumber, NSNull, bridged collections), which
+        // JSONSerialization alone reads whole; a dictionary has no order to keep, so sorted keys.
         guard JSONSerialization.isValidJSONObject(object),
             let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
         else {

@@ -71,6 +71,9 @@ extension MockResponse {
         headers: [String: String] = [:]
     ) -> MockResponse {
         let body: Body
+        // JSONSerialization, not JSONValue: `Any` is Foundation's object model (NSNumber, NSNull,
+        // bridged collections), which it alone reads whole, and it writes integers beyond 2⁵³
+        // exactly where a `Double` would round them. A dictionary has no order to keep: sorted keys.
         if JSONSerialization.isValidJSONObject(payload),
             let data = try? JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys])
         {

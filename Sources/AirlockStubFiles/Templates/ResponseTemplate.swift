@@ -48,7 +48,7 @@ package struct ResponseTemplate: Sendable {
 
     private enum Expression: Sendable {
         case value(RequestValue)
-        case jsonPath(RequestValue, [JSONStep])
+        case jsonPath(RequestValue, [JSONValue.Step])
         case now(format: String?, timeZone: TimeZone, offset: DateOffset?)
         case random(kind: RandomKind, length: Int)
         /// A helper applied to a request value or a quoted text: `{{upper request.method}}`.
@@ -79,11 +79,6 @@ package struct ResponseTemplate: Sendable {
         case pathSegment(Int)
         case query(String, Int)
         case header(String, Int)
-    }
-
-    private enum JSONStep: Sendable {
-        case key(String)
-        case index(Int)
     }
 
     private enum RandomKind: String, Sendable, CaseIterable {
@@ -133,7 +128,7 @@ package struct ResponseTemplate: Sendable {
                 let value = Self.evaluate(expression, request, now: now)
                 switch escaping {
                 case .none: output += value
-                case .jsonString: output += Self.jsonEscaped(value)
+                case .jsonString: output += JSONValue.escapedContent(of: value)
                 case .html: output += raw ? value : Self.htmlEscaped(value)
                 }
             }
@@ -302,18 +297,20 @@ package struct ResponseTemplate: Sendable {
         }
     }
 
-    /// `$.a.b[0]['c d']`.
-    private static func jsonSteps(_ path: String, in source: String) throws(ParseError) -> [JSONStep] {
+    /// `$.a.b[0]['c d']`: the definite steps alone. (WireMock's JSONPath patterns take the whole
+    /// language — wildcards, filters, scans — in `AirlockWireMock`, which builds on this module;
+    /// both walk the steps with ``JSONValue/value(following:)``.)
+    private static func jsonSteps(_ path: String, in source: String) throws(ParseError) -> [JSONValue.Step] {
         let invalid = ParseError(problem: "uses the JSON path \"\(path)\" in {{\(source)}}", expected: "a path such as '$.user.name', '$.items[0].id' or \"$['a key']\"")
         guard path.hasPrefix("$") else { throw invalid }
-        var steps: [JSONStep] = []
+        var steps: [JSONValue.Step] = []
         var rest = path.dropFirst()
         while let first = rest.first {
             if first == "." {
                 rest = rest.dropFirst()
                 let key = rest.prefix { $0 != "." && $0 != "[" }
                 guard !key.isEmpty else { throw invalid }
-                steps.append(.key(String(key)))
+                steps.append(.member(String(key)))
                 rest = rest.dropFirst(key.count)
             } else if first == "[" {
                 guard let close = rest.firstIndex(of: "]") else { throw invalid }
@@ -321,7 +318,7 @@ package struct ResponseTemplate: Sendable {
                 if let position = Int(inside), position >= 0 {
                     steps.append(.index(position))
                 } else if let key = unquoted(String(inside)) {
-                    steps.append(.key(key))
+                    steps.append(.member(key))
                 } else {
                     throw invalid
                 }
@@ -340,20 +337,17 @@ package struct ResponseTemplate: Sendable {
         case .value(let value):
             return text(of: value, request)
         case .jsonPath(let value, let steps):
-            guard let data = text(of: value, request).data(using: .utf8),
-                var node = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            guard let document = try? JSONValue.parseKeepingNumberText(Data(text(of: value, request).utf8)),
+                let node = document.value.value(following: steps)
             else { return "" }
-            for step in steps {
+            // Indices are not negative here: each step is the value's path component.
+            let path = steps.map { step in
                 switch step {
-                case .key(let key):
-                    guard let object = node as? [String: Any], let child = object[key] else { return "" }
-                    node = child
-                case .index(let position):
-                    guard let array = node as? [Any], array.indices.contains(position) else { return "" }
-                    node = array[position]
+                case .member(let name): name
+                case .index(let position): String(position)
                 }
             }
-            return describe(node)
+            return describe(node, at: path, numberTexts: document.numberTexts)
         case .now(let format, let timeZone, let offset):
             var calendar = Calendar(identifier: .gregorian)
             calendar.timeZone = timeZone
@@ -440,15 +434,12 @@ package struct ResponseTemplate: Sendable {
         }
     }
 
-    private static func describe(_ node: Any) -> String {
-        if let text = node as? String { return text }
-        if node is NSNull { return "null" }
-        if let number = node as? NSNumber {
-            // JSONSerialization makes booleans NSNumbers of type `c` (char).
-            if String(cString: number.objCType) == "c" { return number.boolValue ? "true" : "false" }
-            return number.stringValue
-        }
-        let data = try? JSONSerialization.data(withJSONObject: node, options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes])
+    /// A value found in the body as text: a string as itself, a number as the body spells it
+    /// (`1.50`, `1e3`, `12345678901234567890`, never rounded through a `Double`), `true`,
+    /// `false`, `null`, and an object or array as compact JSON in the body's order.
+    private static func describe(_ node: JSONValue, at path: [String], numberTexts: [[String]: String]) -> String {
+        if case .string(let text) = node { return text }
+        let data = try? node.compactData(numberTexts: numberTexts, at: path)
         return data.map { String(decoding: $0, as: UTF8.self) } ?? ""
     }
 
@@ -469,12 +460,5 @@ package struct ResponseTemplate: Sendable {
             }
         }
         return output
-    }
-
-    /// The content of a JSON string for `text`: quotes, backslashes and control characters escaped.
-    private static func jsonEscaped(_ text: String) -> String {
-        guard let data = try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes]) else { return "" }
-        // `["…"]` → `…`
-        return String(decoding: data.dropFirst(2).dropLast(2), as: UTF8.self)
     }
 }

@@ -1,3 +1,4 @@
+import AirlockBase
 import Foundation
 @_spi(AirlockTransport) import AirlockCore
 import NIOHTTP1
@@ -63,9 +64,11 @@ struct AdminAPI {
             do {
                 let file = try StubFile(data: body ?? Data(), source: "request body", files: Self.fileAccess(root: context.configuration.adminFileRoot))
                 let rejected = registry.register(file.registrations)
-                return Self.json(rejected.isEmpty ? 201 : 400, ["added": file.stubCount - rejected.count, "rejected": rejected.map(\.description)])
+                return Self.json(rejected.isEmpty ? 201 : 400, [
+                    "added": .number(Double(file.stubCount - rejected.count)), "rejected": .array(rejected.map { .string($0.description) }),
+                ])
             } catch {
-                return Self.json(400, ["error": error.description])
+                return Self.json(400, ["error": .string(error.description)])
             }
         case (.DELETE, "/__admin/stubs"):
             if let host = components?.queryItems?.first(where: { $0.name == "host" })?.value {
@@ -79,58 +82,66 @@ struct AdminAPI {
             let redaction = journal.redaction
             let counts = journal.counts
             let limit = components?.queryItems?.first { $0.name == "limit" }?.value.flatMap(Int.init) ?? Int.max
-            let events = journal.all.reversed().prefix(max(0, limit)).map { request in
+            let events = journal.all.reversed().prefix(max(0, limit)).map { request -> JSONValue in
                 let shown = redaction.apply(to: request)
-                return wireMock.serveEvent(shown).merging(RequestRecord(shown).fields) { wireMock, _ in wireMock }
+                var event = wireMock.serveEvent(shown)
+                for (key, value) in RequestRecord(shown).fields where event[key] == nil { event[key] = value }
+                return .object(event)
             }
             return Self.json(200, [
-                "requests": events, "meta": ["total": counts.seen], "requestJournalDisabled": false,
-                "total": counts.seen, "dropped": counts.dropped,
+                "requests": .array(events), "meta": ["total": .number(Double(counts.seen))], "requestJournalDisabled": false,
+                "total": .number(Double(counts.seen)), "dropped": .number(Double(counts.dropped)),
             ])
         case (.GET, "/__admin/requests/unmatched"):
             // WireMock's logged requests, oldest first as WireMock lists them, each with its diagnostic.
             let redaction = journal.redaction
-            let records = journal.all.filter { !$0.wasMatched }.map { request in
+            let records = journal.all.filter { !$0.wasMatched }.map { request -> JSONValue in
                 var logged = WireMockJournal.loggedRequest(redaction.apply(to: request))
-                logged["diagnostic"] = registry.diagnosis(for: request).render(.json)
-                return logged
+                logged["diagnostic"] = .string(registry.diagnosis(for: request).render(.json))
+                return .object(logged)
             }
             let counts = journal.counts
-            return Self.json(200, ["requests": records, "requestJournalDisabled": false, "total": counts.seen, "dropped": counts.dropped])
+            return Self.json(200, [
+                "requests": .array(records), "requestJournalDisabled": false,
+                "total": .number(Double(counts.seen)), "dropped": .number(Double(counts.dropped)),
+            ])
         case (.GET, "/__admin/scenarios"):
             let states = registry.scenarioStates
             let possible = registry.scenarioPossibleStates
             return Self.json(200, [
-                "scenarios": states.keys.sorted().map { name in
-                    ["id": name, "name": name, "state": states[name]!, "possibleStates": possible[name] ?? [ScenarioStep.started]]
-                },
+                "scenarios": .array(states.keys.sorted().map { name in
+                    [
+                        "id": .string(name), "name": .string(name), "state": .string(states[name]!),
+                        "possibleStates": .array((possible[name] ?? [ScenarioStep.started]).map(JSONValue.string)),
+                    ]
+                }),
             ])
         case (.POST, "/__admin/scenarios/reset"):
             registry.resetScenarios()
             return Self.json(200, ["reset": true])
         case (.PUT, _) where path.hasPrefix("/__admin/scenarios/") && path.hasSuffix("/state"):
             let name = String(path.dropFirst("/__admin/scenarios/".count).dropLast("/state".count)).removingPercentEncoding ?? ""
-            guard !name.isEmpty,
-                let object = body.flatMap({ try? JSONSerialization.jsonObject(with: $0) }) as? [String: Any],
-                let state = object["state"] as? String, !state.isEmpty
+            guard !name.isEmpty, let body, case .object(let object)? = try? JSONValue.parse(body),
+                case .string(let state)? = object["state"], !state.isEmpty
             else {
                 return Self.json(400, ["error": "send {\"state\": \"<state>\"} to PUT /__admin/scenarios/<name>/state"])
             }
             registry.setScenario(name, to: state)
-            return Self.json(200, ["name": name, "state": state])
+            return Self.json(200, ["name": .string(name), "state": .string(state)])
         case (.POST, "/__admin/reset"):
             registry.removeAll()
             journal.clear()
             // A WireMock root's mappings come back, as WireMock restores its files.
             return wireMock.resetMappings() ?? Self.json(200, ["reset": true])
         default:
+            let endpoints = [
+                "GET /__admin/stubs", "POST /__admin/stubs", "DELETE /__admin/stubs[?host=…]",
+                "GET /__admin/requests", "GET /__admin/requests/unmatched", "POST /__admin/reset",
+                "GET /__admin/scenarios", "PUT /__admin/scenarios/<name>/state", "POST /__admin/scenarios/reset",
+            ] + WireMockAdminAPI.endpoints
             return Self.json(404, [
-                "error": "no admin endpoint \(head.method.rawValue) \(path)",
-                "endpoints": [
-                    "GET /__admin/stubs", "POST /__admin/stubs", "DELETE /__admin/stubs[?host=…]",
-                    "GET /__admin/requests", "GET /__admin/requests/unmatched", "POST /__admin/reset",
-                    "GET /__admin/scenarios", "PUT /__admin/scenarios/<name>/state", "POST /__admin/scenarios/reset",
-                ] + WireMockAdminAPI.endpoints,
+                "error": .string("no admin endpoint \(head.method.rawValue) \(path)"),
+                "endpoints": .array(endpoints.map(JSONValue.string)),
             ])
         }
     }
@@ -148,8 +159,10 @@ struct AdminAPI {
             let type = head.headers.first(name: "Content-Type")?.lowercased() ?? ""
             guard type.hasPrefix("application/json") else {
                 return Self.json(415, [
-                    "error": "admin POST requests need Content-Type: application/json (got \(type.isEmpty ? "none" : "\"\(type)\"")); "
-                        + "web pages cannot send that to another origin without a preflight, which this server never grants",
+                    "error": .string(
+                        "admin POST requests need Content-Type: application/json (got \(type.isEmpty ? "none" : "\"\(type)\"")); "
+                            + "web pages cannot send that to another origin without a preflight, which this server never grants"
+                    ),
                 ])
             }
         }
@@ -159,13 +172,13 @@ struct AdminAPI {
         let host = head.headers.first(name: "Host")?.lowercased() ?? ""
         guard isOwnAuthority(host) else {
             return Self.json(403, [
-                "error": "the admin API answers only requests whose Host is this server (localhost:\(localPort) or 127.0.0.1:\(localPort)); got \"\(host)\"",
+                "error": .string("the admin API answers only requests whose Host is this server (localhost:\(localPort) or 127.0.0.1:\(localPort)); got \"\(host)\""),
             ])
         }
         if let origin = head.headers.first(name: "Origin")?.lowercased(), origin != "null" || isWrite {
             let authority = origin.split(separator: "/", omittingEmptySubsequences: true).dropFirst().first.map(String.init) ?? ""
             guard origin.hasPrefix("http://"), isOwnAuthority(authority) else {
-                return Self.json(403, ["error": "the admin API does not answer requests from web pages of other origins (Origin: \(origin))"])
+                return Self.json(403, ["error": .string("the admin API does not answer requests from web pages of other origins (Origin: \(origin))")])
             }
         }
         return nil
@@ -200,48 +213,54 @@ struct AdminAPI {
         return .inside(root, expected: "a file inside that folder: admin-added file responses must stay in it (start with --files DIR to choose another)")
     }
 
-    /// A journal entry as the admin API shows it.
-    struct RequestRecord: Encodable {
+    /// A journal entry as the admin API shows it: Airlock's fields, beside WireMock's in
+    /// `GET /__admin/requests`.
+    struct RequestRecord {
         let sequence: Int
         let method: String
         let url: String
-        let headers: [[String: String]]
+        /// In the order sent, repeated names too.
+        let headers: [(name: String, value: String)]
         let body: String?
         /// The body's full length, also when only a prefix is kept.
         let bodySize: Int
         let stub: String?
         let status: Int?
         let error: String?
-        let diagnostic: String?
 
         init(_ request: RecordedRequest) {
-            self.init(request, diagnostic: nil)
-        }
-
-        /// The record as JSON members.
-        var fields: [String: Any] {
-            let encoder = JSONEncoder()
-            guard let data = try? encoder.encode(self), let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return [:] }
-            return object
-        }
-
-        init(_ request: RecordedRequest, diagnostic: String?) {
             sequence = request.sequence
             method = request.method
             url = request.url
-            headers = request.headers.map { ["name": $0.name, "value": $0.value] }
+            headers = request.headers.map { ($0.name, $0.value) }
             body = request.body.map { String(data: $0, encoding: .utf8) ?? $0.base64EncodedString() }
             bodySize = request.bodySize
             stub = request.stub
             status = request.response?.status
             error = request.response?.error
-            self.diagnostic = diagnostic
+        }
+
+        /// The record as JSON members; those without a value are left out.
+        var fields: JSONMembers {
+            var fields: JSONMembers = [
+                "sequence": .number(Double(sequence)),
+                "method": .string(method),
+                "url": .string(url),
+                "headers": .array(headers.map { ["name": .string($0.name), "value": .string($0.value)] }),
+            ]
+            fields["body"] = body.map(JSONValue.string)
+            fields["bodySize"] = .number(Double(bodySize))
+            fields["stub"] = stub.map(JSONValue.string)
+            fields["status"] = status.map { .number(Double($0)) }
+            fields["error"] = error.map(JSONValue.string)
+            return fields
         }
     }
 
-    static func json(_ status: Int, _ object: [String: Any]) -> Answer {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])) ?? Data("{}".utf8)
-        return Answer(status: status, body: data)
+    /// A JSON answer, pretty-printed as WireMock's admin API writes one (Jackson's printer),
+    /// members in the order given.
+    static func json(_ status: Int, _ value: JSONValue) -> Answer {
+        Answer(status: status, body: (try? value.prettyData()) ?? Data("{}".utf8))
     }
 
     static func encode(_ status: Int, _ value: some Encodable) -> Answer {

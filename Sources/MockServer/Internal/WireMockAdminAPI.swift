@@ -1,3 +1,4 @@
+import AirlockBase
 import Foundation
 @_spi(AirlockTransport) import AirlockCore
 @_spi(AirlockTransport) import AirlockWireMock
@@ -36,7 +37,7 @@ struct WireMockAdminAPI {
             }
         case (.POST, "mappings/find-by-metadata"):
             return withMetadataPattern(body) { matching in
-                AdminAPI.json(200, ["mappings": matching.map(listed), "meta": ["total": matching.count]])
+                AdminAPI.json(200, ["mappings": .array(matching.map(listed)), "meta": ["total": .number(Double(matching.count))]])
             }
         case (.POST, "mappings/reset"):
             return resetMappings() ?? Self.empty(200)
@@ -57,32 +58,33 @@ struct WireMockAdminAPI {
             guard let sequence = WireMockJournal.sequence(of: id),
                 let request = registry.journal.all.first(where: { $0.sequence == sequence })
             else {
-                return AdminAPI.json(404, ["errors": [["title": "no request \(id) in the journal"]]])
+                return AdminAPI.json(404, ["errors": [["title": .string("no request \(id) in the journal")]]])
             }
-            return AdminAPI.json(200, serveEvent(redaction.apply(to: request)))
+            return AdminAPI.json(200, .object(serveEvent(redaction.apply(to: request))))
         case (.DELETE, "requests"), (.POST, "requests/reset"):
             registry.journal.clear()
             return Self.empty(200)
         case (.POST, "requests/count"):
             return withPattern(body) { pattern in
-                AdminAPI.json(200, ["count": registry.journal.all.filter(pattern.matches).count, "requestJournalDisabled": false])
+                AdminAPI.json(200, ["count": .number(Double(registry.journal.all.filter(pattern.matches).count)), "requestJournalDisabled": false])
             }
         case (.POST, "requests/find"):
             return withPattern(body) { pattern in
                 let redaction = registry.journal.redaction
-                let found = registry.journal.all.filter(pattern.matches).map { WireMockJournal.loggedRequest(redaction.apply(to: $0)) }
-                return AdminAPI.json(200, ["requests": found, "requestJournalDisabled": false])
+                let found = registry.journal.all.filter(pattern.matches).map { JSONValue.object(WireMockJournal.loggedRequest(redaction.apply(to: $0))) }
+                return AdminAPI.json(200, ["requests": .array(found), "requestJournalDisabled": false])
             }
         case (.GET, "requests/unmatched/near-misses"):
             let unmatched = registry.journal.all.filter { !$0.wasMatched }
-            return AdminAPI.json(200, ["nearMisses": unmatched.flatMap { nearMisses(for: $0) }])
+            return AdminAPI.json(200, ["nearMisses": .array(unmatched.flatMap { nearMisses(for: $0) })])
         case (.POST, "near-misses/request"):
             guard let request = body.flatMap(WireMockJournal.request(from:)) else {
                 return Self.invalid("send a logged request: {\"url\": \"/path\", \"method\": \"GET\", \"headers\": {…}, \"body\": \"…\"}", pointer: "")
             }
-            return AdminAPI.json(200, ["nearMisses": nearMisses(for: request)])
+            return AdminAPI.json(200, ["nearMisses": .array(nearMisses(for: request))])
         case (.POST, "near-misses/request-pattern"):
-            let echoed = body.flatMap { try? JSONSerialization.jsonObject(with: $0) } ?? [:]
+            // As sent, members in order.
+            let echoed = body.flatMap { try? JSONValue.parse($0) } ?? [:]
             return withPattern(body) { pattern in
                 let redaction = registry.journal.redaction
                 // The journal's requests nearest to the pattern, each with the pattern echoed.
@@ -90,17 +92,17 @@ struct WireMockAdminAPI {
                     .map { (request: $0, distance: pattern.distance(to: $0)) }
                     .sorted { $0.distance < $1.distance }
                     .prefix(Self.nearMissCount)
-                    .map { miss -> [String: Any] in
+                    .map { miss -> JSONValue in
                         [
-                            "request": WireMockJournal.loggedRequest(redaction.apply(to: miss.request)),
+                            "request": .object(WireMockJournal.loggedRequest(redaction.apply(to: miss.request))),
                             "requestPattern": echoed,
-                            "matchResult": ["distance": miss.distance],
+                            "matchResult": ["distance": .number(miss.distance)],
                         ]
                     }
-                return AdminAPI.json(200, ["nearMisses": Array(misses)])
+                return AdminAPI.json(200, ["nearMisses": .array(Array(misses))])
             }
         case (.GET, "settings"):
-            return AdminAPI.json(200, ["settings": ["fixedDelay": Int((registry.addedDelay * 1000).rounded())]])
+            return AdminAPI.json(200, ["settings": ["fixedDelay": .number((registry.addedDelay * 1000).rounded())]])
         case (.POST, "settings"), (.PUT, "settings"):
             return updateSettings(body)
         case (.POST, "shutdown"):
@@ -138,7 +140,7 @@ struct WireMockAdminAPI {
         let limit = query.first { $0.name == "limit" }?.value.flatMap(Int.init) ?? all.count
         // WireMock lists the newest first.
         let page = all.reversed().dropFirst(offset).prefix(max(0, limit)).map(listed)
-        return AdminAPI.json(200, ["mappings": Array(page), "meta": ["total": all.count]])
+        return AdminAPI.json(200, ["mappings": .array(Array(page)), "meta": ["total": .number(Double(all.count))]])
     }
 
     /// Adds a mapping from a request body (with `id` for `PUT /mappings/<id>`): `201` with the
@@ -174,7 +176,7 @@ struct WireMockAdminAPI {
             registry.register(try WireMockMappings(directory: root).mappings)
             return nil
         } catch {
-            return AdminAPI.json(500, ["errors": [["title": error.description]]])
+            return AdminAPI.json(500, ["errors": [["title": .string(error.description)]]])
         }
     }
 
@@ -192,7 +194,7 @@ struct WireMockAdminAPI {
                 registry.noteSaved(mapping.id, in: file)
             }
         } catch {
-            return AdminAPI.json(500, ["errors": [["title": "could not save to \(folder.path): \(error.localizedDescription)"]]])
+            return AdminAPI.json(500, ["errors": [["title": .string("could not save to \(folder.path): \(error.localizedDescription)")]]])
         }
         return Self.empty(200)
     }
@@ -217,8 +219,8 @@ struct WireMockAdminAPI {
     /// `{"equalToJson": …}`) matches, or answers `422` naming the field.
     private func withMetadataPattern(_ body: Data?, _ answer: ([StubMapping]) -> AdminAPI.Answer) -> AdminAPI.Answer {
         // The pattern is a body pattern, asked of each mapping's metadata as a JSON body.
-        guard let body, let pattern = try? JSONSerialization.jsonObject(with: body), JSONSerialization.isValidJSONObject(pattern),
-            let wrapped = try? JSONSerialization.data(withJSONObject: ["bodyPatterns": [pattern]])
+        guard let body, let pattern = try? JSONValue.parse(body), case .object = pattern,
+            let wrapped = try? JSONValue.members([("bodyPatterns", [pattern])]).compactData()
         else {
             return Self.invalid("send a content pattern such as {\"matchesJsonPath\": {\"expression\": \"$.group\", \"equalTo\": \"a\"}}", pointer: "")
         }
@@ -235,14 +237,14 @@ struct WireMockAdminAPI {
     }
 
     /// A request as a serve event, with the mapping that answered it if it is still registered.
-    func serveEvent(_ request: RecordedRequest) -> [String: Any] {
+    func serveEvent(_ request: RecordedRequest) -> JSONMembers {
         let mapping = request.mappingID.flatMap(registry.wireMockMapping(id:)).map(listed)
         return WireMockJournal.serveEvent(request, stubMapping: mapping)
     }
 
     /// A mapping as the admin API lists it: its JSON, with secret values hidden by the journal's
     /// redaction (header, cookie and query patterns of secret names, basic-auth passwords).
-    private func listed(_ mapping: StubMapping) -> [String: Any] {
+    private func listed(_ mapping: StubMapping) -> JSONValue {
         WireMockJournal.redacted(mapping.json, by: registry.journal.redaction)
     }
 
@@ -259,19 +261,18 @@ struct WireMockAdminAPI {
     }
 
     /// The mappings nearest to a request that none matched, nearest first.
-    private func nearMisses(for request: RecordedRequest) -> [[String: Any]] {
+    private func nearMisses(for request: RecordedRequest) -> [JSONValue] {
         let redaction = registry.journal.redaction
-        let logged = WireMockJournal.loggedRequest(redaction.apply(to: request))
+        let logged = JSONValue.object(WireMockJournal.loggedRequest(redaction.apply(to: request)))
         return registry.wireMockMappings
             .map { (mapping: $0, distance: $0.request.distance(to: request)) }
             .sorted { $0.distance < $1.distance }
             .prefix(Self.nearMissCount)
             .map { miss in
-                let listed = listed(miss.mapping)
-                return [
+                [
                     "request": logged,
-                    "stubMapping": listed,
-                    "matchResult": ["distance": miss.distance],
+                    "stubMapping": listed(miss.mapping),
+                    "matchResult": ["distance": .number(miss.distance)],
                 ]
             }
     }
@@ -279,18 +280,19 @@ struct WireMockAdminAPI {
     // MARK: Settings
 
     private func updateSettings(_ body: Data?) -> AdminAPI.Answer {
-        guard let object = body.flatMap({ try? JSONSerialization.jsonObject(with: $0) }) as? [String: Any] else {
+        guard let body, case .object(let object)? = try? JSONValue.parse(body) else {
             return Self.invalid("send {\"fixedDelay\": <milliseconds>}", pointer: "")
         }
         // WireMock's client sends the settings themselves, or wrapped in "settings".
-        let settings = object["settings"] as? [String: Any] ?? object
+        var settings = object
+        if case .object(let wrapped)? = object["settings"] { settings = wrapped }
         if let delay = settings["fixedDelay"] {
-            guard let milliseconds = (delay as? NSNumber)?.doubleValue, milliseconds >= 0, milliseconds / 1000 <= ResponseLimits.maximumSeconds else {
+            guard case .number(let milliseconds) = delay, milliseconds >= 0, milliseconds / 1000 <= ResponseLimits.maximumSeconds else {
                 return Self.invalid("fixedDelay must be a number of milliseconds from 0 to \(Int(ResponseLimits.maximumSeconds) * 1000)", pointer: "/fixedDelay")
             }
             registry.addedDelay = milliseconds / 1000
         }
-        return AdminAPI.json(200, ["settings": ["fixedDelay": Int((registry.addedDelay * 1000).rounded())]])
+        return AdminAPI.json(200, ["settings": ["fixedDelay": .number((registry.addedDelay * 1000).rounded())]])
     }
 
     // MARK: Answers
@@ -300,12 +302,12 @@ struct WireMockAdminAPI {
     }
 
     private static func noMapping(_ id: String) -> AdminAPI.Answer {
-        AdminAPI.json(404, ["errors": [["title": "no mapping with the id \(id)"]]])
+        AdminAPI.json(404, ["errors": [["title": .string("no mapping with the id \(id)")]]])
     }
 
     /// WireMock's `422` for a request it cannot use: `{"errors": [{"code": 10, "source": {"pointer": …}, "title": …}]}`.
     private static func invalid(_ message: String, pointer: String) -> AdminAPI.Answer {
-        AdminAPI.json(422, ["errors": [["code": 10, "source": ["pointer": pointer], "title": message]]])
+        AdminAPI.json(422, ["errors": [["code": 10, "source": ["pointer": .string(pointer)], "title": .string(message)]]])
     }
 }
 

@@ -18,67 +18,72 @@ enum WireMockJournal {
         return Int(lowered.suffix(12), radix: 16)
     }
 
-    /// A request as WireMock logs it (`LoggedRequest`), with Airlock's sequence number.
-    static func loggedRequest(_ request: RecordedRequest) -> [String: Any] {
+    /// A request as WireMock logs it (`LoggedRequest`), with Airlock's sequence number. Headers,
+    /// cookies and query parameters are in the order the request sent them.
+    static func loggedRequest(_ request: RecordedRequest) -> JSONMembers {
         let target = RequestTarget(url: request.url).pathAndQuery
-        var headers: [String: Any] = [:]
-        var order: [String] = []
+        // A name sent once has its value; one sent more often, the list of them.
+        var headers = JSONMembers()
         for header in request.headers {
-            let value = header.value
-            if let existing = headers[header.name] {
-                headers[header.name] = ((existing as? [String]) ?? [existing as? String ?? ""]) + [value]
-            } else {
-                headers[header.name] = value
-                order.append(header.name)
+            switch headers[header.name] {
+            case .string(let first)?: headers[header.name] = [.string(first), .string(header.value)]
+            case .array(let values)?: headers[header.name] = .array(values + [.string(header.value)])
+            default: headers[header.name] = .string(header.value)
             }
         }
-        var cookies: [String: String] = [:]
+        var cookies = JSONMembers()
         for header in request.headers where header.name.lowercased() == "cookie" {
             for pair in header.value.split(separator: ";") {
                 let parts = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-                if let name = parts.first, !name.isEmpty { cookies[name] = parts.count > 1 ? parts[1] : "" }
+                if let name = parts.first, !name.isEmpty { cookies[name] = .string(parts.count > 1 ? parts[1] : "") }
             }
         }
-        var queryValues: [String: [String]] = [:]
+        var queryParameters = JSONMembers()
         for item in request.incoming.queryItems {
-            queryValues[item.name, default: []].append(item.value ?? "")
+            let value = JSONValue.string(item.value ?? "")
+            if case .object(var parameter)? = queryParameters[item.name], case .array(let values)? = parameter["values"] {
+                parameter["values"] = .array(values + [value])
+                queryParameters[item.name] = .object(parameter)
+            } else {
+                queryParameters[item.name] = ["key": .string(item.name), "values": [value]]
+            }
         }
-        let queryParameters = queryValues.reduce(into: [String: Any]()) { $0[$1.key] = ["key": $1.key, "values": $1.value] }
         let body = request.body ?? Data()
         let milliseconds = Int((request.date.timeIntervalSince1970 * 1000).rounded())
         return [
-            "id": id(of: request.sequence),
-            "sequence": request.sequence,
-            "url": target,
-            "absoluteUrl": request.url,
-            "method": request.method,
+            "id": .string(id(of: request.sequence)),
+            "sequence": .number(Double(request.sequence)),
+            "url": .string(target),
+            "absoluteUrl": .string(request.url),
+            "method": .string(request.method),
             "clientIp": "127.0.0.1",
-            "headers": headers,
-            "cookies": cookies,
-            "queryParams": queryParameters,
-            "body": String(data: body, encoding: .utf8) ?? "",
-            "bodyAsBase64": body.base64EncodedString(),
-            "bodySize": request.bodySize,
+            "headers": .object(headers),
+            "cookies": .object(cookies),
+            "queryParams": .object(queryParameters),
+            "body": .string(String(data: body, encoding: .utf8) ?? ""),
+            "bodyAsBase64": .string(body.base64EncodedString()),
+            "bodySize": .number(Double(request.bodySize)),
             "browserProxyRequest": false,
-            "loggedDate": milliseconds,
-            "loggedDateString": ISO8601DateFormatter().string(from: request.date),
+            "loggedDate": .number(Double(milliseconds)),
+            "loggedDateString": .string(ISO8601DateFormatter().string(from: request.date)),
         ]
     }
 
     /// A request with what answered it, as WireMock lists the journal (`ServeEvent`): with
     /// `stubMapping`, the mapping that answered (as the admin API lists it), when one did.
-    static func serveEvent(_ request: RecordedRequest, stubMapping: [String: Any]? = nil) -> [String: Any] {
-        var event: [String: Any] = [
-            "id": id(of: request.sequence),
-            "request": loggedRequest(request),
-            "wasMatched": request.wasMatched,
-            "responseDefinition": ["status": request.response?.status ?? 0, "fromConfiguredStub": request.wasMatched],
+    static func serveEvent(_ request: RecordedRequest, stubMapping: JSONValue? = nil) -> JSONMembers {
+        let status = JSONValue.number(Double(request.response?.status ?? 0))
+        var event: JSONMembers = [
+            "id": .string(id(of: request.sequence)),
+            "request": .object(loggedRequest(request)),
+            "wasMatched": .bool(request.wasMatched),
+            "responseDefinition": ["status": status, "fromConfiguredStub": .bool(request.wasMatched)],
         ]
         if let stubMapping { event["stubMapping"] = stubMapping }
         if let response = request.response {
-            var headers: [String: String] = [:]
-            for field in response.headerFields { headers[field.name.canonicalName] = field.value }
-            event["response"] = ["status": response.status ?? 0, "headers": headers, "bodyAsBase64": response.body.base64EncodedString()]
+            var headers = JSONMembers()
+            for field in response.headerFields { headers[field.name.canonicalName] = .string(field.value) }
+            event["response"] = ["status": status, "headers": .object(headers), "bodyAsBase64": .string(response.body.base64EncodedString())]
         }
         return event
     }
@@ -86,22 +91,33 @@ enum WireMockJournal {
     /// A request sent to `POST /__admin/near-misses/request`: a logged request's `url` (or
     /// `absoluteUrl`), `method`, `headers` and `body`.
     static func request(from data: Data) -> RecordedRequest? {
-        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
-        let method = object["method"] as? String ?? "GET"
-        let absolute = object["absoluteUrl"] as? String ?? "http://localhost" + (object["url"] as? String ?? "/")
+        guard case .object(let object)? = try? JSONValue.parse(data) else { return nil }
+        func text(_ key: String) -> String? {
+            if case .string(let text)? = object[key] { text } else { nil }
+        }
+        let method = text("method") ?? "GET"
+        let absolute = text("absoluteUrl") ?? "http://localhost" + (text("url") ?? "/")
         guard var incoming = IncomingRequest(method: method, absoluteURL: absolute) else { return nil }
+        // In the order sent: a name with a list of values gives a header for each.
         var headers: [(name: String, value: String)] = []
-        for (name, value) in (object["headers"] as? [String: Any] ?? [:]).sorted(by: { $0.key < $1.key }) {
-            if let text = value as? String {
-                headers.append((name, text))
-            } else if let values = value as? [String] {
-                headers += values.map { (name, $0) }
+        if case .object(let fields)? = object["headers"] {
+            for (name, value) in fields {
+                switch value {
+                case .string(let text):
+                    headers.append((name, text))
+                case .array(let values):
+                    let texts = values.compactMap { value -> String? in if case .string(let text) = value { text } else { nil } }
+                    // Only a list of strings, as before.
+                    if texts.count == values.count { headers += texts.map { (name, $0) } }
+                default:
+                    break
+                }
             }
         }
         incoming.headers = headers
-        if let base64 = object["bodyAsBase64"] as? String, let body = Data(base64Encoded: base64) {
+        if let base64 = text("bodyAsBase64"), let body = Data(base64Encoded: base64) {
             incoming.body = body
-        } else if let body = object["body"] as? String {
+        } else if let body = text("body") {
             incoming.body = Data(body.utf8)
         }
         return RecordedRequest(sequence: 0, request: incoming, date: Date())
@@ -109,12 +125,13 @@ enum WireMockJournal {
 
     /// A mapping's JSON with its `id` (and `uuid`) set, for `PUT /__admin/mappings/<id>`.
     static func settingID(_ id: UUID, in data: Data) throws(StubFileError) -> Data {
-        guard var object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+        // (The numbers written back read as the same `Double`s, which is how mappings hold them.)
+        guard case .object(var object)? = try? JSONValue.parse(data) else {
             throw StubFileError(.invalidJSON, file: "request body", location: nil, problem: "is not a JSON object", expected: "a WireMock mapping")
         }
-        object["id"] = id.uuidString.lowercased()
-        object["uuid"] = id.uuidString.lowercased()
-        guard let updated = try? JSONSerialization.data(withJSONObject: object) else {
+        object["id"] = .string(id.uuidString.lowercased())
+        object["uuid"] = .string(id.uuidString.lowercased())
+        guard let updated = try? JSONValue.object(object).compactData() else {
             throw StubFileError(.invalidJSON, file: "request body", location: nil, problem: "cannot be read again", expected: "a WireMock mapping")
         }
         return updated
@@ -144,41 +161,43 @@ enum WireMockJournal {
     /// A mapping's JSON with the values of secret headers, cookies and query parameters in its
     /// request patterns, its basic-auth password and its secret response headers replaced by the
     /// redaction's replacement.
-    static func redacted(_ json: JSONValue, by redaction: Redaction) -> [String: Any] {
-        guard let data = try? JSONEncoder().encode(json), var mapping = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
-            return [:]
-        }
-        let replacement = redaction.replacement
-        func hidingValues(_ value: Any) -> Any {
+    static func redacted(_ json: JSONValue, by redaction: Redaction) -> JSONValue {
+        guard case .object(var mapping) = json else { return .object(JSONMembers()) }
+        let replacement = JSONValue.string(redaction.replacement)
+        func hidingValues(_ value: JSONValue) -> JSONValue {
             switch value {
-            case is String: return replacement
-            case let array as [Any]: return array.map(hidingValues)
-            case let object as [String: Any]:
+            case .string: return replacement
+            case .array(let items): return .array(items.map(hidingValues))
+            case .object(let members):
                 // Keep the matcher's operators (`equalTo`, `caseInsensitive`); hide the values.
-                return object.mapValues { $0 is Bool ? $0 : hidingValues($0) }
+                return .object(members.mapValues { value in
+                    if case .bool = value { value } else { hidingValues(value) }
+                })
             default: return value
             }
         }
-        func hiding(_ object: Any?, where isSecret: (String) -> Bool) -> Any? {
-            guard let object = object as? [String: Any] else { return object }
-            var result = object
-            for (name, value) in object where isSecret(name) { result[name] = hidingValues(value) }
-            return result
+        func hiding(_ value: JSONValue?, where isSecret: (String) -> Bool) -> JSONValue? {
+            guard case .object(let members)? = value else { return value }
+            return .object(JSONMembers(members.map { (key: $0.key, value: isSecret($0.key) ? hidingValues($0.value) : $0.value) }))
         }
-        if var request = mapping["request"] as? [String: Any] {
+        // Members that are null are left out, as before.
+        func withoutNulls(_ members: JSONMembers) -> JSONValue {
+            .object(members.filter { $0.value != .null })
+        }
+        if case .object(var request)? = mapping["request"] {
             request["headers"] = hiding(request["headers"], where: redaction.hidesHeader)
             request["cookies"] = hiding(request["cookies"]) { _ in redaction.hidesHeader("Cookie") }
             request["queryParameters"] = hiding(request["queryParameters"], where: redaction.hidesQueryItem)
-            if var credentials = request["basicAuthCredentials"] as? [String: Any], credentials["password"] != nil {
+            if case .object(var credentials)? = request["basicAuthCredentials"], credentials["password"] != nil {
                 credentials["password"] = replacement
-                request["basicAuthCredentials"] = credentials
+                request["basicAuthCredentials"] = .object(credentials)
             }
-            mapping["request"] = request.filter { !($0.value is NSNull) }
+            mapping["request"] = withoutNulls(request)
         }
-        if var response = mapping["response"] as? [String: Any] {
+        if case .object(var response)? = mapping["response"] {
             response["headers"] = hiding(response["headers"], where: redaction.hidesHeader)
-            mapping["response"] = response.filter { !($0.value is NSNull) }
+            mapping["response"] = withoutNulls(response)
         }
-        return mapping
+        return .object(mapping)
     }
 }
