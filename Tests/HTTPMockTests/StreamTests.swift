@@ -89,7 +89,7 @@ import FoundationNetworking
 
     @Test func aStreamThatStaysOpenEndsWhenTheGateOpens() async throws {
         let gate = StreamGate()
-        let opened = Locked(false)
+        let opened = Locked<Date?>(nil)
         let mock = HTTPMock()
         mock.registerResponses {
             Host("api.example.com") {
@@ -98,13 +98,19 @@ import FoundationNetworking
         }
         let collector = PieceCollector { data in
             guard String(decoding: data, as: UTF8.self).contains("hello") else { return }
-            opened.withLock { $0 = true }
-            gate.open()
+            // The gate opens a while later: a stream that ended on its own would end before.
+            Task {
+                try await Task.sleep(for: .milliseconds(300))
+                opened.withLock { $0 = Date() }
+                gate.open()
+            }
         }
         let session = session(for: mock, delegate: collector)
         session.dataTask(with: URL(string: "https://api.example.com/feed")!).resume()
         for await error in collector.ended { #expect(error == nil) }
-        #expect(opened.withLock { $0 }, "the stream ended before the gate opened")
+        let ended = Date()
+        let openedAt = try #require(opened.withLock { $0 }, "the stream ended before the gate opened")
+        #expect(ended >= openedAt)
         #expect(collector.texts == ["data: hello\n\n"])
         session.invalidateAndCancel()
     }

@@ -109,7 +109,7 @@ import Testing
 
     @Test func aStreamThatWaitsOnAGateEndsOnlyWhenTheTestOpensIt() async throws {
         let gate = StreamGate()
-        let opened = Locked(false)
+        let opened = Locked<Date?>(nil)
         let mock = HTTPMock()
         mock.registerResponses {
             Host("**") {
@@ -120,11 +120,17 @@ import Testing
             try await withClient { client in
                 let received = try await read(client, server.baseURL.absoluteString + "/feed") { text in
                     guard text.contains("second") else { return }
-                    // Both events are in; the stream is still open. Only now may it end.
-                    opened.withLock { $0 = true }
-                    gate.open()
+                    // Both events are in. The gate opens a while later: a stream that ended on its
+                    // own would end before it opened.
+                    Task {
+                        try await Task.sleep(for: .milliseconds(300))
+                        opened.withLock { $0 = Date() }
+                        gate.open()
+                    }
                 }
-                #expect(opened.withLock { $0 }, "the stream ended before the gate opened")
+                let ended = Date()
+                let openedAt = try #require(opened.withLock { $0 }, "the stream ended before the gate opened")
+                #expect(ended >= openedAt)
                 #expect(received.text == "data: first\n\ndata: second\n\n")
             }
         }
