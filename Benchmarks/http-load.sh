@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Loopback load test: `airlock serve` beside nginx and WireMock standalone, in one run.
+# Loopback load test: `airlock serve` beside nginx, a minimal SwiftNIO server (the anchor,
+# Benchmarks/NIOAnchor) and WireMock standalone, in one run.
 #
 #     bash Benchmarks/http-load.sh [seconds-per-round] [connections] [rounds] [servers.py options]   # default 5 32 3
 #     bash Benchmarks/http-load.sh 5 32 3 --single-thread --baseline /tmp/airlock-before
@@ -33,6 +34,8 @@ print("WireMock:", name.rsplit("/", 1)[-1])
 PY
 fi
 swift build -c release --product airlock > /dev/null 2>&1
+# The anchor: a minimal SwiftNIO server on the standard pipeline, a package of its own.
+swift build -c release --package-path Benchmarks/NIOAnchor > /dev/null 2>&1
 
 if [ "${1:-}" = soak ]; then
     exec python3 Benchmarks/servers.py soak --requests "${2:-1000000}"

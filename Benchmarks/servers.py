@@ -35,8 +35,11 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 AIRLOCK = os.path.join(ROOT, ".build", "release", "airlock")
+# A minimal SwiftNIO server on the standard HTTP/1.1 pipeline (Benchmarks/NIOAnchor): what
+# `airlock serve --threads 1` costs beyond it is Airlock's own.
+ANCHOR = os.path.join(ROOT, "Benchmarks", "NIOAnchor", ".build", "release", "NIOAnchor")
 BODY = '{"id":1,"name":"Alice","email":"alice@example.com","roles":["admin","editor"],"active":true}'
-PORTS = {"nginx": 18081, "airlock": 18080, "wiremock": 18082, "airlock --threads 1": 18084, "airlock (baseline)": 18083}
+PORTS = {"nginx": 18081, "swift-nio (anchor)": 18085, "airlock": 18080, "wiremock": 18082, "airlock --threads 1": 18084, "airlock (baseline)": 18083}
 
 
 def wiremock_jar():
@@ -84,6 +87,8 @@ def command(name, work, baseline=None):
         return [AIRLOCK, "serve", os.path.join(work, "stubs.json"), "--port", str(PORTS[name]), "--quiet", "--threads", "1"]
     if name == "airlock (baseline)":
         return [baseline, "serve", os.path.join(work, "stubs.json"), "--port", str(PORTS[name]), "--quiet"]
+    if name == "swift-nio (anchor)":
+        return [ANCHOR, str(PORTS[name]), "1"]
     if name == "nginx":
         return ["nginx", "-c", os.path.join(work, "nginx", "nginx.conf"), "-p", os.path.join(work, "nginx")]
     if name == "airlock":
@@ -186,9 +191,11 @@ def compare(args):
         print(f"| {name} | {median(name, 0):,.0f} | {median(name, 1):.2f} ms | {median(name, 2):.2f} ms "
               f"| {startup[name]:.0f} ms | {rss[name]:.0f} MB |")
     print()
-    for other in [name for name in names if name != "airlock"]:
-        print(f"airlock / {other}: throughput {median('airlock', 0) / median(other, 0):.2f}×, "
-              f"p99 {median('airlock', 2) / median(other, 2):.2f}×, start-up {startup['airlock'] / startup[other]:.2f}×")
+    ours = [name for name in names if name.startswith("airlock")]
+    for mine in ours:
+        for other in [name for name in names if name not in ours] + ([name for name in ours if name != mine] if mine == "airlock (baseline)" else []):
+            print(f"{mine} / {other}: throughput {median(mine, 0) / median(other, 0):.2f}×, "
+                  f"p99 {median(mine, 2) / median(other, 2):.2f}×, start-up {startup[mine] / startup[other]:.2f}×")
 
 
 def soak(args):
