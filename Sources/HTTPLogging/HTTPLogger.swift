@@ -1,6 +1,7 @@
 @_spi(AirlockTransport) import AirlockCore
 import Foundation
 import Logging
+import URLProtocolSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -31,6 +32,10 @@ public final class HTTPLogger: Journaling, ForwardingObserver {
     /// protocol; the default, an ephemeral session, does not.
     public let forwardingSession: URLSession
 
+    /// Carries requests of clients that take the body in pieces (a data delegate), so that each
+    /// piece reaches them as it arrives: a session made from ``forwardingSession``'s configuration.
+    let pieceForwarder: PieceForwarder
+
     /// Where the logged requests are recorded: the journal type of the mocks.
     @_spi(AirlockTransport) public let journal = RequestJournal()
     private let slot: Int
@@ -46,6 +51,7 @@ public final class HTTPLogger: Journaling, ForwardingObserver {
     ) {
         self.logger = logger
         self.forwardingSession = forwardingSession
+        pieceForwarder = PieceForwarder(configuration: forwardingSession.configuration)
         // The slot is taken before `self` exists and filled in once it does.
         (slot, protocolClass) = ForwardingSlots.reserveSlot()
         ForwardingSlots.assign(slot, to: self)
@@ -53,6 +59,7 @@ public final class HTTPLogger: Journaling, ForwardingObserver {
 
     deinit {
         ForwardingSlots.release(slot)
+        pieceForwarder.invalidate()
     }
 
     /// Puts the logging protocol first in a configuration's `protocolClasses`, so that sessions
