@@ -71,3 +71,29 @@ package final class PieceForwarder: NSObject, URLSessionDataDelegate, @unchecked
         handlers.withLock { $0.removeValue(forKey: task.taskIdentifier) }?.end(error)
     }
 }
+
+/// A ``PieceForwarder`` made on first use from a session's configuration, and let go with its
+/// owner: most mocks and loggers never forward a request a data delegate reads.
+package final class LazyPieceForwarder: Sendable {
+    private let configuration: @Sendable () -> URLSessionConfiguration
+    private let made = Locked<PieceForwarder?>(nil)
+
+    /// A forwarder that will be made from what `configuration` returns.
+    package init(configuration: @escaping @Sendable () -> URLSessionConfiguration) {
+        self.configuration = configuration
+    }
+
+    /// The forwarder, made now if it was not yet.
+    package var forwarder: PieceForwarder {
+        made.withLock { made in
+            if let made { return made }
+            let forwarder = PieceForwarder(configuration: configuration())
+            made = forwarder
+            return forwarder
+        }
+    }
+
+    deinit {
+        made.withLock { $0 }?.invalidate()
+    }
+}

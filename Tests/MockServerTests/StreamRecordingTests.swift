@@ -324,6 +324,40 @@ import FoundationNetworking
         }
     }
 
+    @Test func anHTTPMockCassetteRecordsAStreamPartByPartThroughItsPassthroughToADataDelegate() async throws {
+        let gate = StreamGate()
+        let upstreamMock = HTTPMock()
+        upstreamMock.registerResponses {
+            Host("**") {
+                Path("/feed") { MockResponse.events([ServerSentEvent("one", id: "1"), ServerSentEvent("two", id: "2", after: 0.2)], ending: .gate(gate)) }
+            }
+        }
+        try await withServer(upstreamMock) { upstream in
+            let cassette = try Cassette(contentsOf: folder.appendingPathComponent("passthrough.har"), mode: .all, environment: [:])
+            let mock = HTTPMock(cassette: cassette)
+            // The upstream ends the stream only once the delegate has both events.
+            let opened = Locked(false)
+            let collector = PieceCollector { data in
+                guard String(decoding: data, as: UTF8.self).contains("data: two") else { return }
+                opened.withLock { $0 = true }
+                gate.open()
+            }
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.protocolClasses = mock.urlSession.configuration.protocolClasses
+            let session = URLSession(configuration: configuration, delegate: collector, delegateQueue: nil)
+            defer { session.finishTasksAndInvalidate() }
+            session.dataTask(with: upstream.baseURL.appendingPathComponent("feed")).resume()
+            for await error in collector.ended { #expect(error == nil) }
+            #expect(opened.withLock { $0 })
+            let stream = try #require(cassette.recordedEntries.first?.response?.stream)
+            #expect(stream.kind == .events)
+            #expect(stream.body == Data("id: 1\ndata: one\n\nid: 2\ndata: two\n\n".utf8))
+            #expect(stream.parts.count >= 2)
+            try cassette.save()
+            #expect(try String(contentsOf: cassette.url, encoding: .utf8).contains("_parts"))
+        }
+    }
+
     @Test func aStreamOverTheBodyLimitIsRelayedWholeButNotRecorded() async throws {
         let upstreamMock = HTTPMock()
         upstreamMock.registerResponses {
