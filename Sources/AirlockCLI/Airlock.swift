@@ -35,7 +35,9 @@ struct Serve: AsyncParsableCommand {
             (--match-hosts keeps the recorded hosts, for clients that use the server as a proxy). \
             A request the file has no recorded response for gets 502 with Airlock-Error: replay-miss \
             and a text body naming it; --repeat-last keeps answering with a request's last recorded \
-            response once the others are used up.
+            response once the others are used up. A stream recorded with its parts (server-sent \
+            events, a chunked body) replays part by part, chunked, with the recorded pauses; \
+            --pace instant sends the parts at once, --pace 0.5 twice as fast.
             """
     )
 
@@ -56,6 +58,9 @@ struct Serve: AsyncParsableCommand {
 
     @Flag(help: "For a HAR file: once a request's recorded responses are used up, keep answering it with the last one (VCR's allow_playback_repeats). Without it each recorded response answers once, in order, and one more identical request gets 502 (a replay miss).")
     var repeatLast = false
+
+    @Option(help: ArgumentHelp("For a HAR file: how fast recorded streams (server-sent events, chunked bodies recorded with their parts) replay: as-recorded (the default) keeps the recorded pauses between parts, instant sends every part at once (still one part at a time), a number multiplies each pause (0.5 twice as fast, 2 half as fast).", valueName: "as-recorded|instant|factor"))
+    var pace: String = StreamPace.asRecorded.description
 
     @Option(help: "The folder that file responses added through the admin API must stay in. Defaults to the stub file's folder.")
     var files: String?
@@ -93,6 +98,9 @@ struct Serve: AsyncParsableCommand {
         case (_?, _?): throw ValidationError("Give either a stub or HAR file or --wiremock DIR, not both.")
         default: break
         }
+        guard StreamPace(pace) != nil else {
+            throw ValidationError("--pace is \"\(pace)\"; use as-recorded, instant, or a factor of 0 or more such as 0.5.")
+        }
     }
 
     func run() async throws {
@@ -121,8 +129,8 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--skip-unsupported applies to a WireMock root folder (--wiremock DIR); \(source) is a file.")
         }
         if let root = wireMockRoot {
-            guard !repeatLast, !matchHosts else {
-                throw ValidationError("--repeat-last and --match-hosts apply to a HAR file; \(source) is a WireMock root folder.")
+            guard !repeatLast, !matchHosts, StreamPace(pace) == .asRecorded else {
+                throw ValidationError("--repeat-last, --match-hosts and --pace apply to a HAR file; \(source) is a WireMock root folder.")
             }
             do {
                 mappings = try WireMockMappings(directory: root, skippingUnsupported: skipUnsupported)
@@ -166,6 +174,7 @@ struct Serve: AsyncParsableCommand {
                 url,
                 mode: .none,
                 matching: Cassette.Matching(repeatsLastResponse: repeatLast, matchesAnyHost: !matchHosts),
+                pace: StreamPace(pace) ?? .asRecorded,
                 recordCommand: "airlock record --target <origin> --cassette \(source) --mode newEpisodes"
             )
             rejected = server.insert(cassette)
@@ -177,6 +186,9 @@ struct Serve: AsyncParsableCommand {
         } else {
             guard !repeatLast else {
                 throw ValidationError("--repeat-last applies to a HAR file; \(source) is a stub file, where a response keeps answering with \"lifetime\": \"eternal\".")
+            }
+            guard StreamPace(pace) == .asRecorded else {
+                throw ValidationError("--pace applies to a HAR file; \(source) is a stub file, whose streams give each part its own pause.")
             }
             let file: StubFile
             do {
@@ -256,9 +268,11 @@ func isHAR(_ url: URL) -> Bool {
 
 /// Opens a cassette for a command: the command's mode is what the user typed, so `AIRLOCK_RECORD`
 /// and `CI` (meant for test runs) do not change it.
-func openCassette(_ url: URL, mode: Cassette.RecordMode, matching: Cassette.Matching, redaction: Redaction = .standard, recordCommand: String) throws -> Cassette {
+func openCassette(
+    _ url: URL, mode: Cassette.RecordMode, matching: Cassette.Matching, redaction: Redaction = .standard, pace: StreamPace = .asRecorded, recordCommand: String
+) throws -> Cassette {
     do {
-        return try Cassette(contentsOf: url, mode: mode, matching: matching, redaction: redaction, recordCommand: recordCommand, environment: [:])
+        return try Cassette(contentsOf: url, mode: mode, matching: matching, redaction: redaction, recordCommand: recordCommand, environment: [:], pace: pace)
     } catch {
         printError("airlock: \(error.description)")
         throw ExitCode.badInput

@@ -12,7 +12,10 @@ struct Record: AsyncParsableCommand {
             Without --target, a forward proxy for plain-HTTP URLs (absolute-form requests, or CONNECT \
             tunnels), and for HTTPS URLs with --tls (clients trust the CA of `airlock ca path`). \
             Responses are relayed and recorded as the server sent them: every header field in order, \
-            bodies byte for byte, in their content coding. Secrets are redacted before anything \
+            bodies byte for byte, in their content coding. A response without a Content-Length \
+            (server-sent events, any chunked body) is relayed live, each part as it arrives, and \
+            recorded with its parts and the time before each (the HAR's content._parts), for \
+            `airlock serve` to replay at that pace. Secrets are redacted before anything \
             reaches the file (the standard rules, changed with the redaction options below). The \
             cassette is written after each exchange and complete when the command stops on Ctrl-C. \
             Replay it with `airlock serve CASSETTE`.

@@ -66,7 +66,8 @@ extension HTTPArchive {
     ///   - matching: How requests match entries.
     ///   - placeholders: The texts redaction leaves in recorded values; each matches any value.
     ///   - label: How stubs name the archive (`users.har`).
-    package func registrations(matching: Cassette.Matching, placeholders: Set<String>, label: String) -> [Registration] {
+    ///   - pace: How fast recorded streams replay.
+    package func registrations(matching: Cassette.Matching, placeholders: Set<String>, label: String, pace: StreamPace = .asRecorded) -> [Registration] {
         var groups: [String: Int] = [:]
         var registrations: [Registration] = []
         var answers: [[RecordedResponse]] = []
@@ -92,6 +93,17 @@ extension HTTPArchive {
             let responses = answers[index]
             registrations[index].responses = responses.enumerated().map { position, recorded in
                 let repeats = matching.repeatsLastResponse && position == responses.count - 1
+                if let stream = recorded.stream {
+                    // A recorded stream replays part by part, at the pace asked for. Its parts are
+                    // never in a content coding (a coded stream is recorded whole; a URLSession
+                    // hands over decoded pieces), so a Content-Encoding would not describe them.
+                    return MockResponse(
+                        replaying: stream.paced(by: pace.factor),
+                        status: MockResponse.Status(code: recorded.status ?? 200),
+                        lifetime: repeats ? .eternal : .single,
+                        headerFields: recorded.headerFields.removing(names: Cassette.framingFields.union(["content-encoding"]))
+                    )
+                }
                 return MockResponse(
                     replaying: recorded.body,
                     status: MockResponse.Status(code: recorded.status ?? 200),

@@ -96,6 +96,9 @@ public final class Cassette: Sendable {
     public let matching: Matching
     /// What is hidden before an exchange reaches the file.
     public let redaction: Redaction
+    /// How fast recorded streams (server-sent events, chunked bodies kept with their parts)
+    /// replay: as recorded, scaled, or at once.
+    public let pace: StreamPace
     /// Edits each exchange before it is redacted and written, or leaves it out (`nil`), as VCR's
     /// `before_record` does.
     public let beforeRecord: (@Sendable (RecordedRequest) -> RecordedRequest?)?
@@ -134,6 +137,7 @@ public final class Cassette: Sendable {
     ///   - recordCommand: The command that records this cassette, for messages; by default
     ///     `AIRLOCK_RECORD=newEpisodes swift test`.
     ///   - environment: Where `AIRLOCK_RECORD` and `CI` are read. Defaults to the process's.
+    ///   - pace: How fast recorded streams replay. Defaults to ``StreamPace/asRecorded``.
     ///   - beforeRecord: Edits each recorded exchange before redaction and the file see it —
     ///     drop a volatile header, hide a value the rules do not know — or returns `nil` to leave
     ///     it out of the file. Redaction still runs on what it returns.
@@ -145,9 +149,11 @@ public final class Cassette: Sendable {
         redaction: Redaction = .standard,
         recordCommand: String? = nil,
         environment: [String: String] = ProcessInfo.processInfo.environment,
+        pace: StreamPace = .asRecorded,
         beforeRecord: (@Sendable (RecordedRequest) -> RecordedRequest?)? = nil
     ) throws(CassetteError) {
         self.url = url
+        self.pace = pace
         self.matching = matching
         self.redaction = redaction
         self.beforeRecord = beforeRecord

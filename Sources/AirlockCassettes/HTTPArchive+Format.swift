@@ -196,14 +196,19 @@ enum HARFormat {
         var encodedBody: String?
         /// Bytes the content coding saved (HAR 1.2's optional `compression`).
         var compression: Int?
+        /// Airlock's own field: the parts of a streamed body (server-sent events, chunks) as they
+        /// arrived, each with the time before it, beside `text` (which holds them all, one after
+        /// the other, for every other reader). Absent for a body that was not a stream.
+        var parts: [Part]?
 
         enum CodingKeys: String, CodingKey {
             case size, mimeType, text, encoding, compression
             case contentEncoded = "_contentEncoded"
             case encodedBody = "_encodedBody"
+            case parts = "_parts"
         }
 
-        init(size: Int, mimeType: String, text: String?, encoding: String?, contentEncoded: Bool? = nil, encodedBody: String? = nil, compression: Int? = nil) {
+        init(size: Int, mimeType: String, text: String?, encoding: String?, contentEncoded: Bool? = nil, encodedBody: String? = nil, compression: Int? = nil, parts: [Part]? = nil) {
             self.size = size
             self.mimeType = mimeType
             self.text = text
@@ -211,6 +216,7 @@ enum HARFormat {
             self.contentEncoded = contentEncoded
             self.encodedBody = encodedBody
             self.compression = compression
+            self.parts = parts
         }
 
         init(from decoder: any Decoder) throws {
@@ -222,6 +228,29 @@ enum HARFormat {
             contentEncoded = try container.decodeIfPresent(Bool.self, forKey: .contentEncoded)
             encodedBody = try container.decodeIfPresent(String.self, forKey: .encodedBody)
             compression = try container.decodeIfPresent(Int.self, forKey: .compression)
+            parts = try container.decodeIfPresent([Part].self, forKey: .parts)
+        }
+    }
+
+    /// One part of a streamed body (`content._parts[i]`): `{"wait": 250, "text": "data: hi\n\n"}`,
+    /// with `"encoding": "base64"` when the bytes are not UTF-8.
+    struct Part: Codable {
+        /// Milliseconds between the previous part (for the first, the head) and this one.
+        var wait: Double
+        var text: String
+        var encoding: String?
+
+        init(wait: Double, text: String, encoding: String?) {
+            self.wait = wait
+            self.text = text
+            self.encoding = encoding
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            wait = try container.decodeIfPresent(Double.self, forKey: .wait) ?? 0
+            text = try container.decodeIfPresent(String.self, forKey: .text) ?? ""
+            encoding = try container.decodeIfPresent(String.self, forKey: .encoding)
         }
     }
 

@@ -144,9 +144,26 @@ public struct HTTPArchive: Sendable {
             headers: headers,
             body: body,
             bodyIsEncoded: bodyIsEncoded,
-            duration: max(0, entry.time) / 1000
+            duration: max(0, entry.time) / 1000,
+            stream: try stream(content.parts, headers: headers, at: "\(place).response.content._parts", source: source)
         )
         return recorded
+    }
+
+    /// The stream `_parts` spell, if they are there: each part's bytes after its wait.
+    private static func stream(_ parts: [HARFormat.Part]?, headers: HTTPFields, at place: String, source: String) throws(StubFileError) -> ResponseStream? {
+        guard let parts, !parts.isEmpty else { return nil }
+        var stream: [StreamPart] = []
+        for (index, part) in parts.enumerated() {
+            guard let bytes = HARFormat.bytes(part.text, encoding: part.encoding) else {
+                throw StubFileError(.invalidValue, file: source, location: "\(place)[\(index)].encoding", problem: "is \"\(part.encoding ?? "")\"", expected: "\"base64\" or no encoding")
+            }
+            guard part.wait.isFinite, part.wait >= 0 else {
+                throw StubFileError(.invalidValue, file: source, location: "\(place)[\(index)].wait", problem: "is \(part.wait)", expected: "the milliseconds before the part, 0 or more")
+            }
+            stream.append(StreamPart(bytes: bytes, after: part.wait / 1000))
+        }
+        return ResponseStream(kind: ResponseStream.Kind(contentType: headers[.contentType]), parts: stream)
     }
 
     // MARK: Writing
@@ -183,6 +200,15 @@ public struct HTTPArchive: Sendable {
             encoded = false
         }
         let text = encoded ? (text: body.base64EncodedString(), encoding: "base64") : HARFormat.text(body)
+        // A stream's parts beside the whole body, unless the body is in a content coding (whose
+        // pieces mean nothing apart).
+        let parts = response?.stream.flatMap { stream -> [HARFormat.Part]? in
+            guard response?.bodyIsEncoded != true else { return nil }
+            return stream.parts.map { part in
+                let text = HARFormat.text(part.bytes)
+                return HARFormat.Part(wait: (part.delay * 1000 * 1000).rounded() / 1000, text: text.text, encoding: text.encoding)
+            }
+        }
         let location = headers[.location]
         return HARFormat.Entry(
             startedDateTime: HARFormat.string(from: recorded.date),
@@ -198,7 +224,8 @@ public struct HTTPArchive: Sendable {
                     encoding: text.encoding,
                     contentEncoded: encoded ? true : nil,
                     encodedBody: encodedBody,
-                    compression: encodedBody == nil ? nil : body.count - wireBody.count
+                    compression: encodedBody == nil ? nil : body.count - wireBody.count,
+                    parts: parts
                 ),
                 redirectURL: location.map(redaction.url) ?? "",
                 error: response?.error

@@ -23,7 +23,8 @@ extension Mocking {
         let registrations = cassette.replayed.registrations(
             matching: cassette.matching,
             placeholders: cassette.redaction.placeholders,
-            label: cassette.url.lastPathComponent
+            label: cassette.url.lastPathComponent,
+            pace: cassette.pace
         )
         registry.unmatchedHandler = cassette
         return registry.register(registrations)

@@ -1,6 +1,7 @@
 @_spi(AirlockTransport) import AirlockCore
 import Foundation
 import Logging
+import URLProtocolSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -29,7 +30,19 @@ public final class HTTPLogger: Journaling, ForwardingObserver {
     public let logger: Logger
     /// The session that carries requests to the network. It must not list this logger's
     /// protocol; the default, an ephemeral session, does not.
+    ///
+    /// A request of a task with a data delegate goes through a session made from this one's
+    /// configuration instead, with a delegate of the logger's, so that each piece of a stream
+    /// (server-sent events, a chunked body) reaches the task as it arrives, and the journal keeps
+    /// the pieces; this session's own delegate is not called for it. A task with a completion
+    /// handler gets the whole body at the end, as swift-corelibs-foundation would hand it only
+    /// the last piece.
     public let forwardingSession: URLSession
+
+    /// Carries requests of clients that take the body in pieces (a data delegate), so that each
+    /// piece reaches them as it arrives: a session made from ``forwardingSession``'s configuration.
+    var pieceForwarder: PieceForwarder { pieceForwarders.forwarder }
+    private let pieceForwarders: LazyPieceForwarder
 
     /// Where the logged requests are recorded: the journal type of the mocks.
     @_spi(AirlockTransport) public let journal = RequestJournal()
@@ -46,6 +59,7 @@ public final class HTTPLogger: Journaling, ForwardingObserver {
     ) {
         self.logger = logger
         self.forwardingSession = forwardingSession
+        pieceForwarders = LazyPieceForwarder { [forwardingSession] in forwardingSession.configuration }
         // The slot is taken before `self` exists and filled in once it does.
         (slot, protocolClass) = ForwardingSlots.reserveSlot()
         ForwardingSlots.assign(slot, to: self)

@@ -46,8 +46,18 @@ public final class HTTPMock: Mocking {
     public let urlSession: URLSession
 
     /// The session that carries unmocked requests to the network when ``unmockedPolicy`` is
-    /// `.passthrough`.
+    /// `.passthrough`, and recorded ones.
+    ///
+    /// A request of a task with a data delegate goes through a session made from this one's
+    /// configuration instead, with a delegate of Airlock's, so that each piece of a stream
+    /// reaches the task as it arrives (swift-corelibs-foundation has no per-task delegate); this
+    /// session's own delegate is not called for it.
     public let passthroughSession: URLSession
+
+    /// Carries `.passthrough` and recorded requests of clients that take the body in pieces (a
+    /// data delegate), so that each piece of a stream reaches them as it arrives: a session made
+    /// from ``passthroughSession``'s configuration, with a data delegate of its own.
+    let pieceForwarders: LazyPieceForwarder
 
     /// The stubs, queues, policy and journal, shared with any other transport that serves this
     /// mock (`MockServer(mock: mock)`).
@@ -63,6 +73,7 @@ public final class HTTPMock: Mocking {
     ///   ephemeral session, separate for each instance.
     public init(passthroughSession: URLSession = URLSession(configuration: .ephemeral)) {
         self.passthroughSession = passthroughSession
+        pieceForwarders = LazyPieceForwarder { [passthroughSession] in passthroughSession.configuration }
         // The slot is taken before `self` exists and filled in once it does.
         let slot = Directories.mocks.reserve()
         self.slot = slot

@@ -30,6 +30,8 @@ public struct CassetteTrait: TestTrait, SuiteTrait, TestScoping {
     public var matching: Cassette.Matching
     /// What is hidden before anything reaches the file.
     public var redaction: Redaction
+    /// How fast recorded streams replay: as recorded (the default), scaled, or at once.
+    public var pace: StreamPace = .asRecorded
     /// Edits each exchange before redaction and the file see it, or leaves it out (`nil`).
     public var beforeRecord: (@Sendable (RecordedRequest) -> RecordedRequest?)? = nil
 
@@ -53,6 +55,7 @@ public struct CassetteTrait: TestTrait, SuiteTrait, TestScoping {
             matching: matching,
             redaction: redaction,
             recordCommand: "AIRLOCK_RECORD=newEpisodes swift test --filter \(testName)",
+            pace: pace,
             beforeRecord: beforeRecord
         )
         var failure: (any Error)?
@@ -87,6 +90,8 @@ extension Trait where Self == CassetteTrait {
     ///   - mode: When to record; `AIRLOCK_RECORD` and `CI` may override it. Defaults to `.once`.
     ///   - matching: How requests match recorded entries.
     ///   - redaction: What to hide before anything reaches the file.
+    ///   - pace: How fast recorded streams replay, such as `.instant` for a fast test of a
+    ///     stream recorded at its real pace. Defaults to `.asRecorded`.
     ///   - beforeRecord: Edits each exchange before redaction and the file see it, or leaves it
     ///     out (`nil`), as VCR's `before_record` does.
     public static func cassette(
@@ -94,9 +99,10 @@ extension Trait where Self == CassetteTrait {
         mode: Cassette.RecordMode = .once,
         matching: Cassette.Matching = Cassette.Matching(),
         redaction: Redaction = .standard,
+        pace: StreamPace = .asRecorded,
         beforeRecord: (@Sendable (RecordedRequest) -> RecordedRequest?)? = nil
     ) -> Self {
-        CassetteTrait(name: name, mode: mode, matching: matching, redaction: redaction, beforeRecord: beforeRecord)
+        CassetteTrait(name: name, mode: mode, matching: matching, redaction: redaction, pace: pace, beforeRecord: beforeRecord)
     }
 }
 #endif
@@ -122,6 +128,7 @@ extension XCTestCase {
     ///   - mode: When to record; `AIRLOCK_RECORD` and `CI` may override it. Defaults to `.once`.
     ///   - matching: How requests match recorded entries.
     ///   - redaction: What to hide before anything reaches the file.
+    ///   - pace: How fast recorded streams replay. Defaults to `.asRecorded`.
     ///   - beforeRecord: Edits each exchange before redaction and the file see it, or leaves it
     ///     out (`nil`).
     ///   - filePath: The test file; its folder holds `__Cassettes__`.
@@ -133,6 +140,7 @@ extension XCTestCase {
         mode: Cassette.RecordMode = .once,
         matching: Cassette.Matching = Cassette.Matching(),
         redaction: Redaction = .standard,
+        pace: StreamPace = .asRecorded,
         beforeRecord: (@Sendable (RecordedRequest) -> RecordedRequest?)? = nil,
         filePath: StaticString = #filePath,
         line: UInt = #line
@@ -144,6 +152,7 @@ extension XCTestCase {
             matching: matching,
             redaction: redaction,
             recordCommand: "AIRLOCK_RECORD=newEpisodes swift test --filter \(testName)",
+            pace: pace,
             beforeRecord: beforeRecord
         )
         addTeardownBlock {

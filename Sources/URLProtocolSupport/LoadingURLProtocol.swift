@@ -121,6 +121,74 @@ open class LoadingURLProtocol: URLProtocol {
         }
     }
 
+    /// Sends the request (with `body` when it had to be read from a stream or task) through
+    /// `forwarder`, hands the client the response and each piece of the body as it arrives (for
+    /// a client that takes pieces: a data delegate), and reports the outcome once it ends, with
+    /// the body's pieces and the time before each (the first: after the response).
+    package func forward(
+        _ request: URLRequest,
+        body: Data?,
+        inPiecesThrough forwarder: PieceForwarder,
+        report: @escaping @Sendable (_ data: Data?, _ response: URLResponse?, _ pieces: [StreamPart], _ error: (any Error)?) -> Void
+    ) {
+        var request = request
+        if request.httpBody == nil, let body {
+            request.httpBodyStream = nil
+            request.httpBody = body
+        }
+        let reference = LoadReference(self)
+        let owner = SessionReference(owningSession)
+        let received = Locked<(response: URLResponse?, data: Data, pieces: [StreamPart], last: DispatchTime)>((nil, Data(), [], .now()))
+        let handlers = PieceForwarder.Handlers(
+            response: { response in
+                received.withLock { $0.response = response; $0.last = .now() }
+                let loader = reference.load
+                guard let client = loader.client, !loader.isStopped, loader.task?.state == .running else { return }
+                client.urlProtocol(loader, didReceive: response, cacheStoragePolicy: .notAllowed)
+            },
+            piece: { data in
+                received.withLock { received in
+                    let now = DispatchTime.now()
+                    let pause = Double(now.uptimeNanoseconds - received.last.uptimeNanoseconds) / 1_000_000_000
+                    received.last = now
+                    received.data.append(data)
+                    received.pieces.append(StreamPart(bytes: data, after: pause))
+                }
+                let loader = reference.load
+                guard let client = loader.client, !loader.isStopped, loader.task?.state == .running else { return }
+                client.urlProtocol(loader, didLoad: data)
+            },
+            end: { error in
+                let loader = reference.load
+                guard loader.claimDelivery() else { return }
+                let (response, data, pieces) = received.withLock { ($0.response, $0.data, $0.pieces) }
+                report(error == nil ? data : nil, response, pieces, error)
+                withExtendedLifetime(owner) {
+                    guard let client = loader.client, loader.task?.state == .running else { return }
+                    if let error {
+                        client.urlProtocol(loader, didFailWithError: error)
+                    } else {
+                        client.urlProtocolDidFinishLoading(loader)
+                    }
+                }
+            }
+        )
+        // Creating or resuming another task from inside startLoading() deadlocks on Linux: hop off it first.
+        DispatchQueue.global().async { [request] in
+            let task = forwarder.dataTask(with: request, handlers: handlers)
+            let started = reference.load.state.withLock { state in
+                switch state {
+                case .idle, .waiting:
+                    state = .forwarding(task)
+                    return true
+                case .forwarding, .stopped:
+                    return false
+                }
+            }
+            if started { task.resume() } else { task.cancel() }
+        }
+    }
+
     private func relay(data: Data?, response: URLResponse?, error: (any Error)?) {
         // A task that is no longer running (cancelled, or its session torn down) has nobody to
         // relay to: corelibs would look up its session unchecked.

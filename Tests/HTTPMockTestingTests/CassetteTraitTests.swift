@@ -55,6 +55,34 @@ struct CassetteTraitTests {
         #expect(!FileManager.default.fileExists(atPath: cassette.url.path))
     }
 
+    /// Reads `https://api.example.com/events` of `mock` through a data delegate: each piece with
+    /// the seconds after the request.
+    private func streamedPieces(_ mock: HTTPMock) async throws -> [(text: String, at: TimeInterval)] {
+        let delegate = StreamedPieces()
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.protocolClasses = mock.urlSession.configuration.protocolClasses
+        let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        defer { session.finishTasksAndInvalidate() }
+        let sent = Date()
+        session.dataTask(with: URL(string: "https://api.example.com/events")!).resume()
+        for await error in delegate.ended { #expect(error == nil) }
+        return delegate.pieces.withLock { $0.map { (String(decoding: $0.data, as: UTF8.self), $0.at.timeIntervalSince(sent)) } }
+    }
+
+    @Test(.cassette("streamed-events")) func aRecordedStreamReplaysPartByPartAtItsRecordedPace() async throws {
+        #expect(try Cassette.current().pace == .asRecorded)
+        let pieces = try await streamedPieces(try HTTPMock(cassette: .current()))
+        #expect(pieces.map(\.text) == ["id: 1\ndata: one\n\n", "id: 2\ndata: two\n\n"])
+        // The second part was recorded 400 ms after the first: never sooner.
+        if pieces.count == 2 { #expect(pieces[1].at >= 0.4) }
+    }
+
+    @Test(.cassette("streamed-events", pace: .instant)) func theTraitChoosesThePaceOfATest() async throws {
+        #expect(try Cassette.current().pace == .instant)
+        let pieces = try await streamedPieces(try HTTPMock(cassette: .current()))
+        #expect(pieces.map(\.text) == ["id: 1\ndata: one\n\n", "id: 2\ndata: two\n\n"], "at once, each part still a piece of its own")
+    }
+
     @Test func withoutTheTraitThereIsNoCurrentCassette() {
         do {
             _ = try Cassette.current()
@@ -142,5 +170,26 @@ final class CassetteXCTestTests: XCTestCase {
         XCTAssertTrue(mock.cassette?.url.path.hasSuffix("__Cassettes__/CassetteTraitTests/testReplaysThroughXCTest.har") == true)
         let (data, _) = try await mock.urlSession.boundedData(from: URL(string: "https://api.example.com/xctest")!)
         XCTAssertEqual(String(decoding: data, as: UTF8.self), "hello, XCTest")
+    }
+}
+
+/// A data delegate that keeps each piece with when it came, and tells when the task ends.
+private final class StreamedPieces: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    // @unchecked Sendable: `pieces` sits behind a Locked; the stream and its continuation are Sendable.
+    let pieces = Locked<[(data: Data, at: Date)]>([])
+    private let finished: AsyncStream<(any Error)?>.Continuation
+    let ended: AsyncStream<(any Error)?>
+
+    override init() {
+        (ended, finished) = AsyncStream.makeStream()
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        pieces.withLock { $0.append((data, Date())) }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        finished.yield(error)
+        finished.finish()
     }
 }

@@ -7,7 +7,13 @@ import Testing
 
 /// Runs the fidelity upstream (`Upstream/fidelity_upstream.py`) for `body` and always stops it.
 func withFidelityUpstream(_ body: (Int) async throws -> Void) async throws {
-    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Upstream/fidelity_upstream.py")
+    try await withPythonUpstream("fidelity_upstream.py", body)
+}
+
+/// Runs a Python upstream of `Upstream/` (one that prints `port N` when ready) for `body`, and
+/// always stops it.
+func withPythonUpstream(_ name: String, _ body: (Int) async throws -> Void) async throws {
+    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Upstream/\(name)")
     let process = TestProcess()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = ["python3", script.path]

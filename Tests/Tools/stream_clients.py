@@ -2,6 +2,7 @@
 """Reads Airlock's streams with clients no one here wrote: PyPI's httpx-sse, and curl -N.
 
     python3 Tests/Tools/stream_clients.py sse --url URL --expect EXPECTED.json [--method POST --body TEXT --header NAME:VALUE]
+    python3 Tests/Tools/stream_clients.py read --url URL [--method POST --body TEXT --header NAME:VALUE]
     python3 Tests/Tools/stream_clients.py install
 
 (`--help` lists every subcommand; Tests/Tools/README.md says what each one checks.)
@@ -164,6 +165,17 @@ def check_sse(arguments):
     return report.finish()
 
 
+def read_events(arguments):
+    """The events of one response as httpx-sse parses them, each with its arrival time, for the
+    test to check (`events` in the closing line)."""
+    report = toolenv.Report(TOOL, "read")
+    events, content_type = read_with_httpx_sse(arguments)
+    report.check(content_type.startswith("text/event-stream"), "the Content-Type is text/event-stream", content_type)
+    report.check(len(events) > 0, "at least one event arrived", len(events))
+    report.extra["events"] = events
+    return report.finish()
+
+
 def install(arguments):
     return toolenv.Report(TOOL, "install").finish()
 
@@ -180,6 +192,12 @@ def parser():
     sse.add_argument("--comments", type=int, default=0, help="how many comment lines the stream has")
     sse.add_argument("--apart", type=float, default=0.3, help="the least gap between two events' times for their arrival order to be checked")
     sse.set_defaults(run=check_sse)
+    read = commands.add_parser("read", help="read a URL's server-sent events with httpx-sse and print them, each with its arrival time")
+    read.add_argument("--url", required=True)
+    read.add_argument("--method", default="GET")
+    read.add_argument("--body")
+    read.add_argument("--header", action="append", default=[], help="NAME:VALUE, repeatable")
+    read.set_defaults(run=read_events)
     commands.add_parser("install", help="install the clients and stop").set_defaults(run=install)
     return top
 

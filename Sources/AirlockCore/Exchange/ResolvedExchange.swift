@@ -44,11 +44,16 @@ package struct ResolvedExchange<Kind: TransportKind>: Sendable {
     /// The transport the decision was made for.
     package let transport: Transport<Kind>
 
-    /// Whether the answer is a body sent in pieces over time (a stream or a dribble), for which
-    /// a transport may need to find out whether its client takes pieces.
+    /// Whether the answer is a body sent in pieces over time (a stream, a dribble, or a forwarded
+    /// answer, which may be a stream), for which a transport may need to find out whether its
+    /// client takes pieces.
     package var sendsBodyInPieces: Bool {
-        guard case .answer(.respond(let planned)) = action else { return false }
-        return planned.response.stream != nil || planned.response.dribble != nil
+        switch action {
+        case .answer(.respond(let planned)): planned.response.stream != nil || planned.response.dribble != nil
+        // A forwarded answer may be a stream: its pieces go on as they arrive where they can.
+        case .forward: true
+        default: false
+        }
     }
 }
 

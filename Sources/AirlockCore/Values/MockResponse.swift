@@ -198,6 +198,20 @@ public struct MockResponse: Hashable, Sendable {
         )
     }
 
+    /// A recorded stream to replay: its fields as recorded, its parts each after its pause.
+    package init(replaying stream: ResponseStream, status: Status, lifetime: Lifetime, headerFields: HTTPFields) {
+        storage = Storage(
+            status: status,
+            lifetime: lifetime,
+            delivery: .instant,
+            explicitHeaders: .fields(headerFields),
+            defaultContentType: nil,
+            body: .stream(stream),
+            dribble: nil,
+            bodyIsDecoded: false
+        )
+    }
+
     package init(
         body: Body,
         contentType: String?,

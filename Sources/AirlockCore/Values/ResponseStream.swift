@@ -16,6 +16,14 @@ public struct ResponseStream: Hashable, Sendable {
         case events
         /// Parts of any body: NDJSON lines, a chunked download.
         case chunks
+
+        /// The kind of a body of this `Content-Type`: ``events`` for `text/event-stream`,
+        /// ``chunks`` for any other (or none).
+        /// - Parameter contentType: The `Content-Type` field's value, parameters and all.
+        public init(contentType: String?) {
+            let type = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+            self = type == "text/event-stream" ? .events : .chunks
+        }
     }
 
     /// What happens after the last part.

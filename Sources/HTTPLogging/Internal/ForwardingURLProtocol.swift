@@ -13,6 +13,9 @@ protocol ForwardingObserver: AnyObject, Sendable {
     var journal: RequestJournal { get }
     /// The session that carries requests to the network.
     var forwardingSession: URLSession { get }
+    /// What carries requests to the network for clients that take the body in pieces: a session
+    /// made from ``forwardingSession``'s configuration, with a data delegate.
+    var pieceForwarder: PieceForwarder { get }
     /// A request is about to be sent on.
     func willForward(_ request: IncomingRequest)
     /// The exchange ended: `response` and `body` when it succeeded, `error` when it failed.
@@ -54,12 +57,14 @@ class ForwardingURLProtocol: LoadingURLProtocol, RequestBodyReading {
             return
         }
         let started = Date()
+        // Read here, on the session's work queue, where the task's kind can be read.
+        let inPieces = clientTakesBodyInPieces(onWorkQueue: true)
         withRequestBody { loader, body in
-            loader.forward(body: body, started: started, reportingTo: observer)
+            loader.forward(body: body, started: started, inPieces: inPieces, reportingTo: observer)
         }
     }
 
-    private func forward(body: Data?, started: Date, reportingTo observer: any ForwardingObserver) {
+    private func forward(body: Data?, started: Date, inPieces: Bool, reportingTo observer: any ForwardingObserver) {
         guard var incoming = IncomingRequest(request) else {
             let error = URLError(.badURL, message: "HTTPLogger: the request has no URL with a host: \(request)")
             if claimDelivery() { client?.urlProtocol(self, didFailWithError: error) }
@@ -68,6 +73,25 @@ class ForwardingURLProtocol: LoadingURLProtocol, RequestBodyReading {
         incoming.body = body
         let recorder = observer.journal.append(incoming, at: started)
         observer.willForward(incoming)
+        if inPieces {
+            // A data delegate gets each piece as the network hands it over: a stream of events
+            // reaches the app as it would without the logger, and is recorded with its pieces.
+            forward(request, body: body, inPiecesThrough: observer.pieceForwarder) { [incoming] data, response, pieces, error in
+                let http = response as? HTTPURLResponse
+                if let error {
+                    recorder.record(.failure("\(error)"))
+                } else {
+                    let fields = http?.recordedFields ?? HTTPFields()
+                    // A body without a length is a stream: kept with its pieces (the session has
+                    // already decoded any content coding).
+                    let isStream = http?.value(forHTTPHeaderField: "Content-Length") == nil && !pieces.isEmpty
+                    let stream = isStream ? ResponseStream(kind: ResponseStream.Kind(contentType: fields[.contentType]), parts: pieces) : nil
+                    recorder.record(.response(status: http?.statusCode ?? 0), headers: fields, body: data ?? Data(), stream: stream)
+                }
+                observer.didForward(incoming, response: http, body: data, error: error, duration: Date().timeIntervalSince(started))
+            }
+            return
+        }
         forward(request, body: body, using: observer.forwardingSession) { [incoming] data, response, error in
             let http = response as? HTTPURLResponse
             if let error {

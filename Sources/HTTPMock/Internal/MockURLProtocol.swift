@@ -92,9 +92,27 @@ class MockURLProtocol: LoadingURLProtocol, RequestBodyReading {
 
     // MARK: Passthrough
 
-    private func forward(_ load: Hop, recorder: ExchangeRecorder) {
+    private func forward(_ load: Hop, recorder: ExchangeRecorder, inPieces: Bool) {
         // No loop is possible: a mock's passthrough session is fixed before the mock exists, so
         // it can be another mock's session (which then answers) but never its own.
+        if inPieces {
+            // A data delegate gets each piece as the network hands it over, and a stream is
+            // recorded with its pieces (a body without a length; the session decoded any coding).
+            let mock = load.mock
+            forward(load.request, body: load.body, inPiecesThrough: mock.pieceForwarders.forwarder) { data, response, pieces, error in
+                withExtendedLifetime(mock) {
+                    if let error {
+                        recorder.record(.failure("\(error)"))
+                    } else if let http = response as? HTTPURLResponse {
+                        let fields = http.recordedFields
+                        let isStream = http.value(forHTTPHeaderField: "Content-Length") == nil && !pieces.isEmpty
+                        let stream = isStream ? ResponseStream(kind: ResponseStream.Kind(contentType: fields[.contentType]), parts: pieces) : nil
+                        recorder.record(.response(status: http.statusCode), headers: fields, body: data ?? Data(), stream: stream)
+                    }
+                }
+            }
+            return
+        }
         forward(load.request, body: load.body, using: load.mock.passthroughSession) { data, response, error in
             if let error {
                 recorder.record(.failure("\(error)"))
@@ -176,7 +194,7 @@ extension MockURLProtocol {
         }
 
         func forward(recording: Bool, to target: String?, recorder: ExchangeRecorder) {
-            guard let target else { return loader.forward(load, recorder: recorder) }
+            guard let target else { return loader.forward(load, recorder: recorder, inPieces: takesBodyInPieces) }
             guard let url = URL(string: target) else {
                 recorder.record(.failure("the proxy target \(target) is not a URL"))
                 return loader.fail(URLError(.badURL, message: "Airlock: the proxy target \(target) is not a URL"))
@@ -184,7 +202,7 @@ extension MockURLProtocol {
             var request = load.request
             request.url = url
             request.setValue(nil, forHTTPHeaderField: "Host")
-            loader.forward(Hop(mock: load.mock, request: request, body: load.body, hops: load.hops), recorder: recorder)
+            loader.forward(Hop(mock: load.mock, request: request, body: load.body, hops: load.hops), recorder: recorder, inPieces: takesBodyInPieces)
         }
 
         func stop(_ message: String) -> Never {

@@ -104,9 +104,11 @@ struct ExchangeDelivery {
             let delivery = delivery.value
             let relay = PassthroughRelay(forwarder: delivery.server.forwarder, limit: delivery.server.configuration.maxRequestBodySize)
             let loopBound = self.delivery
-            relay.relay(incoming, to: target, head: delivery.head, recording: recording, recorder: recorder, on: eventLoop).whenSuccess { answer in
-                loopBound.value.relay(answer, recorder: recorder)
+            let forward = relay.relay(incoming, to: target, head: delivery.head, recording: recording, recorder: recorder, on: eventLoop, streams: true) { relayed in
+                loopBound.value.relay(relayed, recorder: recorder)
             }
+            // A client that goes away mid-stream stops the forward (and its recording).
+            delivery.context.channel.closeFuture.whenComplete { _ in forward.cancel() }
         }
 
         func stop(_ stop: Never) -> Never {}
@@ -114,10 +116,30 @@ struct ExchangeDelivery {
 
     // MARK: Responses
 
-    /// Sends the answer a passthrough relay received (or its `502`), already recorded.
-    func relay(_ answer: PassthroughRelay.Answer, recorder: ExchangeRecorder) {
-        report(status: answer.status, fault: nil, recorder: recorder)
-        respond(status: answer.status, headers: answer.headers, body: answer.body)
+    /// Sends what a passthrough relay received as it arrives: the whole answer (or its `502`), or
+    /// a stream's head, each piece flushed at once, and its end; the recorder has each ending.
+    func relay(_ delivery: PassthroughRelay.Delivery, recorder: ExchangeRecorder) {
+        switch delivery {
+        case .answer(let answer):
+            report(status: answer.status, fault: nil, recorder: recorder)
+            respond(status: answer.status, headers: answer.headers, body: answer.body)
+        case .streamHead(let status, let headers):
+            guard context.channel.isActive else { return }
+            context.write(NIOAny(HTTPServerResponsePart.head(responseHead(status: status, headers: headers, bodySize: nil, keepAlive: keepsAlive(streaming: true)))), promise: nil)
+            context.flush()
+        case .piece(let piece):
+            guard context.channel.isActive else { return }
+            writeBody(piece, status: 200)
+            context.flush()
+        case .end(let status):
+            report(status: status, fault: nil, recorder: recorder)
+            guard context.channel.isActive else { return }
+            connection.endResponse(keepAlive: keepsAlive(streaming: true), in: context)
+        case .broken(let status):
+            // The client has the head and part of the body: only a closed connection tells it.
+            report(status: status, fault: nil, recorder: recorder)
+            context.channel.close(promise: nil)
+        }
     }
 
     /// Writes a complete response and keeps or closes the connection.

@@ -8,22 +8,83 @@ import NIOSSL
 
 /// Sends a request on to its real host — the `.passthrough` policy and recording — over SwiftNIO's
 /// own HTTP/1.1 client pipeline: one connection per request, TLS with the system's trust roots for
-/// `https` (the host's certificate and name verified), and the answer collected as it arrived
+/// `https` (the host's certificate and name verified), and the answer handed on as it arrives
 /// (status, every field in order, the body's bytes in any content coding the server applied).
+///
+/// A body with a `Content-Length` (or none at all) is collected and handed on whole. A body
+/// without one — chunked, or ended by the server closing — is a stream: its head is handed on at
+/// once and each piece as it arrives, so that a client of server-sent events sees each event when
+/// the real host sends it, not when the stream ends.
 ///
 /// A mock server forwards a few requests, one at a time, to hosts that differ: a pool, HTTP/2 and
 /// redirects would buy nothing, and a full HTTP client would cost every build of the server.
 final class Forwarder: Sendable {
-    /// What the real host answered.
+    /// What the real host answered, whole.
     struct Response: Sendable {
         let status: HTTPResponseStatus
         let headers: HTTPHeaders
         let body: ByteBuffer
     }
 
+    /// What arrives from the real host, in order, each on the forwarding connection's event loop;
+    /// the last is `whole`, `end`, `failed` or `cancelled`.
+    enum Event: Sendable {
+        /// The whole answer: a body with a length, or no body.
+        case whole(Response)
+        /// The head of a stream (a body without a length): its pieces follow as they arrive.
+        case streamHead(HTTPResponseHead)
+        /// A piece of a stream's body, as it arrived.
+        case piece(ByteBuffer)
+        /// The stream ended.
+        case end
+        /// Forwarding failed: before the head, or in the middle of a stream.
+        case failed(Failure)
+        /// ``Handle/cancel()`` stopped it (the client went away).
+        case cancelled
+    }
+
     /// Why forwarding failed; the description is what the client's `502` says.
     struct Failure: Error, CustomStringConvertible {
         let description: String
+    }
+
+    /// One forwarded request, which its relay cancels when the client goes away. Only a stream
+    /// is stopped: a whole answer is still collected (and recorded) when its client has left, as
+    /// a recording proxy always did.
+    final class Handle: Sendable {
+        private let state = Locked<(channel: (any Channel)?, isCancelled: Bool, isStreaming: Bool)>((nil, false, false))
+
+        /// Whether ``cancel()`` was called.
+        var isCancelled: Bool { state.withLock { $0.isCancelled } }
+
+        /// Closes the connection to the real host if it carries a stream (now, or as soon as one
+        /// begins).
+        func cancel() {
+            let channel = state.withLock { state -> (any Channel)? in
+                state.isCancelled = true
+                return state.isStreaming ? state.channel : nil
+            }
+            channel?.close(promise: nil)
+        }
+
+        /// Keeps the connection to close if a stream begins on it.
+        fileprivate func connected(_ channel: any Channel) {
+            state.withLock { $0.channel = channel }
+        }
+
+        /// A stream began: from now on a cancel closes the connection. Returns whether the relay
+        /// cancelled already.
+        fileprivate func streamBegan() -> Bool {
+            state.withLock { state in
+                state.isStreaming = true
+                return state.isCancelled
+            }
+        }
+
+        /// Lets go of the connection once the answer is complete.
+        fileprivate func finished() {
+            state.withLock { $0.channel = nil }
+        }
     }
 
     private let group: any EventLoopGroup
@@ -35,22 +96,35 @@ final class Forwarder: Sendable {
     }
 
     /// Sends `method` `url` with `headers` (the connection's own fields already removed) and
-    /// `body`, and collects the answer, failing when its body is over `limit` bytes or when no
-    /// complete answer came within `timeout`.
+    /// `body`, and hands `events` what arrives, as it arrives.
+    ///
+    /// - Parameters:
+    ///   - limit: The largest body collected whole, in bytes (a stream's pieces are only handed on).
+    ///   - timeout: How long a whole answer may take; a stream may take any time as long as no
+    ///     more than this passes without a piece (an idle timeout).
+    ///   - streams: Whether a body without a length is handed on in pieces (`false`: collected
+    ///     whole, as any other).
+    ///   - events: Called on the forwarding connection's event loop, in order.
+    /// - Returns: The handle that cancels the forward.
+    @discardableResult
     func execute(
         method: HTTPMethod,
         url: String,
         headers: [(name: String, value: String)],
         body: Data?,
         limit: Int,
-        timeout: TimeAmount
-    ) -> EventLoopFuture<Response> {
+        timeout: TimeAmount,
+        streams: Bool,
+        events: @escaping @Sendable (Event) -> Void
+    ) -> Handle {
+        let handle = Handle()
         let eventLoop = group.next()
         guard let components = URLComponents(string: url),
               let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
               let host = components.host, !host.isEmpty
         else {
-            return eventLoop.makeFailedFuture(Failure(description: "\(url) is not an http or https URL"))
+            eventLoop.execute { events(.failed(Failure(description: "\(url) is not an http or https URL"))) }
+            return handle
         }
         let isSecure = scheme == "https"
         let port = components.port ?? (isSecure ? 443 : 80)
@@ -58,7 +132,8 @@ final class Forwarder: Sendable {
         do {
             tls = isSecure ? try clientContext() : nil
         } catch {
-            return eventLoop.makeFailedFuture(Failure(description: "TLS could not be set up: \(error)"))
+            eventLoop.execute { events(.failed(Failure(description: "TLS could not be set up: \(error)"))) }
+            return handle
         }
 
         var head = HTTPRequestHead(version: .http1_1, method: method, uri: Self.target(components))
@@ -76,8 +151,10 @@ final class Forwarder: Sendable {
         head.headers.add(name: "Connection", value: "close")
         let requestHead = head
 
-        let promise = eventLoop.makePromise(of: Response.self)
         let serverName = Self.isIPAddress(host) ? nil : host
+        let relay = ResponseRelay(
+            method: method, limit: limit, timeout: timeout, streams: streams, origin: "\(hostField):\(port)", handle: handle, events: events
+        )
         let bootstrap = ClientBootstrap(group: eventLoop)
             .connectTimeout(timeout)
             .channelInitializer { channel in
@@ -86,33 +163,26 @@ final class Forwarder: Sendable {
                         try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverName))
                     }
                     try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                    try channel.pipeline.syncOperations.addHandler(ResponseCollector(promise: promise, limit: limit))
+                    try channel.pipeline.syncOperations.addHandler(relay)
                 }
             }
         let unbracketed = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         bootstrap.connect(host: unbracketed, port: port).whenComplete { result in
             switch result {
             case .failure(let error):
-                promise.fail(Failure(description: "could not connect to \(hostField):\(port): \(error)"))
+                events(.failed(Failure(description: "could not connect to \(hostField):\(port): \(error)")))
             case .success(let channel):
-                let deadline = channel.eventLoop.scheduleTask(in: timeout) {
-                    promise.fail(Failure(description: "no complete answer from \(hostField):\(port) within \(timeout.nanoseconds / 1_000_000_000) s"))
-                    channel.close(promise: nil)
-                }
-                promise.futureResult.whenComplete { _ in
-                    deadline.cancel()
-                    channel.close(promise: nil)
-                }
+                handle.connected(channel)
                 channel.write(HTTPClientRequestPart.head(requestHead), promise: nil)
                 if let body, !body.isEmpty {
                     channel.write(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: body))), promise: nil)
                 }
                 channel.writeAndFlush(HTTPClientRequestPart.end(nil)).whenFailure { error in
-                    promise.fail(Failure(description: "could not send the request to \(hostField):\(port): \(error)"))
+                    relay.fail(Failure(description: "could not send the request to \(hostField):\(port): \(error)"), channel: channel)
                 }
             }
         }
-        return promise.futureResult
+        return handle
     }
 
     private func clientContext() throws -> NIOSSLContext {
@@ -142,48 +212,145 @@ final class Forwarder: Sendable {
     }
 }
 
-/// Collects one response (head, body up to a limit, end) into a promise.
-private final class ResponseCollector: ChannelInboundHandler, RemovableChannelHandler {
+/// Hands on one response: collected whole (head, body up to a limit, end), or — for a body
+/// without a length, when the forward streams — its head at once and each piece as it arrives.
+/// Times the answer out: the whole answer within the timeout, or a stream's next piece.
+private final class ResponseRelay: ChannelInboundHandler, RemovableChannelHandler, Sendable {
     typealias InboundIn = HTTPClientResponsePart
 
-    private let promise: EventLoopPromise<Forwarder.Response>
-    private let limit: Int
-    private var head: HTTPResponseHead?
-    private var body: ByteBuffer?
+    /// Where the response stands; read and written on the channel's event loop only.
+    private struct State {
+        var head: HTTPResponseHead?
+        /// The body collected so far, while the response is collected whole.
+        var body: ByteBuffer?
+        var isStream = false
+        var isFinished = false
+        var deadline: Scheduled<Void>?
+    }
 
-    init(promise: EventLoopPromise<Forwarder.Response>, limit: Int) {
-        self.promise = promise
+    private let method: HTTPMethod
+    private let limit: Int
+    private let timeout: TimeAmount
+    private let streams: Bool
+    private let origin: String
+    private let handle: Forwarder.Handle
+    private let events: @Sendable (Forwarder.Event) -> Void
+    // Locked although only the channel's event loop touches it: the connect callback may fail the
+    // forward from the loop too, and a lock keeps the handler Sendable without a loop-bound box.
+    private let state = Locked(State())
+
+    init(method: HTTPMethod, limit: Int, timeout: TimeAmount, streams: Bool, origin: String, handle: Forwarder.Handle, events: @escaping @Sendable (Forwarder.Event) -> Void) {
+        self.method = method
         self.limit = limit
+        self.timeout = timeout
+        self.streams = streams
+        self.origin = origin
+        self.handle = handle
+        self.events = events
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        arm(on: context.channel, message: "no complete answer from \(origin) within \(timeout.nanoseconds / 1_000_000_000) s")
+        context.fireChannelActive()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let head):
-            self.head = head
-            body = context.channel.allocator.buffer(capacity: 0)
+            let isStream = streams && Self.isStream(head, method: method)
+            state.withLock { state in
+                state.head = head
+                state.isStream = isStream
+                state.body = isStream ? nil : context.channel.allocator.buffer(capacity: 0)
+            }
+            if isStream {
+                // From here on, a quiet stream times out, not a long one.
+                arm(on: context.channel, message: "the stream from \(origin) sent nothing for \(timeout.nanoseconds / 1_000_000_000) s")
+                events(.streamHead(head))
+                if handle.streamBegan() { context.close(promise: nil) }
+            }
         case .body(var part):
-            guard var collected = body else { return }
-            guard collected.readableBytes + part.readableBytes <= limit else {
-                body = nil
-                promise.fail(Forwarder.Failure(description: "the response body is over the limit of \(limit) bytes"))
-                context.close(promise: nil)
+            let isStream = state.withLock { $0.isStream }
+            if isStream {
+                arm(on: context.channel, message: "the stream from \(origin) sent nothing for \(timeout.nanoseconds / 1_000_000_000) s")
+                events(.piece(part))
                 return
             }
-            collected.writeBuffer(&part)
-            body = collected
+            let overLimit = state.withLock { state -> Bool in
+                guard var collected = state.body else { return false }
+                guard collected.readableBytes + part.readableBytes <= limit else {
+                    state.body = nil
+                    return true
+                }
+                collected.writeBuffer(&part)
+                state.body = collected
+                return false
+            }
+            if overLimit {
+                fail(Forwarder.Failure(description: "the response body is over the limit of \(limit) bytes"), channel: context.channel)
+            }
         case .end:
-            guard let head, let body else { return }
-            promise.succeed(Forwarder.Response(status: head.status, headers: head.headers, body: body))
+            let (head, body, isStream) = state.withLock { ($0.head, $0.body, $0.isStream) }
+            if isStream {
+                finish(.end, channel: context.channel)
+            } else if let head, let body {
+                finish(.whole(Forwarder.Response(status: head.status, headers: head.headers, body: body)), channel: context.channel)
+            }
         }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        promise.fail(Forwarder.Failure(description: "\(error)"))
-        context.close(promise: nil)
+        fail(Forwarder.Failure(description: "\(error)"), channel: context.channel)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        promise.fail(Forwarder.Failure(description: "the connection closed before the response was complete"))
+        // A stream the relay stopped (its client left) ends; anything else that closes early failed.
+        if handle.isCancelled, state.withLock({ $0.isStream }) {
+            finish(.cancelled, channel: context.channel)
+        } else {
+            fail(Forwarder.Failure(description: "the connection closed before the response was complete"), channel: context.channel)
+        }
         context.fireChannelInactive()
+    }
+
+    /// Ends the forward with `failure`, unless it ended already, and closes the connection.
+    func fail(_ failure: Forwarder.Failure, channel: any Channel) {
+        finish(.failed(failure), channel: channel)
+    }
+
+    /// Hands on the last event once, and closes the connection.
+    private func finish(_ event: Forwarder.Event, channel: any Channel) {
+        let first = state.withLock { state -> Bool in
+            guard !state.isFinished else { return false }
+            state.isFinished = true
+            state.deadline?.cancel()
+            state.deadline = nil
+            return true
+        }
+        guard first else { return }
+        handle.finished()
+        events(event)
+        channel.close(promise: nil)
+    }
+
+    /// (Re)starts the timer that fails the forward with `message`.
+    private func arm(on channel: any Channel, message: String) {
+        let deadline = channel.eventLoop.scheduleTask(in: timeout) { [self] in
+            fail(Forwarder.Failure(description: message), channel: channel)
+        }
+        let previous = state.withLock { state -> Scheduled<Void>? in
+            defer { state.deadline = deadline }
+            return state.deadline
+        }
+        previous?.cancel()
+    }
+
+    /// Whether the response's body is handed on as a stream: one is coming (not `HEAD`, not a
+    /// status without a body) and no `Content-Length` says how long it is (chunked, or ended by
+    /// the server closing).
+    static func isStream(_ head: HTTPResponseHead, method: HTTPMethod) -> Bool {
+        let status = head.status.code
+        guard method != .HEAD, status != 204, status != 304, !(100..<200).contains(status) else { return false }
+        return !head.headers.contains(name: "Content-Length")
     }
 }

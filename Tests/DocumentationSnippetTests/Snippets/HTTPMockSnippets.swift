@@ -337,3 +337,10 @@ func cassetteLandingPage() throws {
     let mock = HTTPMock(cassette: cassette)
     _ = mock
 }
+
+// Recording.md, "Recording and replaying streams": a recorded stream replayed at once.
+func recordedStreamReplayedAtOnce() throws {
+    let replay = try Cassette(contentsOf: URL(fileURLWithPath: "Fixtures/chat.har"), mode: .none, pace: .instant)
+    let mock = HTTPMock(cassette: replay)
+    _ = mock
+}

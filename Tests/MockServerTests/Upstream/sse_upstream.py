@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""A stand-in for a streaming API (an LLM's server-sent events): written with the standard
+library's sockets, not Airlock, so that what the stream tests relay and record is what a server
+no one here wrote sent. Listens on 127.0.0.1 (port 0), prints `port N` when ready, and serves
+each connection on a thread of its own (one request per connection, then it closes).
+
+    GET|POST /events?count=N&pause=S   N events (`id: k`, `data: {"n":k}`), S seconds before each
+                                       after the first; an `Authorization` header is echoed in a
+                                       last event (`data: {"echo":"<value>"}`), as a careless API
+                                       might; chunked, one chunk per event
+    GET|POST /gated?gate=NAME          one event at once, then the last only once
+                                       /release?gate=NAME was requested (any connection)
+    GET /release?gate=NAME             opens the gate; answers 200 `released`
+
+    python3 sse_upstream.py
+"""
+import signal
+import socket
+import socketserver
+import sys
+import threading
+import time
+from urllib.parse import parse_qs, urlsplit
+
+GATES = {}
+GATES_LOCK = threading.Lock()
+# A hang guard, not a timing: a gate nobody opens ends its stream after this.
+GATE_LIMIT = 120
+
+
+def gate(name):
+    with GATES_LOCK:
+        return GATES.setdefault(name, threading.Event())
+
+
+def head(status, fields):
+    lines = [b"HTTP/1.1 " + status] + [name + b": " + value for name, value in fields]
+    return b"\r\n".join(lines) + b"\r\n\r\n"
+
+
+def chunk(data):
+    return b"%x\r\n" % len(data) + data + b"\r\n"
+
+
+def event(identifier, data):
+    return b"id: " + identifier + b"\ndata: " + data + b"\n\n"
+
+
+STREAM_HEAD = head(b"200 OK", [
+    (b"Content-Type", b"text/event-stream"),
+    (b"Cache-Control", b"no-cache"),
+    (b"X-Upstream", b"one"),
+    (b"X-Upstream", b"two"),
+    (b"Transfer-Encoding", b"chunked"),
+    (b"Connection", b"close"),
+])
+
+
+class Handler(socketserver.BaseRequestHandler):
+    def handle(self):
+        connection = self.request
+        connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        data = b""
+        while b"\r\n\r\n" not in data:
+            received = connection.recv(65536)
+            if not received:
+                return
+            data += received
+        request_head, _, body = data.partition(b"\r\n\r\n")
+        lines = request_head.split(b"\r\n")
+        method, target, _ = lines[0].split(b" ", 2)
+        fields = {}
+        for line in lines[1:]:
+            name, _, value = line.partition(b":")
+            fields[name.strip().lower()] = value.strip()
+        length = int(fields.get(b"content-length", b"0"))
+        while len(body) < length:
+            received = connection.recv(65536)
+            if not received:
+                break
+            body += received
+        url = urlsplit(target.decode())
+        query = {name: values[-1] for name, values in parse_qs(url.query).items()}
+        if url.path == "/release":
+            gate(query.get("gate", "")).set()
+            text = b"released"
+            connection.sendall(head(b"200 OK", [(b"Content-Type", b"text/plain"), (b"Content-Length", str(len(text)).encode()), (b"Connection", b"close")]) + text)
+            return
+        if url.path == "/events":
+            count = int(query.get("count", "3"))
+            pause = float(query.get("pause", "0.25"))
+            connection.sendall(STREAM_HEAD)
+            for number in range(1, count + 1):
+                if number > 1:
+                    time.sleep(pause)
+                connection.sendall(chunk(event(str(number).encode(), b'{"n":%d}' % number)))
+            if b"authorization" in fields:
+                connection.sendall(chunk(event(b"echo", b'{"echo":"' + fields[b"authorization"] + b'"}')))
+            connection.sendall(b"0\r\n\r\n")
+            return
+        if url.path == "/gated":
+            connection.sendall(STREAM_HEAD + chunk(event(b"1", b'{"n":1}')))
+            gate(query.get("gate", "")).wait(GATE_LIMIT)
+            connection.sendall(chunk(event(b"2", b'{"n":2,"last":true}')) + b"0\r\n\r\n")
+            return
+        text = b"not found"
+        connection.sendall(head(b"404 Not Found", [(b"Content-Length", str(len(text)).encode()), (b"Connection", b"close")]) + text)
+
+
+class Server(socketserver.ThreadingTCPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+def main():
+    # A test process may start children with SIGTERM ignored or blocked: stop on it regardless.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    with Server(("127.0.0.1", 0), Handler) as server:
+        print(f"port {server.server_address[1]}", flush=True)
+        server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
