@@ -53,6 +53,58 @@ struct StreamClientsTests {
         #expect(await airlock.exit.status() == 0)
     }
 
+    /// A browser's own `EventSource` (headless Chromium, driven by Selenium) reads a stub file's
+    /// events: multi-line data, a custom event type, ids; when the stream ends it reconnects after
+    /// the `retry` the stream set, sending `Last-Event-ID`, and a scenario's templated stub resumes
+    /// from it.
+    @Test func chromiumsEventSourceReadsTheEventsAndResumesWithLastEventID() async throws {
+        let page = #"""
+            <!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>events</title><script>
+            window.received = []; window.finished = false; const opened = performance.now();
+            const source = new EventSource('/events');
+            function keep(event) { window.received.push({type: event.type, data: event.data, lastEventId: event.lastEventId, at: performance.now() - opened}); }
+            source.onmessage = keep;
+            source.addEventListener('delta', keep);
+            source.addEventListener('done', (event) => { keep(event); source.close(); window.finished = true; });
+            </script>
+            """#
+        let stubs: [String: Any] = ["stubs": [
+            ["path": "/page", "responses": [["body": page, "headers": ["Content-Type": "text/html; charset=utf-8"], "lifetime": "eternal"]]],
+            ["path": "/events", "scenarioName": "feed", "newScenarioState": "resumed", "responses": [["events": [
+                ["data": "one", "id": "1", "retry": 300],
+                ["data": "two\nlines", "event": "delta", "id": "2", "delay": 0.2],
+            ]]]],
+            ["path": "/events", "scenarioName": "feed", "requiredScenarioState": "resumed", "responses": [["template": true, "events": [
+                ["data": "resumed after {{request.headers.Last-Event-ID}}", "event": "done", "id": "3"],
+            ]]]],
+        ]]
+        let file = try Self.write(String(decoding: try JSONSerialization.data(withJSONObject: stubs), as: UTF8.self), named: "browser.json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let airlock = try LaunchedAirlock(["serve", file.path, "--port", "0"])
+        defer { airlock.stopIfRunning() }
+        let (_, base) = try await airlock.banner()
+        let run = try await ToolScriptRun.run(["eventsource", "--page", "\(base)/page"], script: "browser_clients.py")
+        run.expectSuccess()
+        let result = try #require(run.resultLine.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] })
+        guard let events = result["events"] as? [[String: Any]] else {
+            // No Chromium on this machine: the script says so as a finding (CI installs it).
+            #expect(run.findings.contains { $0.contains("Chromium") }, "\(run.lines.suffix(20))")
+            return
+        }
+        #expect(events.map { $0["type"] as? String } == ["message", "delta", "done"])
+        #expect(events.map { $0["data"] as? String } == ["one", "two\nlines", "resumed after 2"])
+        #expect(events.map { $0["lastEventId"] as? String } == ["1", "2", "3"])
+        let times = events.compactMap { $0["at"] as? Double }
+        if times.count == 3 {
+            // The pause before the second event, then the retry the stream asked for: lower bounds.
+            #expect(times[1] - times[0] >= 200 - 5)
+            #expect(times[2] - times[1] >= 300 - 5)
+        }
+        #expect((result["console"] as? [String]) == [], "the page logged errors")
+        airlock.process.interrupt()
+        #expect(await airlock.exit.status() == 0)
+    }
+
     /// NDJSON parts from a stub file keep their boundaries; a template in an event echoes the
     /// `Last-Event-ID` a reconnecting client sends.
     @Test func stubFilePartsAndTemplatedEventsThroughTheServer() async throws {
