@@ -165,17 +165,12 @@ struct WebSocketTests {
         }
     }
 
-    @Test func aWebSocketThroughACONNECTTunnelReachesTheHostsStub() async throws {
+    /// websocket-kit sends a `ws://` URL through an HTTP proxy in absolute form (`GET ws://host/chat`).
+    @Test func aWebSocketThroughTheServerAsAnHTTPProxyReachesTheHostsStub() async throws {
         let mock = HTTPMock()
         mock.registerResponses { Host("chat.example.test") { Path("/chat") { MockResponse.webSocket(Self.chat) } } }
         try await withServer(mock) { server in
-            let client: WebSocketTestClient
-            do {
-                client = try await WebSocketTestClient.connect("ws://chat.example.test/chat", proxyPort: server.port)
-            } catch {
-                Issue.record("\(mock.requests.map { ($0.method, $0.url, $0.headers, $0.response.map { String(decoding: $0.body, as: UTF8.self) }) })")
-                throw error
-            }
+            let client = try await WebSocketTestClient.connect("ws://chat.example.test/chat", proxyPort: server.port)
             #expect(await client.next() == .text("welcome"))
             try await client.send("hello")
             #expect(await client.next() == .text("hi"))
@@ -185,6 +180,35 @@ struct WebSocketTests {
             #expect(await client.next() == .text("b"))
             #expect(try await client.closed() == .unknown(4000))
             #expect(mock.requests.map(\.host) == ["chat.example.test"])
+        }
+    }
+
+    /// The handshake and frames inside a `CONNECT` tunnel, byte by byte (websocket-kit tunnels only `wss`).
+    @Test func aWebSocketInsideACONNECTTunnelUpgradesAndPlaysItsScript() async throws {
+        let mock = HTTPMock()
+        mock.registerResponses { Host("chat.example.test") { Path("/chat") { MockResponse.webSocket([.send(.text("welcome")), .close(code: 4002)]) } } }
+        try await withServer(mock) { server in
+            try await withRawConnection(to: server) { connection in
+                try await connection.send("CONNECT chat.example.test:80 HTTP/1.1\r\nHost: chat.example.test:80\r\n\r\n")
+                await connection.read { String(decoding: $0, as: UTF8.self).contains("\r\n\r\n") }
+                #expect(connection.text.hasPrefix("HTTP/1.1 200 Connection Established\r\n"), "\(connection.text)")
+                let established = connection.received.count
+                try await connection.send(
+                    "GET /chat HTTP/1.1\r\nHost: chat.example.test\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                        + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+                )
+                // The 101 (with RFC 6455's accept value for that key), "welcome", then the close frame with 4002.
+                let expectedFrames: [UInt8] = [0x81, 7] + Array("welcome".utf8) + [0x88, 2, 0x0F, 0xA2]
+                await connection.read { bytes in
+                    bytes.count > established && String(decoding: bytes[established...], as: UTF8.self).contains("\r\n\r\n")
+                        && bytes.reversed().starts(with: expectedFrames.reversed())
+                }
+                let answer = String(decoding: connection.received[established...], as: UTF8.self)
+                #expect(answer.hasPrefix("HTTP/1.1 101 Switching Protocols\r\n"), "\(answer)")
+                #expect(answer.contains("s3pPLMBiTxaQ9kYGzzhZRbK+xOo="), "\(answer)")
+                #expect(connection.received.reversed().starts(with: expectedFrames.reversed()), "\(connection.received)")
+            }
+            #expect(mock.requests.map(\.url) == ["http://chat.example.test/chat"])
         }
     }
 
