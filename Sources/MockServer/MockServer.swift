@@ -48,7 +48,7 @@ public final class MockServer: Mocking {
     @_spi(AirlockTransport) public let registry: MockRegistry
     /// How the server binds and reports.
     public let configuration: Configuration
-    /// The WebSockets open on the server (``MockResponse/webSocket(_:lifetime:headers:)`` stubs),
+    /// The WebSockets open on the server (`MockResponse.webSocket(_:lifetime:headers:)` stubs),
     /// to push a message to every connection whose opening request matches:
     ///
     /// ```swift
