@@ -11,7 +11,7 @@ extension StubFile {
     enum Fields {
         static let topLevel: Set<String> = ["stubs"]
         static let stub: Set<String> = ["host", "path", "method", "query", "queryMatching", "responses", "scenarioName", "requiredScenarioState", "newScenarioState"]
-        static let response: Set<String> = ["status", "headers", "body", "json", "file", "fault", "lifetime", "delay", "dribble", "template"]
+        static let response: Set<String> = ["status", "headers", "body", "json", "file", "fault", "lifetime", "delay", "dribble", "template", "webSocket"]
         static let dribble: Set<String> = ["chunks", "seconds"]
     }
 
@@ -99,9 +99,9 @@ extension StubFile {
     /// One response, each field checked where it is read.
     static func response(_ node: JSONNode, files: ResponseFile.Access) throws(StubFileError) -> MockResponse {
         let fields = try node.object("a response", fields: Fields.response)
-        let given = ["body", "json", "file", "fault"].filter { fields[$0] != nil }
+        let given = ["body", "json", "file", "fault", "webSocket"].filter { fields[$0] != nil }
         if given.count > 1 {
-            throw node.error(.conflictingFields, "has more than one of body, json, file and fault", expected: "at most one of them")
+            throw node.error(.conflictingFields, "has more than one of body, json, file, fault and webSocket", expected: "at most one of them")
         }
         var parts = ResponseParts()
         if let field = fields["status"] { parts.status = try field.status() }
@@ -117,6 +117,12 @@ extension StubFile {
             let chunks = try dribble.required("chunks").integer()
             let seconds = try dribble.required("seconds").number()
             parts.dribble = try field.dribble(chunks: chunks, seconds: seconds, fields: ("chunks", "seconds"))
+        }
+        if let field = fields["webSocket"] {
+            for other in ["status", "delay", "dribble", "template"] where fields[other] != nil {
+                throw node.error(.conflictingFields, "has \(other) beside webSocket", expected: "a webSocket response with at most headers and lifetime (its status is 101)")
+            }
+            return try webSocket(field, lifetime: parts.lifetime, headers: parts.headers)
         }
         var template = TemplatedResponse.Source.none
         if let field = fields["fault"] {

@@ -254,3 +254,26 @@ struct WebSocketInProcessTests {
         #expect(mock.requests.first?.response?.error?.contains("URLSessionWebSocketTask") == true)
     }
 }
+
+/// PyPI's `websockets` (a client no one here wrote, driven by `Tests/Tools/websocket_client.py`)
+/// runs the WebSockets article's conversation against `airlock serve` serving its stub file.
+struct WebSocketPyPIClientTests {
+    static let stubFile = """
+        {"stubs": [{"path": "/chat", "responses": [{"webSocket": {"script": [
+            {"send": "welcome"}, {"expect": "hello*"}, {"send": "hi"}, {"echo": 2}, {"close": 4000, "reason": "bye"}
+        ]}, "lifetime": "eternal"}]}]}
+        """
+
+    @Test func thePyPIWebsocketsClientTalksToAirlockServe() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("airlock-ws-\(UUID().uuidString).json")
+        try Data(Self.stubFile.utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let airlock = try LaunchedAirlock(["serve", file.path, "--port", "0", "--quiet"])
+        defer { airlock.stopIfRunning() }
+        let (_, base) = try await airlock.banner()
+        let url = base.replacingOccurrences(of: "http://", with: "ws://") + "/chat"
+        let run = try await ToolScriptRun.run(["chat", "--url", url], script: "websocket_client.py")
+        run.expectSuccess()
+        #expect(run.lines.contains { $0.contains("\"checks\": 6") }, "\(run.lines.suffix(5))")
+    }
+}
