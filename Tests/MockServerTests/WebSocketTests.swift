@@ -277,3 +277,36 @@ struct WebSocketPyPIClientTests {
         #expect(run.lines.contains { $0.contains("\"checks\": 6") }, "\(run.lines.suffix(5))")
     }
 }
+
+#if HTTPS
+import MockServerHTTPClient
+
+/// `wss://` through the real path: websocket-kit with certificate verification on, trusting the
+/// server's CA, in origin mode and through a `CONNECT` tunnel whose TLS the server ends.
+struct WebSocketTLSTests {
+    @Test(arguments: [false, true])
+    func aWebSocketKitClientPlaysTheScriptOverTLS(throughATunnel: Bool) async throws {
+        try await TLSTests.withCAFolder { folder in
+            let mock = HTTPMock()
+            mock.registerResponses { Host("**") { Path("/chat") { MockResponse.webSocket(WebSocketTests.chat) } } }
+            try await withServer(mock, configuration: .init(tls: .init(certificateAuthorityDirectory: folder))) { server in
+                let tls = try #require(server.httpClientConfiguration().tlsConfiguration)
+                let configuration = WebSocketClient.Configuration(tlsConfiguration: tls)
+                let client = throughATunnel
+                    ? try await WebSocketTestClient.connect("wss://chat.example.test/chat", proxyPort: server.port, configuration: configuration)
+                    : try await WebSocketTestClient.connect("wss://127.0.0.1:\(server.port)/chat", configuration: configuration)
+                #expect(await client.next() == .text("welcome"))
+                try await client.send("hello")
+                #expect(await client.next() == .text("hi"))
+                try await client.send("a")
+                #expect(await client.next() == .text("a"))
+                try await client.send("b")
+                #expect(await client.next() == .text("b"))
+                #expect(try await client.closed() == .unknown(4000))
+                let url = try #require(mock.requests.first?.url)
+                #expect(url == (throughATunnel ? "https://chat.example.test/chat" : "https://127.0.0.1:\(server.port)/chat"))
+            }
+        }
+    }
+}
+#endif
