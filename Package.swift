@@ -66,6 +66,9 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         // `ClientTransport`, for AirlockTransport: swift-openapi-generator's clients in-process.
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        // A WebSocket client no one here wrote, for MockServer's WebSocket tests only (a test
+        // target's dependency: no product builds it).
+        .package(url: "https://github.com/vapor/websocket-kit.git", from: "2.16.2"),
         // `swift package generate-documentation --target <Product>` builds the DocC catalogs.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -117,6 +120,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),
+                // WebSocket stubs: the upgrade and the frames.
+                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates", condition: .when(traits: ["HTTPS"])),
@@ -220,6 +225,8 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "WebSocketKit", package: "websocket-kit"),
                 .product(name: "X509", package: "swift-certificates", condition: .when(traits: ["HTTPS"])),
                 .product(name: "SwiftASN1", package: "swift-asn1", condition: .when(traits: ["HTTPS"])),
             ],

@@ -11,7 +11,7 @@ extension StubFile {
     enum Fields {
         static let topLevel: Set<String> = ["stubs"]
         static let stub: Set<String> = ["host", "path", "method", "query", "queryMatching", "responses", "scenarioName", "requiredScenarioState", "newScenarioState"]
-        static let response: Set<String> = ["status", "headers", "body", "json", "file", "fault", "events", "parts", "ending", "lifetime", "delay", "dribble", "template"]
+        static let response: Set<String> = ["status", "headers", "body", "json", "file", "fault", "events", "parts", "ending", "webSocket", "lifetime", "delay", "dribble", "template"]
         static let dribble: Set<String> = ["chunks", "seconds"]
     }
 
@@ -99,9 +99,9 @@ extension StubFile {
     /// One response, each field checked where it is read.
     static func response(_ node: JSONNode, files: ResponseFile.Access) throws(StubFileError) -> MockResponse {
         let fields = try node.object("a response", fields: Fields.response)
-        let given = ["body", "json", "file", "fault", "events", "parts"].filter { fields[$0] != nil }
+        let given = ["body", "json", "file", "fault", "events", "parts", "webSocket"].filter { fields[$0] != nil }
         if given.count > 1 {
-            throw node.error(.conflictingFields, "has more than one of body, json, file, fault, events and parts", expected: "at most one of them")
+            throw node.error(.conflictingFields, "has more than one of body, json, file, fault, events, parts and webSocket", expected: "at most one of them")
         }
         if let field = fields["ending"], fields["events"] == nil, fields["parts"] == nil {
             throw field.error(.conflictingFields, "is given for a response that is not a stream", expected: "\"ending\" only beside \"events\" or \"parts\"")
@@ -123,6 +123,12 @@ extension StubFile {
             let chunks = try dribble.required("chunks").integer()
             let seconds = try dribble.required("seconds").number()
             parts.dribble = try field.dribble(chunks: chunks, seconds: seconds, fields: ("chunks", "seconds"))
+        }
+        if let field = fields["webSocket"] {
+            for other in ["status", "delay", "dribble", "template"] where fields[other] != nil {
+                throw node.error(.conflictingFields, "has \(other) beside webSocket", expected: "a webSocket response with at most headers and lifetime (its status is 101)")
+            }
+            return try webSocket(field, lifetime: parts.lifetime, headers: parts.headers)
         }
         var template = TemplatedResponse.Source.none
         if let field = fields["fault"] {

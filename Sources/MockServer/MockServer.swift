@@ -48,6 +48,13 @@ public final class MockServer: Mocking {
     @_spi(AirlockTransport) public let registry: MockRegistry
     /// How the server binds and reports.
     public let configuration: Configuration
+    /// The WebSockets open on the server (`MockResponse.webSocket(_:lifetime:headers:)` stubs),
+    /// to push a message to every connection whose opening request matches:
+    ///
+    /// ```swift
+    /// server.webSockets.send(.text("news"), toConnectionsMatching: .path("/chat"))
+    /// ```
+    public let webSockets = WebSocketConnections()
 
     let state = Locked(State())
 
@@ -280,6 +287,8 @@ final class ServerContext: Sendable {
     let transport: Transport<SocketTransport>
     /// Ends TLS (origin-mode HTTPS and inside CONNECT tunnels); `nil` without TLS.
     let tls: TLSTermination?
+    /// The open WebSockets, for pushes.
+    let webSockets: WebSocketConnections
 
     init(server: MockServer, forwarder: Forwarder, tls: TLSTermination?) {
         self.server = server
@@ -287,6 +296,7 @@ final class ServerContext: Sendable {
         self.registry = server.registry
         self.configuration = server.configuration
         self.forwarder = forwarder
+        webSockets = server.webSockets
         transport = server.configuration.adminToken?.isEmpty == false ? .protectedSocket : .socket
     }
 }

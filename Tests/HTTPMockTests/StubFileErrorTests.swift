@@ -65,7 +65,7 @@ struct StubFileErrorTests {
         .response(#"{"file": 42}"#, ".file", "expected a string", .wrongType),
         .response(#"{"file": "no-such-file.json"}"#, ".file", #""no-such-file.json" does not exist"#, .responseFileUnavailable),
         .response(#"{"fault": "explode"}"#, ".fault", #"is "explode"; expected "connectionReset""#, .invalidValue),
-        .response(#"{"body": "a", "json": {}}"#, "", "has more than one of body, json, file, fault, events and parts", .conflictingFields),
+        .response(#"{"body": "a", "json": {}}"#, "", "has more than one of body, json, file, fault, events, parts and webSocket", .conflictingFields),
         .response(#"{"template": "yes", "body": "a"}"#, ".template", "expected true or false", .wrongType),
         .response(#"{"template": true, "body": "{{request.nope}}"}"#, ".body", "request.nope", .invalidTemplate),
         .response(#""ok""#, "", "expected a JSON object for a response", .wrongType),

@@ -152,7 +152,7 @@ struct StreamClientsTests {
         (#"{"path": "/e", "responses": [{"events": [{"id": "1\n2"}]}]}"#, "holds a line break or NUL"),
         (#"{"path": "/e", "responses": [{"events": [{"delay": 1}]}]}"#, "has none of data, event, id, retry and comment"),
         (#"{"path": "/e", "responses": [{"parts": [{"text": "a", "json": 1}]}]}"#, "has more than one of text, json and base64"),
-        (#"{"path": "/e", "responses": [{"events": [], "body": "x"}]}"#, "has more than one of body, json, file, fault, events and parts"),
+        (#"{"path": "/e", "responses": [{"events": [], "body": "x"}]}"#, "has more than one of body, json, file, fault, events, parts and webSocket"),
         (#"{"path": "/e", "responses": [{"body": "x", "ending": "keepOpen"}]}"#, "is given for a response that is not a stream"),
         (#"{"path": "/e", "responses": [{"events": [{"data": "x"}], "ending": "later"}]}"#, "expected \"close\" (the default) or \"keepOpen\""),
         (#"{"path": "/e", "responses": [{"events": [{"data": "x"}], "dribble": {"chunks": 2, "seconds": 1}}]}"#, "a \"delay\" on each event or part instead"),

@@ -95,6 +95,15 @@ public final class RequestJournal: Sendable {
         }
     }
 
+    /// Adds a WebSocket frame to entry `sequence` of `generation`, if it is still kept.
+    fileprivate func record(_ frame: RecordedWebSocketFrame, generation: Int, sequence: Int) {
+        state.withLock { state in
+            let index = state.head + sequence - state.firstSequence
+            guard state.generation == generation, sequence >= state.firstSequence, state.entries.indices.contains(index) else { return }
+            state.entries[index].webSocketFrames.append(frame)
+        }
+    }
+
     /// Adds an observer that looks at each exchange recorded from now on, when it ends.
     package func addObserver(_ observer: any ExchangeObserver) {
         state.withLock { $0.observers.append(observer) }
@@ -234,6 +243,18 @@ package struct ExchangeRecorder: Sendable {
             request.operationID = operationID
             recording.record(request)
         }
+    }
+}
+
+extension ExchangeRecorder {
+    /// Adds a frame of the WebSocket the request opened to its journal entry.
+    package func record(_ frame: RecordedWebSocketFrame) {
+        journal.record(frame, generation: generation, sequence: sequence)
+    }
+
+    /// The request as the journal recorded it, for a WebSocket's connection list.
+    package func recordedRequest(_ incoming: IncomingRequest) -> RecordedRequest {
+        RecordedRequest(sequence: sequence, request: incoming, date: started)
     }
 }
 

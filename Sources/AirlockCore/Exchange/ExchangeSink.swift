@@ -59,6 +59,22 @@ package protocol ExchangeSink: AnyObject, Sendable {
 
     /// Stops the process (the `.fatalError` policy, on a transport that may stop it).
     func stop(_ stop: Kind.Stop) -> Never
+
+    /// Accepts the request's WebSocket upgrade and plays `script` on the connection, recording
+    /// the outcome with `recorder`. A transport that cannot carry a WebSocket (a `URLProtocol`)
+    /// keeps the default, which fails the exchange and says to use MockServer.
+    func openWebSocket(_ planned: PlannedResponse, playing script: WebSocketScript, recorder: ExchangeRecorder)
+}
+
+extension ExchangeSink {
+    /// Fails the exchange: this transport cannot carry a WebSocket.
+    package func openWebSocket(_ planned: PlannedResponse, playing script: WebSocketScript, recorder: ExchangeRecorder) {
+        let message = "Airlock: the stub answers with a WebSocket (MockResponse.webSocket), which a URLProtocol cannot carry: "
+            + "URLSessionWebSocketTask never reaches a URLProtocol. Serve the stub with MockServer (or airlock serve) "
+            + "and connect the WebSocket client to server.baseURL (ws://127.0.0.1:<port>/…)."
+        recorder.record(.failure(message))
+        fail(ExchangeFailure(.responseUnavailable, message))
+    }
 }
 
 extension ResolvedExchange {
@@ -91,6 +107,9 @@ extension ResolvedExchange {
         case .respond(let planned):
             if case .stream(let stream) = planned.response.body {
                 return respond(planned, streaming: stream, on: sink)
+            }
+            if case .webSocket(let script) = planned.response.body {
+                return sink.openWebSocket(planned, playing: script, recorder: recorder)
             }
             if let body = planned.response.body.bytesInMemory {
                 return respond(planned, body: .success(body), on: sink)

@@ -30,6 +30,8 @@ extension MockResponse.Body {
             return .success(stream.body)
         case .failure(let problem):
             return .failure(ExchangeFailure(.responseUnavailable, "Airlock: \(owner) cannot be served: \(problem)"))
+        case .webSocket:
+            return .failure(ExchangeFailure(.responseUnavailable, "Airlock: \(owner) is a WebSocket, which only a server (MockServer, airlock serve) can open"))
         case .error, .fault, .computed, .proxy:
             // Planning makes these actions of their own: a response to send never has one.
             return .failure(ExchangeFailure(.responseUnavailable, "Airlock: \(owner) has no body to send"))

@@ -63,7 +63,7 @@ extension ResolvedExchange {
             let name = stub.map { "stub \($0.shown(by: .standard))" } ?? "the unmocked policy's response"
             let problem = "the response closure of \(name) returned another computed response; return the response itself."
             answer = .respond(PlannedResponse(Self.failure(problem, like: response), redirect: nil))
-        case .data, .file, .failure, .stream:
+        case .data, .file, .failure, .stream, .webSocket:
             answer = .respond(Self.planned(response, request: request))
         }
         self.init(action: .answer(answer), delay: response.delivery.seconds, recorder: recorder, stub: stub, transport: transport)

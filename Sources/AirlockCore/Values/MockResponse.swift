@@ -319,6 +319,8 @@ extension MockResponse {
         case proxy(Proxy)
         /// Parts sent one after the other, each after its pause.
         case stream(ResponseStream)
+        /// A WebSocket upgrade, then the script played on the connection.
+        case webSocket(WebSocketScript)
     }
 
     /// Where a stub that proxies sends a request: WireMock's `proxyBaseUrl`.

@@ -101,6 +101,19 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
         set { writable.operationID = newValue }
     }
 
+    /// The frames of the WebSocket this request opened, in the order they were sent, with their
+    /// times; empty for any other request. The journal adds each frame as it passes (a copy taken
+    /// earlier keeps the frames it had).
+    public internal(set) var webSocketFrames: [RecordedWebSocketFrame] {
+        get { storage.webSocketFrames }
+        set { writable.webSocketFrames = newValue }
+    }
+
+    /// The messages of the WebSocket this request opened that the client sent, in order.
+    public var webSocketMessagesFromClient: [WebSocketMessage] {
+        webSocketFrames.lazy.filter { $0.direction == .fromClient }.compactMap(\.message)
+    }
+
     /// The stub that answered, described only when someone asks.
     var answeredBy: StubDescription? {
         get { storage.answeredBy }
@@ -141,6 +154,7 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
         var answeredBy: StubDescription?
         var response: RecordedResponse?
         var operationID: String?
+        var webSocketFrames: [RecordedWebSocketFrame] = []
 
         init(sequence: Int, request: IncomingRequest, date: Date) {
             self.sequence = sequence
@@ -154,6 +168,7 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
             copy.answeredBy = answeredBy
             copy.response = response
             copy.operationID = operationID
+            copy.webSocketFrames = webSocketFrames
             return copy
         }
     }

@@ -19,7 +19,8 @@ import NIOHTTP1
 /// | `POST /__admin/scenarios/reset` | returns every scenario to `Started` |
 ///
 /// WireMock's own paths (`/__admin/mappings`, request counts and finds, near misses, settings,
-/// shutdown) go to ``WireMockAdminAPI``, after the same checks.
+/// shutdown) go to ``WireMockAdminAPI``, and `/__admin/websockets` (the open WebSockets, pushes)
+/// to ``WebSocketAdminAPI``, after the same checks.
 ///
 /// Nothing a web page or another local process sends can change state it should not: on a
 /// loopback server every admin request must name the server itself in `Host` (no DNS
@@ -55,6 +56,9 @@ struct AdminAPI {
         let journal = registry.journal
         let wireMock = WireMockAdminAPI(context: context)
         if let answer = wireMock.handle(head.method, path: path, query: components?.queryItems ?? [], body: body) {
+            return answer
+        }
+        if let answer = WebSocketAdminAPI(context: context).handle(head.method, path: path, body: body) {
             return answer
         }
         switch (head.method, path) {
@@ -138,7 +142,7 @@ struct AdminAPI {
                 "GET /__admin/stubs", "POST /__admin/stubs", "DELETE /__admin/stubs[?host=…]",
                 "GET /__admin/requests", "GET /__admin/requests/unmatched", "POST /__admin/reset",
                 "GET /__admin/scenarios", "PUT /__admin/scenarios/<name>/state", "POST /__admin/scenarios/reset",
-            ] + WireMockAdminAPI.endpoints
+            ] + WireMockAdminAPI.endpoints + WebSocketAdminAPI.endpoints
             return Self.json(404, [
                 "error": .string("no admin endpoint \(head.method.rawValue) \(path)"),
                 "endpoints": .array(endpoints.map(JSONValue.string)),

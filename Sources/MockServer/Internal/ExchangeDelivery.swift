@@ -112,6 +112,10 @@ struct ExchangeDelivery {
         }
 
         func stop(_ stop: Never) -> Never {}
+
+        func openWebSocket(_ planned: PlannedResponse, playing script: WebSocketScript, recorder: ExchangeRecorder) {
+            WebSocketUpgrade.open(planned, playing: script, for: incoming, recorder: recorder, on: delivery.value)
+        }
     }
 
     // MARK: Responses

@@ -25,7 +25,7 @@ extension IncomingRequest {
         localAddress: SocketAddress?
     ) {
         let hostHeader = proxy?.authority ?? head.headers.first(name: "Host")
-        let target = proxy?.target(head.uri) ?? head.uri
+        let target = proxy?.target(head.uri) ?? Self.httpForm(of: head.uri)
         let scheme = proxy?.scheme ?? (isSecure ? "https" : "http")
         self.init(method: head.method.rawValue, target: target, hostHeader: hostHeader, scheme: scheme)
         headers = head.headers.map { field in
@@ -38,6 +38,16 @@ extension IncomingRequest {
                 IncomingRequest.isAddressedToServer(hostHeader: host, port: localAddress.port ?? 0, boundAddress: localAddress.ipAddress)
             }
         }
+    }
+
+    /// A WebSocket client's absolute-form target to a proxy (`ws://host/chat`, what websocket-kit
+    /// sends through an HTTP proxy) as the HTTP URL it stands for (`http://host/chat`); any other
+    /// target as it is.
+    static func httpForm(of target: String) -> String {
+        let lowercased = target.prefix(6).lowercased()
+        if lowercased.hasPrefix("ws://") { return "http" + target.dropFirst(2) }
+        if lowercased.hasPrefix("wss://") { return "https" + target.dropFirst(3) }
+        return target
     }
 
     /// What a client is told when its request's target and `Host` make no URL.
