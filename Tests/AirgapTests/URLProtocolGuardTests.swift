@@ -15,8 +15,9 @@ import Glibc
 /// build without the socket layer, as CI does; `swift test` runs it with the socket layer.
 ///
 /// Every request goes to an `.invalid` name on a session the guard protocol answers
-/// (`URLSession.shared`, or an `Airgap.protect`ed configuration).
-@Suite(.airgapped(mode: .warn))
+/// (`URLSession.shared`, or an `Airgap.protect`ed configuration). Loopback stays allowed: the guard
+/// is process-wide, and other suites of the process talk to servers on 127.0.0.1 meanwhile.
+@Suite(.airgapped(mode: .warn, allowedHosts: ["localhost", "127.0.0.1", "::1"]))
 struct URLProtocolGuardTests {
     /// A URLError code, or the HTTP status of an answer.
     enum Outcome: Equatable, Sendable {
@@ -119,7 +120,7 @@ struct URLProtocolGuardTests {
     @Test func allowedHostsAndInactiveGuardsLetRequestsThroughToTheNextProtocol() async {
         // The next protocol is a stub, so nothing leaves the process.
         let session = Self.protectedSession([PortableStubProtocol.self])
-        Airgap.allowedHosts = ["allowed.airgap-portable.invalid"]
+        Airgap.allowedHosts = Airgap.allowedHosts.union(["allowed.airgap-portable.invalid"])
         #expect(await Self.fetch(session, "http://allowed.airgap-portable.invalid/") == .status(204))
         #expect(await Self.fetch(session, "http://other.airgap-portable.invalid/") == .urlError(URLError.Code.notConnectedToInternet.rawValue))
         #expect(Airgap.violations.map(\.url) == ["http://other.airgap-portable.invalid/"])
