@@ -216,6 +216,7 @@ let package = Package(
                 "HTTPMock",
                 "HTTPMockTesting",
                 "HTTPLogging",
+                "HTTPTestSupport",
                 "ProcessSupport",
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -77,6 +77,17 @@ open class LoadingURLProtocol: URLProtocol {
         }
     }
 
+    /// The request to send on: with `body` in place of a stream that was read for the journal.
+    private static func sending(_ request: URLRequest, body: Data?) -> URLRequest {
+        var request = request
+        if request.httpBody == nil, let body {
+            // The stream was read for the journal; send the bytes it held.
+            request.httpBodyStream = nil
+            request.httpBody = body
+        }
+        return request
+    }
+
     /// Sends the request (with `body` when it had to be read from a stream or task) through
     /// `session`, reports the outcome, and relays it to the client.
     package func forward(
@@ -85,12 +96,7 @@ open class LoadingURLProtocol: URLProtocol {
         using session: URLSession,
         report: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) {
-        var request = request
-        if request.httpBody == nil, let body {
-            // The stream was read for the journal; send the bytes it held.
-            request.httpBodyStream = nil
-            request.httpBody = body
-        }
+        let request = Self.sending(request, body: body)
         let reference = LoadReference(self)
         // The client's own session must outlive the forward: corelibs reads it, unchecked, when
         // the answer is relayed, and a test that drops its session (or its mock) while the real
@@ -131,11 +137,7 @@ open class LoadingURLProtocol: URLProtocol {
         inPiecesThrough forwarder: PieceForwarder,
         report: @escaping @Sendable (_ data: Data?, _ response: URLResponse?, _ pieces: [StreamPart], _ error: (any Error)?) -> Void
     ) {
-        var request = request
-        if request.httpBody == nil, let body {
-            request.httpBodyStream = nil
-            request.httpBody = body
-        }
+        let request = Self.sending(request, body: body)
         let reference = LoadReference(self)
         let owner = SessionReference(owningSession)
         let received = Locked<(response: URLResponse?, data: Data, pieces: [StreamPart], last: DispatchTime)>((nil, Data(), [], .now()))

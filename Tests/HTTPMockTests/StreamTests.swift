@@ -1,6 +1,7 @@
 import AirlockBase
 import Foundation
 import HTTPMock
+import HTTPTestSupport
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -9,31 +10,6 @@ import FoundationNetworking
 /// Streams in process: a `URLSession` data delegate receives each part as it is sent; a task with
 /// a completion handler receives the whole body.
 @Suite struct InProcessStreamTests {
-    /// A data delegate that keeps each piece with when it came, and tells when the task ends.
-    final class PieceCollector: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-        let pieces = Locked<[(data: Data, at: Date)]>([])
-        let onPiece: @Sendable (Data) -> Void
-        private let finished: AsyncStream<(any Error)?>.Continuation
-        let ended: AsyncStream<(any Error)?>
-
-        init(onPiece: @escaping @Sendable (Data) -> Void = { _ in }) {
-            self.onPiece = onPiece
-            (ended, finished) = AsyncStream.makeStream()
-        }
-
-        func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-            pieces.withLock { $0.append((data, Date())) }
-            onPiece(data)
-        }
-
-        func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-            finished.yield(error)
-            finished.finish()
-        }
-
-        var texts: [String] { pieces.withLock { $0.map { String(decoding: $0.data, as: UTF8.self) } } }
-    }
-
     private func session(for mock: HTTPMock, delegate: PieceCollector) -> URLSession {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.protocolClasses = mock.urlSession.configuration.protocolClasses

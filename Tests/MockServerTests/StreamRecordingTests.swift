@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import Foundation
 import HTTPLogging
 import HTTPMock
+import HTTPTestSupport
 import MockServer
 import NIOCore
 import NIOHTTP1
@@ -20,38 +21,6 @@ import FoundationNetworking
 /// pace, scaled, or at once. Times are lower bounds only: a part can arrive late, never early.
 @Suite struct StreamRecordingTests {
     private let folder = FileManager.default.temporaryDirectory.appendingPathComponent("airlock-relay-\(UUID().uuidString)")
-
-    /// What a client saw of a streamed response: the head, and each body part with when it came.
-    struct Received {
-        var status = 0
-        var headers = HTTPHeaders()
-        var parts: [(text: String, at: Date)] = []
-        /// When the request went out.
-        var sent = Date()
-        var text: String { parts.map(\.text).joined() }
-        /// When each part arrived, in seconds after the request went out.
-        var arrivals: [TimeInterval] { parts.map { $0.at.timeIntervalSince(sent) } }
-    }
-
-    /// Reads a response part by part; `onPart` sees each part (and its index) as it comes.
-    private func read(
-        _ client: HTTPClient,
-        _ url: String,
-        headers: [(String, String)] = [],
-        onPart: (Int, String) async throws -> Void = { _, _ in }
-    ) async throws -> Received {
-        var request = HTTPClientRequest(url: url)
-        for (name, value) in headers { request.headers.add(name: name, value: value) }
-        let sent = Date()
-        let response = try await client.execute(request, timeout: hangGuard)
-        var received = Received(status: Int(response.status.code), headers: response.headers, sent: sent)
-        for try await buffer in response.body {
-            let text = String(buffer: buffer)
-            received.parts.append((text, Date()))
-            try await onPart(received.parts.count - 1, text)
-        }
-        return received
-    }
 
     /// Opens the upstream's gate `name` (a request straight to the upstream, not through Airlock).
     private func release(_ name: String, upstream: Int, client: HTTPClient) async throws {
@@ -89,7 +58,7 @@ import FoundationNetworking
                 // The upstream sends its last event only once the gate opens, and the gate opens
                 // only once the client has the first: the relay streams, or this never ends.
                 let released = Locked(false)
-                let gated = try await read(client, "\(base)/gated?gate=client") { index, text in
+                let gated = try await readStream(client, "\(base)/gated?gate=client") { index, text in
                     guard index == 0 else { return }
                     #expect(text.contains(#"data: {"n":1}"#), "\(text)")
                     #expect(!released.withLock { $0 })
@@ -103,7 +72,7 @@ import FoundationNetworking
                 #expect(gated.text == "id: 1\ndata: {\"n\":1}\n\nid: 2\ndata: {\"n\":2,\"last\":true}\n\n")
 
                 // Three events 0.3 s apart, and a careless echo of the credential.
-                let paced = try await read(client, "\(base)/events?count=3&pause=0.3", headers: [("Authorization", "Bearer \(secret)")])
+                let paced = try await readStream(client, "\(base)/events?count=3&pause=0.3", headers: [("Authorization", "Bearer \(secret)")])
                 #expect(paced.text.hasSuffix("id: echo\ndata: {\"echo\":\"Bearer \(secret)\"}\n\n"), "the client sees the upstream's answer as sent")
                 #expect(paced.parts.count >= 3)
             }
@@ -138,7 +107,7 @@ import FoundationNetworking
         defer { server.stopIfRunning() }
         let (_, base) = try await server.banner()
         try await withClient { client in
-            let replayed = try await read(client, "\(base)/events?count=3&pause=0.3")
+            let replayed = try await readStream(client, "\(base)/events?count=3&pause=0.3")
             #expect(replayed.headers["Content-Type"] == ["text/event-stream"])
             #expect(replayed.headers["Content-Length"].isEmpty)
             #expect(replayed.text == events.text)
@@ -307,13 +276,13 @@ import FoundationNetworking
             let mock = try HTTPMock(cassette: Cassette(contentsOf: file, mode: .none, matching: .init(matchesAnyHost: true), environment: [:], pace: pace))
             try await withServer(mock) { server in
                 try await withClient { client in
-                    let feed = try await read(client, server.baseURL.absoluteString + "/feed")
+                    let feed = try await readStream(client, server.baseURL.absoluteString + "/feed")
                     #expect(feed.text == "data: one\n\ndata: two\n\n")
                     #expect(feed.headers["Transfer-Encoding"] == ["chunked"])
                     if feed.parts.count == 2 {
                         #expect(feed.arrivals[1] >= 0.3 * pace.factor - 0.002, "\(pace): \(feed.arrivals)")
                     }
-                    let plain = try await read(client, server.baseURL.absoluteString + "/plain")
+                    let plain = try await readStream(client, server.baseURL.absoluteString + "/plain")
                     #expect(plain.text == "whole")
                     #expect(plain.headers["Content-Length"] == ["5"])
                 }
@@ -375,7 +344,7 @@ import FoundationNetworking
             try await recorder.start()
             do {
                 try await withClient { client in
-                    let received = try await read(client, recorder.baseURL.absoluteString + "/long")
+                    let received = try await readStream(client, recorder.baseURL.absoluteString + "/long")
                     #expect(received.text.components(separatedBy: "data: ").count == 5, "every event reaches the client: \(received.text)")
                 }
                 let entry = try #require(recorder.requests.last?.response)
@@ -464,29 +433,5 @@ import FoundationNetworking
             index = start + size + 2
         }
         return nil
-    }
-}
-
-/// A data delegate that keeps each piece with when it came, and tells when the task ends.
-final class PieceCollector: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    // @unchecked Sendable: `pieces` sits behind a Locked; the rest is immutable or Sendable.
-    let pieces = Locked<[(data: Data, at: Date)]>([])
-    private let onPiece: @Sendable (Data) -> Void
-    private let finished: AsyncStream<(any Error)?>.Continuation
-    let ended: AsyncStream<(any Error)?>
-
-    init(onPiece: @escaping @Sendable (Data) -> Void = { _ in }) {
-        self.onPiece = onPiece
-        (ended, finished) = AsyncStream.makeStream()
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        pieces.withLock { $0.append((data, Date())) }
-        onPiece(data)
-    }
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        finished.yield(error)
-        finished.finish()
     }
 }

@@ -10,44 +10,6 @@ import Testing
 /// Streams through a real socket: server-sent events and chunked parts, read by AsyncHTTPClient
 /// part by part, with the pause between parts observed (a lower bound, never an upper one).
 @Suite struct ServerStreamTests {
-    /// What a client saw of a streamed response: the head, and each body part with when it came.
-    struct Received {
-        var status = 0
-        var headers = HTTPHeaders()
-        var parts: [(text: String, at: Date)] = []
-        /// When the request went out.
-        var sent = Date()
-        var text: String { parts.map(\.text).joined() }
-
-        /// When each part arrived, in seconds after the request went out: a part can arrive late
-        /// (a loaded machine reads two at once) but never before its pauses have passed.
-        var arrivals: [TimeInterval] { parts.map { $0.at.timeIntervalSince(sent) } }
-    }
-
-    /// Reads a response part by part; `onPart` sees each part as it comes.
-    private func read(
-        _ client: HTTPClient,
-        _ url: String,
-        method: HTTPMethod = .GET,
-        headers: [(String, String)] = [],
-        body: String? = nil,
-        onPart: (String) async -> Void = { _ in }
-    ) async throws -> Received {
-        var request = HTTPClientRequest(url: url)
-        request.method = method
-        for (name, value) in headers { request.headers.add(name: name, value: value) }
-        if let body { request.body = .bytes(ByteBuffer(string: body)) }
-        let sent = Date()
-        let response = try await client.execute(request, timeout: hangGuard)
-        var received = Received(status: Int(response.status.code), headers: response.headers, sent: sent)
-        for try await buffer in response.body {
-            let text = String(buffer: buffer)
-            received.parts.append((text, Date()))
-            await onPart(text)
-        }
-        return received
-    }
-
     @Test func aPostIsAnsweredByEventsThatArriveOneByOneWithTheirPauses() async throws {
         let mock = HTTPMock()
         mock.registerResponses {
@@ -63,7 +25,7 @@ import Testing
         }
         try await withServer(mock) { server in
             try await withClient { client in
-                let received = try await read(client, server.baseURL.absoluteString + "/v1/chat/completions", method: .POST, body: #"{"stream":true}"#)
+                let received = try await readStream(client, server.baseURL.absoluteString + "/v1/chat/completions", method: .POST, body: #"{"stream":true}"#)
                 #expect(received.status == 200)
                 #expect(received.headers["Content-Type"] == ["text/event-stream"])
                 #expect(received.headers["Content-Length"].isEmpty)
@@ -99,7 +61,7 @@ import Testing
         try await withServer(mock) { server in
             try await withClient { client in
                 for _ in 0..<2 {
-                    let received = try await read(client, server.baseURL.absoluteString + "/api/generate")
+                    let received = try await readStream(client, server.baseURL.absoluteString + "/api/generate")
                     #expect(received.headers["Content-Type"] == ["application/x-ndjson"])
                     #expect(received.parts.map(\.text) == [#"{"response":"Hel"}"# + "\n", #"{"response":"lo","done":true}"# + "\n"])
                 }
@@ -118,7 +80,7 @@ import Testing
         }
         try await withServer(mock) { server in
             try await withClient { client in
-                let received = try await read(client, server.baseURL.absoluteString + "/feed") { text in
+                let received = try await readStream(client, server.baseURL.absoluteString + "/feed") { _, text in
                     guard text.contains("second") else { return }
                     // Both events are in. The gate opens a while later: a stream that ended on its
                     // own would end before it opened.
@@ -148,9 +110,9 @@ import Testing
         }
         try await withServer(mock) { server in
             try await withClient { client in
-                let first = try await read(client, server.baseURL.absoluteString + "/events")
+                let first = try await readStream(client, server.baseURL.absoluteString + "/events")
                 #expect(first.text == "id: 1\ndata: one\n\nid: 2\ndata: two\n\n")
-                let resumed = try await read(client, server.baseURL.absoluteString + "/events", headers: [("Last-Event-ID", "2")])
+                let resumed = try await readStream(client, server.baseURL.absoluteString + "/events", headers: [("Last-Event-ID", "2")])
                 #expect(resumed.text == "id: 3\ndata: three\n\n")
             }
         }
