@@ -51,7 +51,7 @@ struct ImmediateReportingTests {
         let (outcome, reports) = await reportsRightAfter(host) {
             await Client.fetch(URLSession.shared, "http://\(host)/x")
         }
-        #expect(outcome == .urlError(URLError.Code.notConnectedToInternet.rawValue))
+        #expect(outcome == .urlError(URLError.Code.notConnectedToInternet.rawValue), "URLSession.shared asks \((URLSession.shared.configuration.protocolClasses ?? []).map { "\($0)" })")
         #expect(reports.reported == ["http://\(host)/x"])
         #expect(reports.listed == ["http://\(host)/x"])
         #expect(reports.scoped == ["http://\(host)/x"])

@@ -88,7 +88,8 @@ struct URLProtocolGuardTests {
         // Read at once: a report that came after the request returned would be missing.
         let reported = reports.all
         let listed = Airgap.violations.map(\.url)
-        #expect(outcome == .urlError(URLError.Code.notConnectedToInternet.rawValue))
+        // A miss here means URLSession.shared was made without the guard in its classes: say which it has.
+        #expect(outcome == .urlError(URLError.Code.notConnectedToInternet.rawValue), "URLSession.shared asks \((URLSession.shared.configuration.protocolClasses ?? []).map { "\($0)" })")
         #expect(reported == [url])
         #expect(listed == [url])
     }

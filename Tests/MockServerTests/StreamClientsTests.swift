@@ -96,9 +96,11 @@ struct StreamClientsTests {
         #expect(events.map { $0["lastEventId"] as? String } == ["1", "2", "3"])
         let times = events.compactMap { $0["at"] as? Double }
         if times.count == 3 {
-            // The pause before the second event, then the retry the stream asked for: lower bounds.
-            #expect(times[1] - times[0] >= 200 - 5)
-            #expect(times[2] - times[1] >= 300 - 5)
+            // Times count from the page's start, before the request went out: the pause before the
+            // second event, then the retry the stream asked for, are lower bounds on them (an
+            // event may be handled late on a loaded machine, never before its time).
+            #expect(times[1] >= 200)
+            #expect(times[2] >= 200 + 300)
         }
         #expect((result["console"] as? [String]) == [], "the page logged errors")
         airlock.process.interrupt()
