@@ -99,6 +99,35 @@ import Testing
         }
     }
 
+    /// A test opts into the page for its in-process mock: a `MockServer` over the mock shows the
+    /// exchanges its `URLSession` makes, as they end.
+    @Test func theInProcessTrafficOfAMockAppearsOnThePageOfAServerOverIt() async throws {
+        let mock = HTTPMock()
+        mock.registerResponses {
+            Host("api.example.com") {
+                Path("/profile") { MockResponse.plaintext("me", lifetime: .eternal) }
+            }
+        }
+        let inspector = MockServer(mock: mock)
+        try await inspector.start()
+        do {
+            try await withClient { client in
+                let feed = try await client.execute(HTTPClientRequest(url: inspector.inspectorURL.absoluteString + "feed"), timeout: hangGuard)
+                let reading = Task { try await Self.readFeed(feed, untilPath: "/missing") }
+                let (profile, _) = try await mock.urlSession.data(from: URL(string: "https://api.example.com/profile")!)
+                #expect(String(decoding: profile, as: UTF8.self) == "me")
+                _ = try? await mock.urlSession.data(from: URL(string: "https://api.example.com/missing")!)
+                let events = Self.events(in: try await reading.value)
+                #expect(events.map { $0["url"] as? String } == ["https://api.example.com/profile", "https://api.example.com/missing"])
+                #expect(events.map { $0["matched"] as? Bool } == [true, false])
+            }
+            try await inspector.shutdown()
+        } catch {
+            try? await inspector.shutdown()
+            throw error
+        }
+    }
+
     /// With an admin token, the page's files open without it (they hold no data) and the feed
     /// needs it; a page of another origin is refused.
     @Test func theFeedNeedsTheTokenAndItsOwnOrigin() async throws {
@@ -154,6 +183,15 @@ import Testing
         #expect((page["addResult"] as? String)?.hasPrefix("Added") == true, "\(page["addResult"] ?? "")")
         let afterAdd = page["afterAdd"] as? [String: Any]
         #expect(afterAdd?["status"] as? Int == 200 && afterAdd?["body"] as? String == "…", "the added stub answers the next such request")
+
+        // The keyboard alone reaches the rows (the newest is the request after "Add as stub")
+        // and opens one; axe-core finds no violation.
+        let keyboard = page["keyboard"] as? [String: Any]
+        #expect(keyboard?["firstRowReached"] as? String == "9")
+        #expect(keyboard?["opened"] as? String == "Exchange #8")
+        let axe = page["axe"] as? [String: Any]
+        #expect((axe?["rules"] as? Int ?? 0) > 10, "axe-core ran its rules")
+        #expect((axe?["violations"] as? [[String: Any]])?.isEmpty == true, "\(axe?["violations"] ?? "")")
 
         // "Copy as stub-file entry", pasted into a stub file: another server answers the request.
         let copied = try #require((page["copy"] as? [String: String])?["stub-file"])

@@ -50,17 +50,23 @@ ROOT = Path(__file__).resolve().parents[2]
 HOME = Path(os.environ.get("BROWSER_CLIENTS_HOME") or ROOT / ".build" / "browser-clients")
 TOOL = "browser_clients"
 
-# The version this script was verified with (Selenium 4.51.0: 4.52.0 needs a certifi newer than
-# the package index here has), and every package it pulled in, pinned as constraints so that a
-# fresh machine installs the same set.
-REQUIREMENTS = ["selenium==4.51.0"]
+# The versions this script was verified with (Selenium 4.51.0: 4.52.0 needs a certifi newer than
+# the package index here has; axe-selenium-python 2.1.6 bundles axe-core, the accessibility rules
+# `inspector` checks the page with, and requires pytest, which is never run), and every package
+# they pulled in, pinned as constraints so that a fresh machine installs the same set.
+REQUIREMENTS = ["selenium==4.51.0", "axe-selenium-python==2.1.6"]
 CONSTRAINTS = """\
 attrs==26.1.0
 certifi==2026.10.19.post1
 h11==0.16.0
 idna==3.20
+iniconfig==2.3.1
 outcome==1.3.0.post0
+packaging==26.4
+pluggy==1.7.0
+Pygments==2.21.0
 PySocks==1.7.1
+pytest==9.2.0
 sniffio==1.3.1
 sortedcontainers==2.4.0
 trio==0.35.0
@@ -244,6 +250,35 @@ def inspector(arguments):
             result["afterAdd"] = {"status": status, "body": body.decode("utf-8", "replace")}
         else:
             report.problem("no row for /users/2")
+        # The keyboard alone: Tab from the search field reaches the rows, an arrow moves between
+        # them, Enter opens one.
+        from selenium.webdriver.common.by import By
+        from selenium.webdriver.common.keys import Keys
+
+        browser.find_element(By.ID, "search").click()
+        reached = None
+        for _ in range(12):
+            browser.switch_to.active_element.send_keys(Keys.TAB)
+            if browser.execute_script("return document.activeElement.tagName") == "TR":
+                reached = browser.execute_script("return document.activeElement.dataset.sequence")
+                break
+        result["keyboard"] = {"firstRowReached": reached}
+        if reached:
+            browser.switch_to.active_element.send_keys(Keys.ARROW_DOWN)
+            browser.switch_to.active_element.send_keys(Keys.ENTER)
+            result["keyboard"]["opened"] = browser.execute_script("return document.getElementById('detail-heading').textContent")
+        # axe-core's rules (labels, names, contrast, structure) on the page with a detail open.
+        from axe_selenium_python import Axe
+
+        axe = Axe(browser)
+        axe.inject()
+        audit = axe.run()
+        result["axe"] = {
+            "rules": len(audit.get("passes", [])) + len(audit.get("violations", [])),
+            "violations": [{"id": v["id"], "impact": v.get("impact"), "help": v.get("help"), "nodes": len(v.get("nodes", []))} for v in audit.get("violations", [])],
+        }
+        for violation in result["axe"]["violations"]:
+            say(f"  axe: {violation['id']} ({violation['impact']}): {violation['help']} — {violation['nodes']} element(s)")
         result["console"] = [entry["message"] for entry in browser.get_log("browser") if entry.get("level") == "SEVERE"]
         report.check(len(result["rows"]) >= expected, "the page listed the exchanges", len(result["rows"]))
     finally:

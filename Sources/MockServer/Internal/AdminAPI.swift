@@ -18,6 +18,7 @@ import NIOHTTP1
 /// | `GET /__admin/scenarios` | every scenario with its current state |
 /// | `PUT /__admin/scenarios/<name>/state` | sets a scenario's state: `{"state": "…"}` |
 /// | `POST /__admin/scenarios/reset` | returns every scenario to `Started` |
+/// | `GET /__admin/inspector/` | the traffic page and its files; `…/feed` its live feed (``InspectorRoute``) |
 ///
 /// WireMock's own paths (`/__admin/mappings`, request counts and finds, near misses, settings,
 /// shutdown) go to ``WireMockAdminAPI``, and `/__admin/websockets` (the open WebSockets, pushes)
