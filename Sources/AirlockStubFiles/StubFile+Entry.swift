@@ -4,9 +4,6 @@ import Foundation
 import HTTPTypes
 
 extension StubFile {
-    /// The fields that frame a message rather than describe it: a stub's response gets its own.
-    private static let framingFields: Set<String> = ["content-length", "transfer-encoding", "connection", "keep-alive"]
-
     /// A stub-file entry that answers exactly `request` — its host, path, method and query — with
     /// `response`: what the traffic page's "copy as stub-file entry" and "add as stub" give.
     /// Without a response (or for one that failed), a placeholder `200` with the body `…`.
@@ -40,16 +37,9 @@ extension StubFile {
             return .members([("status", .number(200)), ("body", .string("…"))])
         }
         var members: [(String, JSONValue)] = [("status", .number(Double(status)))]
-        var headers: [(String, String)] = []
-        for field in recorded.headerFields where !framingFields.contains(field.name.canonicalName) {
-            if let index = headers.firstIndex(where: { $0.0.lowercased() == field.name.canonicalName }) {
-                headers[index].1 += ", " + field.value
-            } else {
-                headers.append((field.name.rawName, field.value))
-            }
-        }
+        let headers = recorded.headerFields.joinedForAStub
         if !headers.isEmpty {
-            members.append(("headers", .members(headers.map { ($0.0, .string($0.1)) })))
+            members.append(("headers", .members(headers.map { ($0.name, .string($0.value)) })))
         }
         let body = recorded.body
         if !body.isEmpty {

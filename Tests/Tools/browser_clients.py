@@ -105,27 +105,24 @@ def open_browser(chromium, driver):
     return webdriver.Chrome(service=Service(driver), options=options)
 
 
+def without_browser(report, key):
+    """The result when Chromium or its driver is missing: a finding, and `key` set to None."""
+    report.finding("Chromium or chromedriver is not installed here (Debian: chromium, chromium-driver): the browser was not opened (CI installs them)")
+    report.extra[key] = None
+    return report.finish()
+
+
 def eventsource(arguments):
     report = toolenv.Report(TOOL, "eventsource")
     paths = browser_paths()
     if paths is None:
-        report.finding("Chromium or chromedriver is not installed here (Debian: chromium, chromium-driver): the browser read was skipped (CI installs them)")
-        report.extra["events"] = None
-        return report.finish()
+        return without_browser(report, "events")
     browser = open_browser(*paths)
     try:
         browser.set_page_load_timeout(PAGE_LIMIT)
         browser.get(arguments.page)
-        deadline = time.monotonic() + PAGE_LIMIT
-        last_say = time.monotonic()
-        while not browser.execute_script("return window.finished === true"):
-            if time.monotonic() > deadline:
-                report.problem(f"the page did not finish within {PAGE_LIMIT} s; it had {browser.execute_script('return window.received')}")
-                break
-            if time.monotonic() - last_say > HEARTBEAT:
-                say(f"  waiting for the page: {len(browser.execute_script('return window.received') or [])} event(s) so far")
-                last_say = time.monotonic()
-            time.sleep(0.05)
+        if not wait_for(browser, "return window.finished === true", "that it finished", report):
+            say(f"  the page had {browser.execute_script('return window.received')}")
         events = browser.execute_script("return window.received") or []
         for event in events:
             say(f"  EventSource: {event['type']!r} lastEventId {event['lastEventId']!r} data {event['data'][:60]!r} at {event['at']:.0f} ms")
@@ -198,9 +195,7 @@ def inspector(arguments):
     report = toolenv.Report(TOOL, "inspector")
     paths = browser_paths()
     if paths is None:
-        report.finding("Chromium or chromedriver is not installed here (Debian: chromium, chromium-driver): the page was not opened (CI installs them)")
-        report.extra["page"] = None
-        return report.finish()
+        return without_browser(report, "page")
     server = arguments.server.rstrip("/")
     page = server + "/__admin/inspector/" + (f"#token={arguments.token}" if arguments.token else "")
     browser = open_browser(*paths)
@@ -291,9 +286,7 @@ def page_results(arguments):
     report = toolenv.Report(TOOL, "page-results")
     paths = browser_paths()
     if paths is None:
-        report.finding("Chromium or chromedriver is not installed here (Debian: chromium, chromium-driver): the page was not opened (CI installs them)")
-        report.extra["results"] = None
-        return report.finish()
+        return without_browser(report, "results")
     browser = open_browser(*paths)
     try:
         browser.set_page_load_timeout(PAGE_LIMIT)

@@ -6,9 +6,6 @@ import HTTPTypes
 /// suggests, and what the traffic page's "copy as Swift" gives for any exchange (with the
 /// response it got).
 package enum RegistrationSnippet {
-    /// The fields that frame a message rather than describe it: a stub's response gets its own.
-    private static let framingFields: Set<String> = ["content-length", "transfer-encoding", "connection", "keep-alive"]
-
     /// `mock.registerResponses { Host(…) { Path(…) { response } } }` that answers exactly
     /// `request`: its host, path, query and method.
     /// - Parameters:
@@ -45,16 +42,9 @@ package enum RegistrationSnippet {
     /// The `MockResponse` expression for `response`.
     private static func responseLines(_ response: RecordedResponse?) -> [String] {
         guard let response, let status = response.status else { return ["MockResponse.plaintext(\"…\")"] }
-        var fields: [(String, String)] = []
-        for field in response.headerFields where !framingFields.contains(field.name.canonicalName) {
-            // The DSL's headers are a dictionary: a repeated name's values joined, as HTTPURLResponse shows them.
-            if let index = fields.firstIndex(where: { $0.0.lowercased() == field.name.canonicalName }) {
-                fields[index].1 += ", " + field.value
-            } else {
-                fields.append((field.name.rawName, field.value))
-            }
-        }
-        let headers = fields.isEmpty ? "[:]" : "[" + fields.map { "\(literal($0.0)): \(literal($0.1))" }.joined(separator: ", ") + "]"
+        // The DSL's headers are a dictionary: a repeated name's values joined, as HTTPURLResponse shows them.
+        let fields = response.headerFields.joinedForAStub
+        let headers = fields.isEmpty ? "[:]" : "[" + fields.map { "\(literal($0.name)): \(literal($0.value))" }.joined(separator: ", ") + "]"
         let statusArgument = status == 200 ? "" : ", status: \(status)"
         let body = response.body
         if body.isEmpty {
