@@ -4,6 +4,7 @@ import HTTPMock
 import MockServer
 import NIOCore
 import NIOHTTP1
+import ProcessSupport
 import Testing
 
 /// The traffic page (`/__admin/inspector/`): its live feed through a real socket, its protections,
@@ -125,6 +126,25 @@ import Testing
         } catch {
             try? await inspector.shutdown()
             throw error
+        }
+    }
+
+    /// `airlock serve --openapi`: a contract's violations come with their exchange, pointers
+    /// included, and so does the operation.
+    @Test func theFeedCarriesAContractsViolations() async throws {
+        let spec = Repository.openAPIExamples.appendingPathComponent("v3.0/petstore.yaml").path
+        let airlock = try LaunchedAirlock(["serve", "--openapi", spec, "--port", "0", "--quiet"], standardError: Pipe())
+        defer { airlock.stopIfRunning() }
+        let (_, base) = try await airlock.banner()
+        try await withClient { client in
+            let feed = try await client.execute(HTTPClientRequest(url: base + "/__admin/inspector/feed"), timeout: hangGuard)
+            let reading = Task { try await Self.readFeed(feed, untilPath: "/v1/pets") }
+            _ = try await send(client, "\(base)/v1/pets", method: .POST, headers: [("Content-Type", "application/json")], body: #"{"name": "Rex"}"#)
+            let exchange = try #require(Self.events(in: try await reading.value).last)
+            #expect(exchange["operation"] as? String == "createPets")
+            let problems = exchange["problems"] as? [String] ?? []
+            #expect(problems.count == 1)
+            #expect(problems.first?.contains(#"missing required property "id" (required at #/components/schemas/Pet/required)"#) == true, "\(problems)")
         }
     }
 

@@ -92,6 +92,7 @@
     const filter = $("filter").value;
     if (filter === "unmatched" && exchange.matched) return false;
     if (filter === "matched" && !exchange.matched) return false;
+    if (filter === "problems" && !(exchange.problems && exchange.problems.length)) return false;
     const search = $("search").value.trim().toLowerCase();
     if (!search) return true;
     const status = exchange.response ? String(exchange.response.status ?? exchange.response.error ?? "") : "";
@@ -122,7 +123,7 @@
       el("td", {}, String(exchange.sequence)),
       el("td", {}, exchange.method),
       el("td", {}, exchange.url),
-      el("td", {}, status),
+      el("td", {}, status, exchange.problems && exchange.problems.length ? el("span", { class: "unmatched" }, " ⚠", el("span", { class: "visually-hidden" }, " contract violations")) : null),
       el("td", {}, answeredBy(exchange)),
       el("td", {}, clock(exchange.time)),
       el("td", {}, response ? size(response.body.size) : ""));
@@ -283,6 +284,11 @@
       exchange.operation ? [el("dt", {}, "Operation"), el("dd", {}, exchange.operation)] : null,
       el("dt", {}, "Time"), el("dd", {}, clock(exchange.time) + (response ? " (" + response.durationMs + " ms)" : ""))));
     if (exchange.diagnosis) parts.push(diagnosisView(exchange.diagnosis));
+    if (exchange.problems && exchange.problems.length) {
+      parts.push(el("section", { "aria-labelledby": "problems-heading" },
+        el("h3", { id: "problems-heading" }, "Contract violations"),
+        el("ul", { class: "problems" }, exchange.problems.map((problem) => el("li", { class: "verdict differs" }, problem)))));
+    }
     parts.push(el("h3", {}, "Request"), headerTable(exchange.request.headers, "Request header fields"), bodyView(exchange.request.body));
     if (response) {
       parts.push(el("h3", {}, "Response"), headerTable(response.headers, "Response header fields"));
