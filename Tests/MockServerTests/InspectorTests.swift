@@ -148,6 +148,45 @@ import Testing
         }
     }
 
+    /// `airlock record`: the page's state says which cassette it records into and how many
+    /// exchanges it has recorded; scenarios come with their states.
+    @Test func theStateShowsTheRecordingAndTheScenarios() async throws {
+        let upstream = HTTPMock()
+        upstream.registerResponses {
+            Host("**") { Path("/items") { MockResponse.plaintext("one", lifetime: .eternal) } }
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("airlock-inspector-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await withServer(upstream) { real in
+            let recorder = try LaunchedAirlock(["record", "--target", real.baseURL.absoluteString, "--cassette", folder.appendingPathComponent("api.har").path, "--port", "0", "--quiet"])
+            defer { recorder.stopIfRunning() }
+            let port = try lastPort(in: try #require(await recorder.lines.next(), "airlock record printed nothing"))
+            let base = "http://127.0.0.1:\(port)"
+            try await withClient { client in
+                #expect(try await send(client, base + "/items").text == "one")
+                let state = try await send(client, base + "/__admin/inspector/state")
+                #expect(state.headers["Content-Security-Policy"].isEmpty == false)
+                let json = try #require(try JSONSerialization.jsonObject(with: Data(state.text.utf8)) as? [String: Any])
+                let cassette = try #require(json["cassette"] as? [String: Any])
+                #expect(cassette["file"] as? String == "api.har")
+                #expect(cassette["recording"] as? Bool == true)
+                #expect(cassette["recorded"] as? Int == 1)
+            }
+        }
+        let stubs = try Self.write(#"{"stubs": [{"path": "/next", "scenarioName": "checkout", "newScenarioState": "paid", "responses": [{"body": "ok"}]}]}"#, named: "s.json")
+        defer { try? FileManager.default.removeItem(at: stubs.deletingLastPathComponent()) }
+        let server = try LaunchedAirlock(["serve", stubs.path, "--port", "0", "--quiet"])
+        defer { server.stopIfRunning() }
+        let (_, base) = try await server.banner()
+        try await withClient { client in
+            _ = try await send(client, base + "/next")
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(try await send(client, base + "/__admin/inspector/state").text.utf8)) as? [String: Any])
+            #expect(json["scenarios"] as? [[String: String]] == [["name": "checkout", "state": "paid"]])
+            #expect(json["cassette"] is NSNull)
+        }
+    }
+
     /// With an admin token, the page's files open without it (they hold no data) and the feed
     /// needs it; a page of another origin is refused.
     @Test func theFeedNeedsTheTokenAndItsOwnOrigin() async throws {

@@ -83,7 +83,7 @@
     exchanges.set(exchange.sequence, exchange);
     render();
     if (selected === exchange.sequence) showDetail(exchange);
-    refreshScenarios();
+    refreshState();
   }
 
   // MARK: The list
@@ -318,18 +318,20 @@
     $("detail").hidden = false;
   }
 
-  // MARK: Scenarios
+  // MARK: Scenarios and the recording
 
-  let scenarioTimer = null;
-  function refreshScenarios() {
-    if (scenarioTimer) return;
-    scenarioTimer = setTimeout(async () => {
-      scenarioTimer = null;
+  let stateTimer = null;
+  function refreshState() {
+    if (stateTimer) return;
+    stateTimer = setTimeout(async () => {
+      stateTimer = null;
       try {
-        const response = await fetch("../scenarios", { headers: authorization, cache: "no-store" });
+        const response = await fetch("state", { headers: authorization, cache: "no-store" });
         if (!response.ok) return;
-        const { scenarios } = await response.json();
+        const { scenarios, cassette } = await response.json();
         $("scenario-list").replaceChildren(...(scenarios.length ? scenarios.map((s) => el("li", {}, s.name + ": " + s.state)) : [el("li", {}, "None")]));
+        $("recording").textContent = !cassette ? "No cassette."
+          : (cassette.recording ? "Recording into " : "Replaying ") + cassette.file + " (" + cassette.mode + "): " + cassette.recorded + " recorded, " + cassette.entries + " in all.";
       } catch (error) { /* the feed says when the server is gone */ }
     }, 300);
   }
@@ -344,6 +346,6 @@
     $("pause").textContent = paused ? "Resume" : "Pause";
     if (!paused) for (const exchange of held.splice(0)) receive(exchange);
   });
-  refreshScenarios();
+  refreshState();
   follow();
 })();
