@@ -248,6 +248,13 @@ import Testing
         let keyboard = page["keyboard"] as? [String: Any]
         #expect(keyboard?["firstRowReached"] as? String == "9")
         #expect(keyboard?["opened"] as? String == "Exchange #8")
+        // Search, filter, pause: an exchange that ends while paused is held back, then shown.
+        #expect(page["searched"] as? [String] == [base + "/users/2?page=3", base + "/users/2?page=3"])
+        #expect(page["filteredMatched"] as? [String] == [base + "/users/2?page=3", base + "/users/1"], "the stub added from the page answered #9")
+        let paused = page["paused"] as? [String: Any]
+        #expect(paused?["button"] as? String == "Resume (1 new)")
+        #expect(paused?["rowsWhilePaused"] as? Int == 0)
+        #expect(paused?["rowsAfterResume"] as? Int == 1)
         let axe = page["axe"] as? [String: Any]
         #expect((axe?["rules"] as? Int ?? 0) > 10, "axe-core ran its rules")
         #expect((axe?["violations"] as? [[String: Any]])?.isEmpty == true, "\(axe?["violations"] ?? "")")
