@@ -40,7 +40,7 @@ import Testing
         var text = ""
         for try await buffer in response.body {
             text += String(buffer: buffer)
-            if events(in: text).contains(where: { $0["path"] as? String == path }) { break }
+            if events(in: text).contains(where: { ($0["url"] as? String)?.contains(path) == true && $0["ended"] as? Bool == true }) { break }
         }
         return text
     }
@@ -80,12 +80,19 @@ import Testing
                 _ = try await send(client, server.baseURL.absoluteString + "/orders?page=2", headers: [("Authorization", "Bearer \(secret)")])
                 let text = try await reading.value
                 let events = Self.events(in: text)
-                #expect(events.map { $0["path"] as? String } == ["/users/1", "/orders"])
+                let base = server.baseURL.absoluteString
+                #expect(events.map { $0["url"] as? String } == [base + "/users/1", base + "/orders?page=2"])
                 #expect(events.first?["matched"] as? Bool == true)
-                let orders = try #require(events.last)
-                #expect(orders["matched"] as? Bool == false)
-                #expect((orders["response"] as? [String: Any])?["status"] as? Int == 404)
+                #expect(events.last?["matched"] as? Bool == false)
+                #expect(events.last?["status"] as? Int == 404)
                 #expect(!text.contains(secret), "the feed shows secrets as the journal does: redacted")
+                // The row's detail, asked for when the page opens it.
+                let sequence = try #require(events.last?["sequence"] as? Int)
+                let detail = try await send(client, server.inspectorURL.absoluteString + "exchanges/\(sequence)")
+                #expect(detail.status == 200)
+                #expect(!detail.text.contains(secret), "the detail shows secrets as the journal does: redacted")
+                let orders = try #require(try JSONSerialization.jsonObject(with: Data(detail.text.utf8)) as? [String: Any])
+                #expect((orders["response"] as? [String: Any])?["status"] as? Int == 404)
                 let headers = (orders["request"] as? [String: Any])?["headers"] as? [[String: String]] ?? []
                 #expect(headers.contains { $0["name"] == "Authorization" && $0["value"]?.contains("REDACTED") == true })
                 let copy = try #require(orders["copy"] as? [String: String])
@@ -120,6 +127,7 @@ import Testing
                 _ = try? await mock.urlSession.data(from: URL(string: "https://api.example.com/missing")!)
                 let events = Self.events(in: try await reading.value)
                 #expect(events.map { $0["url"] as? String } == ["https://api.example.com/profile", "https://api.example.com/missing"])
+                #expect(events.map { $0["ended"] as? Bool } == [true, true])
                 #expect(events.map { $0["matched"] as? Bool } == [true, false])
             }
             try await inspector.shutdown()
@@ -140,7 +148,10 @@ import Testing
             let feed = try await client.execute(HTTPClientRequest(url: base + "/__admin/inspector/feed"), timeout: hangGuard)
             let reading = Task { try await Self.readFeed(feed, untilPath: "/v1/pets") }
             _ = try await send(client, "\(base)/v1/pets", method: .POST, headers: [("Content-Type", "application/json")], body: #"{"name": "Rex"}"#)
-            let exchange = try #require(Self.events(in: try await reading.value).last)
+            let row = try #require(Self.events(in: try await reading.value).last)
+            #expect(row["problems"] as? Int == 1)
+            let sequence = try #require(row["sequence"] as? Int)
+            let exchange = try #require(try JSONSerialization.jsonObject(with: Data(try await send(client, base + "/__admin/inspector/exchanges/\(sequence)").text.utf8)) as? [String: Any])
             #expect(exchange["operation"] as? String == "createPets")
             let problems = exchange["problems"] as? [String] ?? []
             #expect(problems.count == 1)

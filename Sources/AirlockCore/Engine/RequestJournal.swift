@@ -120,6 +120,16 @@ public final class RequestJournal: Sendable {
         state.withLock { Array($0.entries[$0.head...]) }
     }
 
+    /// The entry numbered `sequence`, if the journal still keeps it.
+    package func entry(sequence: Int) -> RecordedRequest? {
+        state.withLock { state in
+            let index = state.head + sequence - state.firstSequence
+            guard sequence >= state.firstSequence, state.entries.indices.contains(index), index >= state.head else { return nil }
+            let entry = state.entries[index]
+            return entry.sequence == sequence ? entry : nil
+        }
+    }
+
     /// How many requests were seen since the last clear, and how many of the oldest were
     /// dropped to stay within ``capacity``.
     package var counts: (seen: Int, dropped: Int) {
@@ -239,16 +249,20 @@ package struct ExchangeRecorder: Sendable {
                 if operationID == nil { operationID = observation.operationID }
                 problems += observation.problems
             }
-            // Then every observer sees the exchange with what they all found.
+        }
+        journal.record(response, operationID: operationID, problems: problems, generation: generation, sequence: sequence)
+        if let observed {
+            // Then, with the journal's entry complete, every observer sees the exchange with what
+            // they all found.
             var seen = observed.request
             seen.response = response
             seen.operationID = operationID
             seen.problems = problems
+            let redaction = journal.redaction
             for observer in observed.observers {
                 observer.exchangeRecorded(seen, redaction: redaction)
             }
         }
-        journal.record(response, operationID: operationID, problems: problems, generation: generation, sequence: sequence)
         if let recording, var request {
             request.response = response
             request.operationID = operationID
@@ -282,9 +296,10 @@ package protocol ExchangeObserver: AnyObject, Sendable {
     ///   contract's violations), which the journal keeps too; `nil` when it found nothing.
     func exchangeEnded(_ request: RecordedRequest, response: RecordedResponse, redaction: Redaction) -> ExchangeObservation?
 
-    /// Sees the finished exchange once every observer has looked: the request with its response
-    /// and what they found (its operation, its problems), its body whole. Does nothing unless
-    /// the observer needs it (the traffic page's feed does).
+    /// Sees the finished exchange once every observer has looked and the journal has its entry
+    /// complete: the request with its response and what they found (its operation, its
+    /// problems), its body whole. Does nothing unless the observer needs it (the traffic page's
+    /// feed does).
     func exchangeRecorded(_ request: RecordedRequest, redaction: Redaction)
 }
 

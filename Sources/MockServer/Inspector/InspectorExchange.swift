@@ -20,7 +20,27 @@ enum InspectorExchange {
     /// The most of one body the page gets; the size says how much there was.
     static let bodyLimit = 256 * 1024
 
-    /// The exchange as JSON.
+    /// The exchange's row in the page's list, as the live feed sends it: what the row shows and
+    /// the filters use, built from the request's URL through the redaction and a few counts —
+    /// not the fields, bodies or stubs-to-copy, which the page asks for when a row is opened.
+    static func summary(_ request: RecordedRequest, redaction: Redaction) -> JSONValue {
+        let response = request.response
+        return .members([
+            ("sequence", .number(Double(request.sequence))),
+            ("time", .string(Timestamp.string(from: request.date))),
+            ("method", .string(request.method)),
+            ("url", .string(redaction.url(request.url))),
+            ("matched", .bool(request.wasMatched)),
+            ("stub", request.stub.map { .string(redaction.text($0)) } ?? .null),
+            ("status", response?.status.map { .number(Double($0)) } ?? .null),
+            ("error", response?.error.map { .string(redaction.text($0)) } ?? .null),
+            ("ended", .bool(response != nil)),
+            ("size", .number(Double(response?.bodySize ?? 0))),
+            ("problems", .number(Double(request.problems.count))),
+        ])
+    }
+
+    /// The exchange as JSON, for the page's detail of one exchange.
     /// - Parameters:
     ///   - shown: The request with its response (if it has ended), already redacted.
     ///   - registry: The registry, for an unmatched request's nearest stubs.

@@ -24,6 +24,8 @@ enum InspectorRoute {
     case feed
     /// `GET /__admin/inspector/state`: the scenarios' states and the recording's.
     case state
+    /// `GET /__admin/inspector/exchanges/<sequence>`: one exchange in full.
+    case exchange(Int)
 
     init?(_ head: HTTPRequestHead) {
         guard head.method == .GET || head.method == .HEAD else { return nil }
@@ -36,6 +38,9 @@ enum InspectorRoute {
         case Self.path + "favicon.svg": self = .file(File(contentType: "image/svg+xml", bytes: PackageResources.favicon_svg))
         case Self.path + "feed": self = .feed
         case Self.path + "state": self = .state
+        case _ where path.hasPrefix(Self.path + "exchanges/"):
+            guard let sequence = Int(path.dropFirst(Self.path.count + "exchanges/".count)), sequence > 0 else { return nil }
+            self = .exchange(sequence)
         default: return nil
         }
     }
@@ -44,7 +49,7 @@ enum InspectorRoute {
     /// state do, the page's files do not.
     var needsToken: Bool {
         switch self {
-        case .feed, .state: true
+        case .feed, .state, .exchange: true
         case .file, .redirect: false
         }
     }

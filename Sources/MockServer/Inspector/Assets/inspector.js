@@ -6,7 +6,8 @@
 (() => {
   const token = new URLSearchParams(location.hash.slice(1)).get("token");
   const authorization = token ? { Authorization: "Bearer " + token } : {};
-  const exchanges = new Map();  // sequence → exchange, as the feed last sent it
+  const exchanges = new Map();  // sequence → the exchange's row, as the feed last sent it
+  const details = new Map();    // sequence → the exchange in full, once opened
   const held = [];              // what arrived while paused
   let paused = false;
   let selected = null;
@@ -67,6 +68,7 @@
           else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
         }
         if (type === "exchange" && data.length) receive(JSON.parse(data.join("\n")));
+        if (type === "missed" && data.length) setConnection("Live; " + data.join("") + " exchange(s) came faster than this page could take and are not listed: reload to see the journal");
       }
     }
   }
@@ -79,10 +81,11 @@
     }
     const known = exchanges.get(exchange.sequence);
     // A finished exchange replaces the one in flight, never the other way round.
-    if (known && known.response && !exchange.response) return;
+    if (known && known.ended && !exchange.ended) return;
     exchanges.set(exchange.sequence, exchange);
+    details.delete(exchange.sequence);
     render();
-    if (selected === exchange.sequence) showDetail(exchange);
+    if (selected === exchange.sequence) openDetail(exchange.sequence);
     refreshState();
   }
 
@@ -92,11 +95,10 @@
     const filter = $("filter").value;
     if (filter === "unmatched" && exchange.matched) return false;
     if (filter === "matched" && !exchange.matched) return false;
-    if (filter === "problems" && !(exchange.problems && exchange.problems.length)) return false;
+    if (filter === "problems" && !exchange.problems) return false;
     const search = $("search").value.trim().toLowerCase();
     if (!search) return true;
-    const status = exchange.response ? String(exchange.response.status ?? exchange.response.error ?? "") : "";
-    return [exchange.method, exchange.url, status, exchange.stub || "unmatched"].some((field) => field.toLowerCase().includes(search));
+    return [exchange.method, exchange.url, statusText(exchange), exchange.stub || "unmatched"].some((field) => field.toLowerCase().includes(search));
   }
 
   function size(bytes) {
@@ -112,21 +114,23 @@
 
   function answeredBy(exchange) {
     if (exchange.matched) return el("span", {}, exchange.stub || "a stub");
-    if (exchange.response && exchange.response.status !== null && !exchange.diagnosis) return el("span", {}, "forwarded");
     return el("span", { class: "unmatched" }, "unmatched");
   }
 
+  function statusText(exchange) {
+    if (!exchange.ended) return "…";
+    return exchange.status !== null ? String(exchange.status) : exchange.error || "failed";
+  }
+
   function row(exchange) {
-    const response = exchange.response;
-    const status = !response ? "…" : response.status !== null ? String(response.status) : response.error || "failed";
     const tr = el("tr", { tabindex: "0", "aria-selected": String(selected === exchange.sequence) },
       el("td", {}, String(exchange.sequence)),
       el("td", {}, exchange.method),
       el("td", {}, exchange.url),
-      el("td", {}, status, exchange.problems && exchange.problems.length ? el("span", { class: "unmatched" }, " ⚠", el("span", { class: "visually-hidden" }, " contract violations")) : null),
+      el("td", {}, statusText(exchange), exchange.problems ? el("span", { class: "unmatched" }, " ⚠", el("span", { class: "visually-hidden" }, " contract violations")) : null),
       el("td", {}, answeredBy(exchange)),
       el("td", {}, clock(exchange.time)),
-      el("td", {}, response ? size(response.body.size) : ""));
+      el("td", {}, exchange.ended ? size(exchange.size) : ""));
     tr.dataset.sequence = String(exchange.sequence);
     tr.addEventListener("click", () => select(exchange.sequence));
     tr.addEventListener("keydown", (event) => {
@@ -152,9 +156,30 @@
   function select(sequence) {
     selected = sequence;
     for (const tr of $("rows").children) tr.setAttribute("aria-selected", String(tr.dataset.sequence === String(sequence)));
-    const exchange = exchanges.get(sequence);
-    if (exchange) showDetail(exchange);
+    openDetail(sequence);
     $("detail-heading").focus();
+  }
+
+  /** Shows an exchange in full, asking the server for it the first time. */
+  async function openDetail(sequence) {
+    let detail = details.get(sequence);
+    if (!detail) {
+      try {
+        const response = await fetch("exchanges/" + sequence, { headers: authorization, cache: "no-store" });
+        const answer = await response.json();
+        if (!response.ok) {
+          $("detail-heading").textContent = "Exchange #" + sequence;
+          $("detail-body").replaceChildren(el("p", {}, answer.error || "The server answered " + response.status));
+          $("detail").hidden = false;
+          return;
+        }
+        detail = answer;
+        details.set(sequence, detail);
+      } catch (error) {
+        return;
+      }
+    }
+    if (selected === sequence) showDetail(detail);
   }
 
   // MARK: Bodies

@@ -1,3 +1,4 @@
+import AirlockBase
 @_spi(AirlockTransport) import AirlockCore
 import Foundation
 import HTTPTypes
@@ -120,11 +121,18 @@ final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             fields[.location] = InspectorRoute.path
             delivery.respond(status: 308, headers: fields, body: Data())
         case .feed:
-            InspectorFeed.open(on: delivery, registry: server.registry)
+            InspectorFeed.open(on: delivery, journal: server.registry.journal)
         case .state:
-            var fields = InspectorRoute.fields(contentType: "application/json")
-            fields[.cacheControl] = "no-store"
-            delivery.respond(status: 200, headers: fields, body: InspectorState.json(server.registry).prettyText)
+            delivery.respond(status: 200, headers: InspectorRoute.fields(contentType: "application/json"), body: InspectorState.json(server.registry).prettyText)
+        case .exchange(let sequence):
+            let journal = server.registry.journal
+            guard let request = journal.entry(sequence: sequence) else {
+                let message: JSONValue = ["error": .string("the journal no longer keeps exchange \(sequence) (it keeps the newest; see the journal's capacity)")]
+                return delivery.respond(status: 404, headers: InspectorRoute.fields(contentType: "application/json"), body: message.prettyText)
+            }
+            let redaction = journal.redaction
+            let detail = InspectorExchange.json(redaction.apply(to: request), original: request, registry: server.registry, redaction: redaction)
+            delivery.respond(status: 200, headers: InspectorRoute.fields(contentType: "application/json"), body: (try? detail.compactData()) ?? Data())
         }
     }
 
