@@ -1,0 +1,87 @@
+import AirlockBase
+import AirlockCore
+import Foundation
+import HTTPTypes
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+extension Cassette {
+    /// Sends every recorded request to a live service over SwiftNIO (the client the server
+    /// forwards with: one connection per request, `https` verified with the system's trust
+    /// roots) and reports what drifted, as ``Cassette/verify(against:options:send:)`` does.
+    ///
+    /// Run it where the service is reachable, such as in a nightly job — never under Airgap:
+    ///
+    /// ```swift
+    /// @Test func usersCassetteStillTrue() async throws {
+    ///     let cassette = try Cassette(contentsOf: URL(fileURLWithPath: "Fixtures/users.har"), mode: .none)
+    ///     let report = try await cassette.verify(against: URL(string: "https://staging.example.com")!)
+    ///     #expect(!report.hasDrift && !report.hasUnverified, "\(report.table)")
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - baseURL: The live service's origin (and a path prefix, if any).
+    ///   - options: What is compared, what is ignored, and where placeholders' values come from.
+    ///   - timeout: How long each answer may take, in seconds; an entry whose answer takes
+    ///     longer is reported as not verified.
+    /// - Returns: The report, one entry per entry of the file.
+    /// - Throws: ``CassetteError`` when the file, a rule or the base URL cannot be used.
+    public func verify(against baseURL: URL, options: DriftOptions = DriftOptions(), timeout: TimeInterval = 60) async throws(CassetteError) -> DriftReport {
+        let forwarder = Forwarder(group: MultiThreadedEventLoopGroup.singleton)
+        let seconds = timeout.isFinite && timeout > 0 ? min(timeout, ResponseLimits.maximumSeconds) : 60
+        return try await verify(against: baseURL, options: options) { request in
+            try await Self.send(request, with: forwarder, timeout: .nanoseconds(Int64(seconds * 1_000_000_000)))
+        }
+    }
+
+    /// One request, its answer collected whole (a stream to its end).
+    private static func send(_ request: LiveRequest, with forwarder: Forwarder, timeout: TimeAmount) async throws -> RecordedResponse {
+        let started = Date()
+        return try await withCheckedThrowingContinuation { continuation in
+            // The forward's events arrive one at a time on its connection's event loop.
+            let state = Locked<(head: HTTPResponseHead?, body: ByteBuffer, answered: Bool)>((nil, ByteBuffer(), false))
+            @Sendable func finish(_ result: Result<RecordedResponse, any Error>) {
+                guard state.withLock({ state in defer { state.answered = true }; return !state.answered }) else { return }
+                continuation.resume(with: result)
+            }
+            forwarder.execute(
+                method: HTTPMethod(rawValue: request.method),
+                url: request.url,
+                headers: request.headers.map { (name: $0.name, value: $0.value) },
+                body: request.body,
+                limit: 64 * 1024 * 1024,
+                timeout: timeout,
+                streams: false
+            ) { event in
+                switch event {
+                case .whole(let response):
+                    finish(.success(Self.response(status: Int(response.status.code), headers: response.headers, body: response.body, since: started)))
+                case .streamHead(let head):
+                    state.withLock { $0.head = head }
+                case .piece(var piece):
+                    state.withLock { _ = $0.body.writeBuffer(&piece) }
+                case .end:
+                    let (head, body) = state.withLock { ($0.head, $0.body) }
+                    finish(.success(Self.response(status: Int(head?.status.code ?? 0), headers: head?.headers ?? [:], body: body, since: started)))
+                case .failed(let failure):
+                    finish(.failure(failure))
+                case .cancelled:
+                    finish(.failure(Forwarder.Failure(description: "cancelled")))
+                }
+            }
+        }
+    }
+
+    private static func response(status: Int, headers: HTTPHeaders, body: ByteBuffer, since started: Date) -> RecordedResponse {
+        let fields = HTTPFields(pairs: headers.lazy.map { (name: $0.name, value: $0.value) })
+        return RecordedResponse(
+            status: status,
+            headerFields: fields,
+            body: Data(body.readableBytesView),
+            bodyIsEncoded: fields.contentCoding != nil,
+            duration: Date().timeIntervalSince(started)
+        )
+    }
+}
