@@ -87,6 +87,58 @@ struct CassetteVerifyTests {
         }
     }
 
+    @Test func checksRecordedAndLiveExchangesAgainstTheContract() async throws {
+        try await withPythonUpstream("drift_upstream.py") { port in
+            let upstream = "http://127.0.0.1:\(port)"
+            let cassette = try await record(["/status"], from: upstream, into: "status.har", arguments: ["--max-age", "30d"])
+            #expect(try String(contentsOfFile: cassette, encoding: .utf8).contains(#""_maxAge" : "30d""#))
+            let contract = folder.appendingPathComponent("status.yaml")
+            try Data(Self.statusContract.utf8).write(to: contract)
+            let agreeing = try runAirlock(["cassette", "verify", cassette, "--against", upstream, "--openapi", contract.path])
+            #expect(agreeing.status == 0, "\(agreeing.output)\(agreeing.errors)")
+
+            _ = try await get(upstream + "/__admin/version?set=2")
+            let drifted = try runAirlock(["cassette", "verify", cassette, "--against", upstream, "--openapi", contract.path, "--json"])
+            #expect(drifted.status == 1, "\(drifted.output)\(drifted.errors)")
+            let drifts = try Self.drifts(inJSON: drifted.output)[0]
+            #expect(drifts.first == "status status 200 503")
+            #expect(drifts.contains { $0.hasPrefix("contractViolation contract (live) - ") && $0.contains("503") }, "\(drifts)")
+            #expect(!drifts.contains { $0.contains("contract (recorded)") }, "\(drifts)")
+        }
+    }
+
+    @Test func anExpiredCassetteIsRefusedSayingHowOldItIs() throws {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let file = folder.appendingPathComponent("old.har")
+        let entry = #"{"startedDateTime": "2020-01-01T00:00:00Z", "request": {"method": "GET", "url": "http://api.test/a"}, "response": {"status": 200, "content": {"mimeType": "text/plain", "text": "a"}}}"#
+        try Data(#"{"log": {"_maxAge": "30d", "version": "1.2", "creator": {"name": "t", "version": "1"}, "entries": [\#(entry)]}}"#.utf8).write(to: file)
+        for arguments in [["serve", file.path, "--port", "0"], ["serve", file.path, "--port", "0", "--max-age", "90d"]] {
+            let result = try runAirlock(arguments)
+            #expect(result.status == 65, "\(result.errors)")
+            #expect(result.errors.contains("days old (its oldest entry was recorded 2020-01-01"), "\(result.errors)")
+            #expect(result.errors.contains("older than its maximum age of \(arguments.count == 4 ? "30d" : "90d")"), "\(result.errors)")
+            #expect(result.errors.contains("--update"), "\(result.errors)")
+        }
+    }
+
+    private static let statusContract = """
+        openapi: 3.0.3
+        info: {title: Drift, version: "1"}
+        paths:
+          /status:
+            get:
+              responses:
+                "200":
+                  description: Up.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [state]
+                        properties:
+                          state: {type: string}
+        """
+
     @Test(arguments: [
         (["--ignore", "id"], "\"id\" is not a JSON path: it does not start with $"),
         (["--compare-values", "$.items[x]"], "[ takes an index"),
