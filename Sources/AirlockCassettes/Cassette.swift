@@ -308,6 +308,10 @@ extension Cassette {
     /// The cassette of the running test, set by the `.cassette` trait (module `HTTPMockTesting`).
     @TaskLocal package static var scoped: Cassette?
 
+    /// Where the `.cassette` trait reads `AIRLOCK_RECORD` and `CI`, when a test of the trait itself
+    /// sets it (`CI` for one test, without touching the process's environment); `nil`: the process's.
+    @TaskLocal package static var scopedEnvironment: [String: String]?
+
     /// The cassette of the running test, as the `.cassette` trait opened it.
     ///
     /// ```swift

@@ -58,6 +58,7 @@ public struct CassetteTrait: TestTrait, SuiteTrait, TestScoping {
             matching: matching,
             redaction: redaction,
             recordCommand: "AIRLOCK_RECORD=newEpisodes swift test --filter \(testName)",
+            environment: Cassette.scopedEnvironment ?? ProcessInfo.processInfo.environment,
             pace: pace,
             maxAge: maxAge,
             beforeRecord: beforeRecord
