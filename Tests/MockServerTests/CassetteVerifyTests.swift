@@ -162,18 +162,10 @@ struct CassetteVerifyTests {
         _ paths: [String], from upstream: String, into name: String, headers: [(String, String)] = [], arguments: [String] = [], environment: [String: String] = [:]
     ) async throws -> String {
         let cassette = folder.appendingPathComponent(name).path
-        let path = try #require(CLITests.executable, "build the airlock executable first (swift build)")
-        let process = TestProcess()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = ["record", "--target", upstream, "--cassette", cassette, "--port", "0", "--exit-with-parent"] + arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let output = Pipe()
-        process.standardOutput = output
-        let exit = try ChildProcess(running: process)
-        defer { if process.isRunning { process.terminate() } }
-        let lines = LineReader(output.fileHandleForReading)
-        let banner = try #require(await lines.next(), "airlock printed nothing")
-        let base = "http://127.0.0.1:\(try lastPort(in: banner))"
+        let airlock = try LaunchedAirlock(["record", "--target", upstream, "--cassette", cassette, "--port", "0"] + arguments, environment: environment)
+        defer { airlock.stopIfRunning() }
+        let lines = airlock.lines
+        let base = "http://127.0.0.1:\(try lastPort(in: try await airlock.banner().line))"
         try await withClient { client in
             for path in paths {
                 let answer = try await send(client, base + path, headers: headers)
@@ -182,8 +174,8 @@ struct CassetteVerifyTests {
                 _ = await lines.next()
             }
         }
-        process.interrupt()
-        #expect(await exit.status() == 0)
+        airlock.process.interrupt()
+        #expect(await airlock.exit.status() == 0)
         return cassette
     }
 
@@ -198,24 +190,12 @@ struct CassetteVerifyTests {
         return try #require(object?["count"] as? Int)
     }
 
-    /// Runs `airlock` to its end with `environment` added to the test's own.
-    private func runAirlock(_ arguments: [String], environment: [String: String]? = nil) throws -> (status: Int32, output: String, errors: String) {
-        let path = try #require(CLITests.executable, "build the airlock executable first (swift build)")
-        let process = TestProcess()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
+    /// Runs `airlock` to its end with `environment` added to the test's own (less the account
+    /// variable, which only the tests that say so set).
+    private func runAirlock(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String, errors: String) {
         var base = ProcessInfo.processInfo.environment
         base["AIRLOCK_TEST_ACCOUNT"] = nil
-        process.environment = base.merging(environment ?? [:]) { $1 }
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let outputText = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, outputText, errorText)
+        return try LaunchedAirlock.run(arguments, environment: base.merging(environment) { $1 })
     }
 
     /// Each entry's drifts as `kind path recorded live` (`-` for none), from `--json`.
