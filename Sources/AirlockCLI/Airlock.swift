@@ -233,9 +233,9 @@ struct Serve: AsyncParsableCommand {
         printStatus("Airlock serving \(summary) at \(server.baseURL.absoluteString)")
         if let replayRule { printStatus(replayRule) }
         if mappings != nil {
-            printStatus("Admin API: \(server.baseURL.absoluteString)/__admin/mappings (WireMock's) and /__admin/stubs — Ctrl-C to stop.")
+            printStatus("Admin API: \(server.baseURL.absoluteString)/__admin/mappings (WireMock's) and /__admin/stubs; traffic page: \(server.inspectorURL.absoluteString) — Ctrl-C to stop.")
         } else {
-            printStatus("Admin API: \(server.baseURL.absoluteString)/__admin/stubs — Ctrl-C to stop.")
+            printStatus("Admin API: \(server.baseURL.absoluteString)/__admin/stubs; traffic page: \(server.inspectorURL.absoluteString) — Ctrl-C to stop.")
         }
         tlsOptions.announce(server)
         await waitForInterrupt()

@@ -113,9 +113,9 @@ struct Record: AsyncParsableCommand {
         server.journalCapacity = .server
         try await startServer(server)
         if let upstream {
-            printStatus("Airlock recording \(upstream.absoluteString) into \(self.cassette): call \(server.baseURL.absoluteString) instead — Ctrl-C to stop.")
+            printStatus("Airlock recording \(upstream.absoluteString) into \(self.cassette) (traffic page: \(server.inspectorURL.absoluteString)): call \(server.baseURL.absoluteString) instead — Ctrl-C to stop.")
         } else {
-            printStatus("Airlock recording into \(self.cassette) as an HTTP proxy at \(server.baseURL.absoluteString) — Ctrl-C to stop.")
+            printStatus("Airlock recording into \(self.cassette) (traffic page: \(server.inspectorURL.absoluteString)) as an HTTP proxy at \(server.baseURL.absoluteString) — Ctrl-C to stop.")
         }
         tlsOptions.announce(server)
         await waitForInterrupt()

@@ -18,6 +18,17 @@ func serverOverAMock() async throws {
 }
 
 
+// InspectingTraffic.md.
+func inspectorForAnInProcessMock() async throws {
+    let mock = HTTPMock()
+    let inspector = MockServer(mock: mock)        // loopback, a free port
+    try await inspector.start()
+    print("Traffic:", inspector.inspectorURL)     // open it while the test runs
+    // … the test's requests through mock.urlSession appear on the page …
+    try await inspector.shutdown()
+}
+
+
 // AirlockOpenAPICore.md.
 func contractOverASocket() throws {
     let contract = try OpenAPIContract(contentsOf: URL(fileURLWithPath: "openapi.yaml"))

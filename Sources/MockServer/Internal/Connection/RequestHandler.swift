@@ -85,8 +85,12 @@ final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .tunnel(let tunnel):
             open(tunnel, for: head, in: context)
         case .admin:
-            let answer = AdminAPI(context: server, localPort: context.channel.localAddress?.port ?? 0).handle(head, body: body)
-            delivery.respond(status: answer.status, headers: [.contentType: "application/json"], body: answer.body)
+            let admin = AdminAPI(context: server, localPort: context.channel.localAddress?.port ?? 0)
+            if let page = InspectorRoute(head) {
+                return inspect(page, admin: admin, head: head, delivery: delivery)
+            }
+            let answer = admin.handle(head, body: body)
+            delivery.respond(status: answer.status, headers: answer.headers, body: answer.body)
         case .mock:
             guard let incoming = IncomingRequest(
                 head: head,
@@ -100,6 +104,23 @@ final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 return delivery.respond(status: 400, headers: [.contentType: "text/plain"], body: Data(message.utf8), closing: true)
             }
             delivery.deliver(server.registry.resolve(incoming, for: server.transport), for: incoming)
+        }
+    }
+
+    /// The traffic page: its files, or its live feed, after the admin API's checks.
+    private func inspect(_ page: InspectorRoute, admin: AdminAPI, head: HTTPRequestHead, delivery: ExchangeDelivery) {
+        if let refusal = admin.check(head, requiringToken: page.needsToken) {
+            return delivery.respond(status: refusal.status, headers: refusal.headers, body: refusal.body)
+        }
+        switch page {
+        case .file(let file):
+            delivery.respond(status: 200, headers: InspectorRoute.fields(contentType: file.contentType), body: Data(file.bytes))
+        case .redirect:
+            var fields = InspectorRoute.protectiveFields
+            fields[.location] = InspectorRoute.path
+            delivery.respond(status: 308, headers: fields, body: Data())
+        case .feed:
+            InspectorFeed.open(on: delivery, registry: server.registry)
         }
     }
 
