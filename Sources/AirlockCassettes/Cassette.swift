@@ -42,6 +42,11 @@ import Foundation
 /// **Secrets** never reach the file: ``redaction`` is applied as each exchange is recorded, and
 /// the placeholder it leaves (`[REDACTED]`) matches any value on replay.
 ///
+/// **Expiry**: with a ``maxAge`` (given here, or kept in the file), a cassette older than that is
+/// recorded again from scratch where the mode records, and fails to open where it does not (`CI`),
+/// saying how old it is. ``verify(against:options:send:)`` checks a cassette against the live
+/// service instead, entry by entry.
+///
 /// A cassette writes its file after every recorded exchange (off the caller's thread); ``save()``
 /// waits for the last write and reports any error.
 public final class Cassette: Sendable {

@@ -40,8 +40,10 @@ extension Cassette {
     private static func send(_ request: LiveRequest, with forwarder: Forwarder, timeout: TimeAmount) async throws -> RecordedResponse {
         let started = Date()
         return try await withCheckedThrowingContinuation { continuation in
-            // The forward's events arrive one at a time on its connection's event loop.
-            let state = Locked<(head: HTTPResponseHead?, body: ByteBuffer, answered: Bool)>((nil, ByteBuffer(), false))
+            // The forward's events arrive one at a time on its connection's event loop. A stream
+            // (a body without a length) is kept with its parts and the time before each, as
+            // `airlock record` keeps one, so that `--update` writes it as a recording would.
+            let state = Locked<(head: HTTPResponseHead?, parts: [StreamPart], last: Date, answered: Bool)>((nil, [], started, false))
             @Sendable func finish(_ result: Result<RecordedResponse, any Error>) {
                 guard state.withLock({ state in defer { state.answered = true }; return !state.answered }) else { return }
                 continuation.resume(with: result)
@@ -53,18 +55,26 @@ extension Cassette {
                 body: request.body,
                 limit: 64 * 1024 * 1024,
                 timeout: timeout,
-                streams: false
+                streams: true
             ) { event in
                 switch event {
                 case .whole(let response):
-                    finish(.success(Self.response(status: Int(response.status.code), headers: response.headers, body: response.body, since: started)))
+                    finish(.success(Self.response(status: Int(response.status.code), headers: response.headers, body: Data(response.body.readableBytesView), parts: nil, since: started)))
                 case .streamHead(let head):
-                    state.withLock { $0.head = head }
-                case .piece(var piece):
-                    state.withLock { _ = $0.body.writeBuffer(&piece) }
+                    state.withLock {
+                        $0.head = head
+                        $0.last = Date()
+                    }
+                case .piece(let piece):
+                    state.withLock { state in
+                        let now = Date()
+                        state.parts.append(StreamPart(bytes: Data(piece.readableBytesView), after: now.timeIntervalSince(state.last)))
+                        state.last = now
+                    }
                 case .end:
-                    let (head, body) = state.withLock { ($0.head, $0.body) }
-                    finish(.success(Self.response(status: Int(head?.status.code ?? 0), headers: head?.headers ?? [:], body: body, since: started)))
+                    let (head, parts) = state.withLock { ($0.head, $0.parts) }
+                    let body = parts.reduce(into: Data()) { $0.append($1.bytes) }
+                    finish(.success(Self.response(status: Int(head?.status.code ?? 0), headers: head?.headers ?? [:], body: body, parts: parts, since: started)))
                 case .failed(let failure):
                     finish(.failure(failure))
                 case .cancelled:
@@ -74,14 +84,17 @@ extension Cassette {
         }
     }
 
-    private static func response(status: Int, headers: HTTPHeaders, body: ByteBuffer, since started: Date) -> RecordedResponse {
+    private static func response(status: Int, headers: HTTPHeaders, body: Data, parts: [StreamPart]?, since started: Date) -> RecordedResponse {
         let fields = HTTPFields(pairs: headers.lazy.map { (name: $0.name, value: $0.value) })
+        let encoded = fields.contentCoding != nil
         return RecordedResponse(
             status: status,
             headerFields: fields,
-            body: Data(body.readableBytesView),
-            bodyIsEncoded: fields.contentCoding != nil,
-            duration: Date().timeIntervalSince(started)
+            body: body,
+            bodyIsEncoded: encoded,
+            duration: Date().timeIntervalSince(started),
+            // The parts of a body in a content coding mean nothing apart, as in a recording.
+            stream: parts.flatMap { encoded ? nil : ResponseStream(kind: ResponseStream.Kind(contentType: fields[.contentType]), parts: $0) }
         )
     }
 }

@@ -60,6 +60,9 @@ struct CassetteVerifyTests {
             for index in 0..<4 {
                 #expect(oldParts.entries[index] != newParts.entries[index], "entry \(index) was not recorded again")
             }
+            // The stream is recorded again with its parts, as `airlock record` records one.
+            #expect(oldParts.entries[3].contains(#""_parts""#) && newParts.entries[3].contains(#""_parts""#), "\(newParts.entries[3])")
+            #expect(newParts.entries[3].contains("event: update"), "\(newParts.entries[3])")
             let again = try runAirlock(["cassette", "verify", cassette, "--against", upstream])
             #expect(again.status == 0, "\(again.output)\(again.errors)")
         }
