@@ -94,13 +94,10 @@ extension CassetteCommand {
             let report: DriftReport
             let opened: Cassette
             do {
-                opened = try Cassette(contentsOf: URL(fileURLWithPath: cassette), mode: .none, redaction: redactionOptions.redaction, environment: [:])
-                guard FileManager.default.fileExists(atPath: opened.url.path) else {
-                    printError("airlock: \(cassette) does not exist; give the HAR file to verify.")
-                    throw Self.notVerified
-                }
+                opened = try Cassette(verifying: URL(fileURLWithPath: cassette), redaction: redactionOptions.redaction)
                 report = try await opened.verify(against: URL(string: baseURL)!, options: options(contract: contract), timeout: timeout)
-            } catch let error as CassetteError {
+            } catch {
+                // A CassetteError: the only error the cassette's initializer and verify throw.
                 printError("airlock: \(error.description)")
                 throw Self.notVerified
             }

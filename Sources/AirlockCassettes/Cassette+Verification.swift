@@ -18,11 +18,34 @@ extension Cassette {
         public let body: Data?
     }
 
+    /// Opens a cassette to verify it against the live service (``verify(against:options:send:)``)
+    /// and refresh what drifted (``replaceDriftedEntries(from:redaction:)``), not to replay it:
+    /// nothing is read when it opens, `AIRLOCK_RECORD` and `CI` do not apply, and a cassette past
+    /// its ``maxAge`` opens too — which a nightly check of old recordings needs.
+    ///
+    /// ```swift
+    /// let cassette = try Cassette(verifying: URL(fileURLWithPath: "Fixtures/users.har"))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - url: The HAR file.
+    ///   - redaction: What to hide when drifted entries are written again, as when the cassette was
+    ///     recorded. Defaults to `standard`.
+    /// - Throws: ``CassetteError`` when the file does not exist.
+    public convenience init(verifying url: URL, redaction: Redaction = .standard) throws(CassetteError) {
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw CassetteError(.invalidFile, file: url.path, problem: "does not exist", fix: "Give the HAR file to verify.")
+        }
+        try self.init(contentsOf: url, mode: .all, redaction: redaction, environment: [:])
+    }
+
     /// Sends every recorded request to a live service and reports, per entry, what differs from
     /// the recording: status, media type, header names, the shape of JSON bodies and of streams
     /// of server-sent events — and values only where `options` asks.
     ///
-    /// The file is read again, so entries recorded in this run count. Every request is prepared
+    /// The file is read again, so entries recorded in this run count, whatever the mode the
+    /// cassette was opened in; ``init(verifying:redaction:)`` opens one for this alone, even past
+    /// its ``maxAge`` and on CI. Every request is prepared
     /// before the first is sent: an entry whose placeholder has no value is reported as not
     /// verified, and never sent. Requests go one at a time, in the file's order.
     ///

@@ -15,7 +15,7 @@ extension Cassette {
     ///
     /// ```swift
     /// @Test func usersCassetteStillTrue() async throws {
-    ///     let cassette = try Cassette(contentsOf: URL(fileURLWithPath: "Fixtures/users.har"), mode: .none)
+    ///     let cassette = try Cassette(verifying: URL(fileURLWithPath: "Fixtures/users.har"))
     ///     let report = try await cassette.verify(against: URL(string: "https://staging.example.com")!)
     ///     #expect(!report.hasDrift && !report.hasUnverified, "\(report.table)")
     /// }

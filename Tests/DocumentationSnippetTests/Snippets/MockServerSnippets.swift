@@ -40,7 +40,7 @@ func contractOverASocket() throws {
 @Suite(.disabled("a documentation sample: compiled, not run"))
 struct KeepingRecordingsTrueSample {
     @Test func usersCassetteIsStillTrue() async throws {
-        let cassette = try Cassette(contentsOf: URL(fileURLWithPath: "Fixtures/users.har"), mode: .none)
+        let cassette = try Cassette(verifying: URL(fileURLWithPath: "Fixtures/users.har"))
         var options = DriftOptions()
         options.ignoredFields = ["$.requestId"]
         options.ignoredHeaders = ["Date"]
