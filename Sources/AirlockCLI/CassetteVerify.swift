@@ -56,7 +56,7 @@ extension CassetteCommand {
         @Flag(help: "Print the report as JSON (for CI) instead of a table.")
         var json = false
 
-        @Option(help: "Seconds each answer may take; a slower entry is reported as not verified.")
+        @Option(help: "Seconds each answer may take: a slower entry is reported as not verified, and a stream still open then is compared as far as it came.")
         var timeout: Double = 60
 
         @OptionGroup(title: "Redaction") var redactionOptions: RedactionOptions

@@ -24,8 +24,9 @@ extension Cassette {
     /// - Parameters:
     ///   - baseURL: The live service's origin (and a path prefix, if any).
     ///   - options: What is compared, what is ignored, and where placeholders' values come from.
-    ///   - timeout: How long each answer may take, in seconds; an entry whose answer takes
-    ///     longer is reported as not verified.
+    ///   - timeout: How long each answer may take, in seconds: an entry whose answer takes longer
+    ///     is reported as not verified, and a stream still open then (an event feed that never
+    ///     ends) is compared as far as it came.
     /// - Returns: The report, one entry per entry of the file.
     /// - Throws: ``CassetteError`` when the file, a rule or the base URL cannot be used.
     public func verify(against baseURL: URL, options: DriftOptions = DriftOptions(), timeout: TimeInterval = 60) async throws(CassetteError) -> DriftReport {
@@ -48,7 +49,7 @@ extension Cassette {
                 guard state.withLock({ state in defer { state.answered = true }; return !state.answered }) else { return }
                 continuation.resume(with: result)
             }
-            forwarder.execute(
+            let handle = forwarder.execute(
                 method: HTTPMethod(rawValue: request.method),
                 url: request.url,
                 headers: request.headers.map { (name: $0.name, value: $0.value) },
@@ -78,9 +79,15 @@ extension Cassette {
                 case .failed(let failure):
                     finish(.failure(failure))
                 case .cancelled:
-                    finish(.failure(Forwarder.Failure(description: "cancelled")))
+                    // A stream still open at the deadline: compared as far as it came.
+                    let (head, parts) = state.withLock { ($0.head, $0.parts) }
+                    let body = parts.reduce(into: Data()) { $0.append($1.bytes) }
+                    finish(.success(Self.response(status: Int(head?.status.code ?? 0), headers: head?.headers ?? [:], body: body, parts: parts, since: started)))
                 }
             }
+            // A whole answer times out on its own; a stream that never ends (an event feed) is
+            // closed once the time is up.
+            MultiThreadedEventLoopGroup.singleton.next().scheduleTask(in: timeout) { handle.cancel() }
         }
     }
 
