@@ -44,7 +44,7 @@ extension Cassette {
             // The forward's events arrive one at a time on its connection's event loop. A stream
             // (a body without a length) is kept with its parts and the time before each, as
             // `airlock record` keeps one, so that `--update` writes it as a recording would.
-            let state = Locked<(head: HTTPResponseHead?, parts: [StreamPart], last: Date, answered: Bool)>((nil, [], started, false))
+            let state = Locked<(head: HTTPResponseHead?, parts: [StreamPart], last: Date, answered: Bool, timedOut: Bool)>((nil, [], started, false, false))
             @Sendable func finish(_ result: Result<RecordedResponse, any Error>) {
                 guard state.withLock({ state in defer { state.answered = true }; return !state.answered }) else { return }
                 continuation.resume(with: result)
@@ -77,7 +77,15 @@ extension Cassette {
                     let body = parts.reduce(into: Data()) { $0.append($1.bytes) }
                     finish(.success(Self.response(status: Int(head?.status.code ?? 0), headers: head?.headers ?? [:], body: body, parts: parts, since: started)))
                 case .failed(let failure):
-                    finish(.failure(failure))
+                    let (head, parts, timedOut) = state.withLock { ($0.head, $0.parts, $0.timedOut) }
+                    if timedOut, let head {
+                        // A stream still open at the deadline, closed under its parser: compared as
+                        // far as it came.
+                        let body = parts.reduce(into: Data()) { $0.append($1.bytes) }
+                        finish(.success(Self.response(status: Int(head.status.code), headers: head.headers, body: body, parts: parts, since: started)))
+                    } else {
+                        finish(.failure(failure))
+                    }
                 case .cancelled:
                     // A stream still open at the deadline: compared as far as it came.
                     let (head, parts) = state.withLock { ($0.head, $0.parts) }
@@ -87,7 +95,10 @@ extension Cassette {
             }
             // A whole answer times out on its own; a stream that never ends (an event feed) is
             // closed once the time is up.
-            MultiThreadedEventLoopGroup.singleton.next().scheduleTask(in: timeout) { handle.cancel() }
+            MultiThreadedEventLoopGroup.singleton.next().scheduleTask(in: timeout) {
+                state.withLock { $0.timedOut = true }
+                handle.cancel()
+            }
         }
     }
 

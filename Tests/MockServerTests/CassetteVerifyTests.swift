@@ -138,6 +138,20 @@ struct CassetteVerifyTests {
         }
     }
 
+    @Test func aStreamThatNeverEndsIsComparedAsFarAsItCameAtTheTimeout() async throws {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let file = folder.appendingPathComponent("feed.har")
+        let entry = #"{"startedDateTime": "2026-01-01T00:00:00Z", "request": {"method": "GET", "url": "http://api.test/feed"}, "response": {"status": 200, "headers": [{"name": "Content-Type", "value": "text/event-stream"}], "content": {"mimeType": "text/event-stream", "text": "event: tick\ndata: {\"n\": 1}\n\n"}}}"#
+        try Data(#"{"log": {"version": "1.2", "creator": {"name": "t", "version": "1"}, "entries": [\#(entry)]}}"#.utf8).write(to: file)
+        try await withPythonUpstream("drift_upstream.py") { port in
+            // The upstream sends its head and first event at once and then never ends the stream:
+            // the timeout closes it (5 s is ample for a loopback connection), and what came agrees.
+            let result = try runAirlock(["cassette", "verify", file.path, "--against", "http://127.0.0.1:\(port)", "--timeout", "5"])
+            #expect(result.status == 0, "\(result.output)\(result.errors)")
+            #expect(result.output.contains("1 of 1 entry agrees"), "\(result.output)")
+        }
+    }
+
     private static let statusContract = """
         openapi: 3.0.3
         info: {title: Drift, version: "1"}

@@ -10,6 +10,8 @@ when ready. Version 1 answers until `/__admin/version?set=2` switches every rout
     GET /events         server-sent events `message` {"n": 1}, `message` {"n": 2};
                         v2: the second is `update` with {"n": "2"}
     GET /stable         {"same": [1, 2]}, in both versions
+    GET /feed           server-sent events that never end: one `tick` at once, then nothing
+                        until the client closes the connection
     GET /accounts/ID    200 {"account": ID} when the X-Account header is ID too, else 404
     GET /__admin/version?set=N    switches the version (not counted)
     GET /__admin/count            how many other requests arrived, as {"count": N}
@@ -77,6 +79,16 @@ class Handler(BaseHTTPRequestHandler):
                 self.wfile.write(b"%x\r\n" % len(event) + event + b"\r\n")
                 self.wfile.flush()
             self.wfile.write(b"0\r\n\r\n")
+            return
+        if path == "/feed":
+            event = b'event: tick\ndata: {"n": 1}\n\n'
+            head = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+            # The head and the first event in one write; then the stream stays open.
+            self.wfile.write(head + b"%x\r\n" % len(event) + event + b"\r\n")
+            self.wfile.flush()
+            while self.connection.recv(1024):
+                pass
+            self.close_connection = True
             return
         if path.startswith("/accounts/"):
             account = unquote(path[len("/accounts/"):])
