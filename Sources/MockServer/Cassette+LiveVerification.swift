@@ -44,10 +44,16 @@ extension Cassette {
             // The forward's events arrive one at a time on its connection's event loop. A stream
             // (a body without a length) is kept with its parts and the time before each, as
             // `airlock record` keeps one, so that `--update` writes it as a recording would.
-            let state = Locked<(head: HTTPResponseHead?, parts: [StreamPart], last: Date, answered: Bool, timedOut: Bool)>((nil, [], started, false, false))
+            let state = Locked(LiveAnswer(last: started))
             @Sendable func finish(_ result: Result<RecordedResponse, any Error>) {
                 guard state.withLock({ state in defer { state.answered = true }; return !state.answered }) else { return }
                 continuation.resume(with: result)
+            }
+            /// The stream as far as it came.
+            @Sendable func finishStream() {
+                let (head, parts) = state.withLock { ($0.head, $0.parts) }
+                let body = parts.reduce(into: Data()) { $0.append($1.bytes) }
+                finish(.success(Self.response(status: Int(head?.status.code ?? 0), headers: head?.headers ?? [:], body: body, parts: parts, since: started)))
             }
             let handle = forwarder.execute(
                 method: HTTPMethod(rawValue: request.method),
@@ -73,24 +79,14 @@ extension Cassette {
                         state.last = now
                     }
                 case .end:
-                    let (head, parts) = state.withLock { ($0.head, $0.parts) }
-                    let body = parts.reduce(into: Data()) { $0.append($1.bytes) }
-                    finish(.success(Self.response(status: Int(head?.status.code ?? 0), headers: head?.headers ?? [:], body: body, parts: parts, since: started)))
+                    finishStream()
                 case .failed(let failure):
-                    let (head, parts, timedOut) = state.withLock { ($0.head, $0.parts, $0.timedOut) }
-                    if timedOut, let head {
-                        // A stream still open at the deadline, closed under its parser: compared as
-                        // far as it came.
-                        let body = parts.reduce(into: Data()) { $0.append($1.bytes) }
-                        finish(.success(Self.response(status: Int(head.status.code), headers: head.headers, body: body, parts: parts, since: started)))
-                    } else {
-                        finish(.failure(failure))
-                    }
+                    // Closing a stream at the deadline can trip its parser: it still counts as far as it came.
+                    let (hasHead, timedOut) = state.withLock { ($0.head != nil, $0.timedOut) }
+                    if timedOut, hasHead { finishStream() } else { finish(.failure(failure)) }
                 case .cancelled:
                     // A stream still open at the deadline: compared as far as it came.
-                    let (head, parts) = state.withLock { ($0.head, $0.parts) }
-                    let body = parts.reduce(into: Data()) { $0.append($1.bytes) }
-                    finish(.success(Self.response(status: Int(head?.status.code ?? 0), headers: head?.headers ?? [:], body: body, parts: parts, since: started)))
+                    finishStream()
                 }
             }
             // A whole answer times out on its own; a stream that never ends (an event feed) is
@@ -100,6 +96,19 @@ extension Cassette {
                 handle.cancel()
             }
         }
+    }
+
+    /// What has arrived of one live answer, behind the lock its events share.
+    private struct LiveAnswer {
+        var head: HTTPResponseHead?
+        /// A stream's parts so far, each with the time before it.
+        var parts: [StreamPart] = []
+        /// When the head or the last part arrived.
+        var last: Date
+        /// Whether the caller has its answer.
+        var answered = false
+        /// Whether the time ran out (a stream is then closed, and compared as far as it came).
+        var timedOut = false
     }
 
     private static func response(status: Int, headers: HTTPHeaders, body: Data, parts: [StreamPart]?, since started: Date) -> RecordedResponse {
