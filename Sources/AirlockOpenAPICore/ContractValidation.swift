@@ -30,13 +30,13 @@ public final class ContractValidation: Sendable, ExchangeObserver {
         journal?.removeObserver(self)
     }
 
-    package func exchangeEnded(_ request: RecordedRequest, response: RecordedResponse, redaction: Redaction) -> String? {
+    package func exchangeEnded(_ request: RecordedRequest, response: RecordedResponse, redaction: Redaction) -> ExchangeObservation? {
         let (operation, violations) = check(request, response: response, redaction: redaction)
         if !violations.isEmpty {
             found.withLock { $0.append(contentsOf: violations) }
             violations.forEach(report)
         }
-        return operation?.name
+        return ExchangeObservation(operationID: operation?.name, problems: violations.map(\.description))
     }
 
     /// The request's operation and every violation of the exchange.

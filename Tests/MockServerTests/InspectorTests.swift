@@ -4,6 +4,7 @@ import HTTPMock
 import MockServer
 import NIOCore
 import NIOHTTP1
+import ProcessSupport
 import Testing
 
 /// The traffic page (`/__admin/inspector/`): its live feed through a real socket, its protections,
@@ -128,6 +129,64 @@ import Testing
         }
     }
 
+    /// `airlock serve --openapi`: a contract's violations come with their exchange, pointers
+    /// included, and so does the operation.
+    @Test func theFeedCarriesAContractsViolations() async throws {
+        let spec = Repository.openAPIExamples.appendingPathComponent("v3.0/petstore.yaml").path
+        let airlock = try LaunchedAirlock(["serve", "--openapi", spec, "--port", "0", "--quiet"], standardError: Pipe())
+        defer { airlock.stopIfRunning() }
+        let (_, base) = try await airlock.banner()
+        try await withClient { client in
+            let feed = try await client.execute(HTTPClientRequest(url: base + "/__admin/inspector/feed"), timeout: hangGuard)
+            let reading = Task { try await Self.readFeed(feed, untilPath: "/v1/pets") }
+            _ = try await send(client, "\(base)/v1/pets", method: .POST, headers: [("Content-Type", "application/json")], body: #"{"name": "Rex"}"#)
+            let exchange = try #require(Self.events(in: try await reading.value).last)
+            #expect(exchange["operation"] as? String == "createPets")
+            let problems = exchange["problems"] as? [String] ?? []
+            #expect(problems.count == 1)
+            #expect(problems.first?.contains(#"missing required property "id" (required at #/components/schemas/Pet/required)"#) == true, "\(problems)")
+        }
+    }
+
+    /// `airlock record`: the page's state says which cassette it records into and how many
+    /// exchanges it has recorded; scenarios come with their states.
+    @Test func theStateShowsTheRecordingAndTheScenarios() async throws {
+        let upstream = HTTPMock()
+        upstream.registerResponses {
+            Host("**") { Path("/items") { MockResponse.plaintext("one", lifetime: .eternal) } }
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("airlock-inspector-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await withServer(upstream) { real in
+            let recorder = try LaunchedAirlock(["record", "--target", real.baseURL.absoluteString, "--cassette", folder.appendingPathComponent("api.har").path, "--port", "0", "--quiet"])
+            defer { recorder.stopIfRunning() }
+            let port = try lastPort(in: try #require(await recorder.lines.next(), "airlock record printed nothing"))
+            let base = "http://127.0.0.1:\(port)"
+            try await withClient { client in
+                #expect(try await send(client, base + "/items").text == "one")
+                let state = try await send(client, base + "/__admin/inspector/state")
+                #expect(state.headers["Content-Security-Policy"].isEmpty == false)
+                let json = try #require(try JSONSerialization.jsonObject(with: Data(state.text.utf8)) as? [String: Any])
+                let cassette = try #require(json["cassette"] as? [String: Any])
+                #expect(cassette["file"] as? String == "api.har")
+                #expect(cassette["recording"] as? Bool == true)
+                #expect(cassette["recorded"] as? Int == 1)
+            }
+        }
+        let stubs = try Self.write(#"{"stubs": [{"path": "/next", "scenarioName": "checkout", "newScenarioState": "paid", "responses": [{"body": "ok"}]}]}"#, named: "s.json")
+        defer { try? FileManager.default.removeItem(at: stubs.deletingLastPathComponent()) }
+        let server = try LaunchedAirlock(["serve", stubs.path, "--port", "0", "--quiet"])
+        defer { server.stopIfRunning() }
+        let (_, base) = try await server.banner()
+        try await withClient { client in
+            _ = try await send(client, base + "/next")
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(try await send(client, base + "/__admin/inspector/state").text.utf8)) as? [String: Any])
+            #expect(json["scenarios"] as? [[String: String]] == [["name": "checkout", "state": "paid"]])
+            #expect(json["cassette"] is NSNull)
+        }
+    }
+
     /// With an admin token, the page's files open without it (they hold no data) and the feed
     /// needs it; a page of another origin is refused.
     @Test func theFeedNeedsTheTokenAndItsOwnOrigin() async throws {
@@ -189,6 +248,13 @@ import Testing
         let keyboard = page["keyboard"] as? [String: Any]
         #expect(keyboard?["firstRowReached"] as? String == "9")
         #expect(keyboard?["opened"] as? String == "Exchange #8")
+        // Search, filter, pause: an exchange that ends while paused is held back, then shown.
+        #expect(page["searched"] as? [String] == [base + "/users/2?page=3", base + "/users/2?page=3"])
+        #expect(page["filteredMatched"] as? [String] == [base + "/users/2?page=3", base + "/users/1"], "the stub added from the page answered #9")
+        let paused = page["paused"] as? [String: Any]
+        #expect(paused?["button"] as? String == "Resume (1 new)")
+        #expect(paused?["rowsWhilePaused"] as? Int == 0)
+        #expect(paused?["rowsAfterResume"] as? Int == 1)
         let axe = page["axe"] as? [String: Any]
         #expect((axe?["rules"] as? Int ?? 0) > 10, "axe-core ran its rules")
         #expect((axe?["violations"] as? [[String: Any]])?.isEmpty == true, "\(axe?["violations"] ?? "")")

@@ -262,6 +262,23 @@ def inspector(arguments):
             browser.switch_to.active_element.send_keys(Keys.ARROW_DOWN)
             browser.switch_to.active_element.send_keys(Keys.ENTER)
             result["keyboard"]["opened"] = browser.execute_script("return document.getElementById('detail-heading').textContent")
+        # Search, filter and pause.
+        search = browser.find_element(By.ID, "search")
+        search.clear()
+        search.send_keys("users/2")
+        result["searched"] = browser.execute_script("return [...document.querySelectorAll('#rows tr')].map((tr) => tr.children[2].textContent)")
+        search.clear()
+        search.send_keys(Keys.BACKSPACE)
+        browser.execute_script("const f = document.getElementById('filter'); f.value = 'matched'; f.dispatchEvent(new Event('change'))")
+        result["filteredMatched"] = browser.execute_script("return [...document.querySelectorAll('#rows tr')].map((tr) => tr.children[2].textContent)")
+        browser.execute_script("const f = document.getElementById('filter'); f.value = 'all'; f.dispatchEvent(new Event('change'))")
+        before = browser.execute_script("return document.querySelectorAll('#rows tr').length")
+        browser.find_element(By.ID, "pause").click()
+        send(server, "GET", "/while-paused", {}, None)
+        result["paused"] = {"button": wait_for(browser, "const b = document.getElementById('pause'); return b.textContent.includes('1 new') ? b.textContent : null", "the held exchange's count", report)}
+        result["paused"]["rowsWhilePaused"] = browser.execute_script("return document.querySelectorAll('#rows tr').length") - before
+        browser.find_element(By.ID, "pause").click()
+        result["paused"]["rowsAfterResume"] = wait_for(browser, f"const n = document.querySelectorAll('#rows tr').length; return n > {before} ? n - {before} : null", "the held exchange after resuming", report)
         # axe-core's rules (labels, names, contrast, structure) on the page with a detail open.
         from axe_selenium_python import Axe
 

@@ -40,6 +40,7 @@ enum InspectorExchange {
         members.append(("stub", shown.stub.map(JSONValue.string) ?? .null))
         members.append(("source", shown.sourceID.map { .string($0.uuidString.lowercased()) } ?? .null))
         members.append(("operation", shown.operationID.map(JSONValue.string) ?? .null))
+        members.append(("problems", .array(shown.problems.map { .string(redaction.text($0)) })))
         members.append(("request", .members([
             ("headers", fields(shown.headers.lazy.map { ($0.name, $0.value) })),
             ("body", body(shown.body ?? Data(), size: shown.bodySize, contentType: shown.header("Content-Type"))),

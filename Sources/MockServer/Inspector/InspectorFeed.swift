@@ -46,18 +46,20 @@ final class InspectorFeed: ExchangeObserver {
         context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(backlog))), promise: nil)
     }
 
-    func exchangeEnded(_ request: RecordedRequest, response: RecordedResponse, redaction: Redaction) -> String? {
-        var copy = request
-        copy.response = response
-        let ended = copy
+    func exchangeEnded(_ request: RecordedRequest, response: RecordedResponse, redaction: Redaction) -> ExchangeObservation? {
+        nil
+    }
+
+    /// The exchange with its response and what the other observers found (a contract's
+    /// violations), written on this connection's event loop.
+    func exchangeRecorded(_ request: RecordedRequest, redaction: Redaction) {
         eventLoop.execute { [self] in
             let delivery = delivery.value
             guard delivery.context.channel.isActive else { return }
             var buffer = ByteBuffer()
-            append(ended, redaction: redaction, to: &buffer)
+            append(request, redaction: redaction, to: &buffer)
             delivery.context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(buffer))), promise: nil)
         }
-        return nil
     }
 
     /// Writes the `exchange` event of `request` (redacted here, as the journal shows it).

@@ -22,6 +22,8 @@ enum InspectorRoute {
     case redirect
     /// `GET /__admin/inspector/feed`: the exchanges as server-sent events.
     case feed
+    /// `GET /__admin/inspector/state`: the scenarios' states and the recording's.
+    case state
 
     init?(_ head: HTTPRequestHead) {
         guard head.method == .GET || head.method == .HEAD else { return nil }
@@ -33,15 +35,18 @@ enum InspectorRoute {
         case Self.path + "inspector.css": self = .file(File(contentType: "text/css; charset=utf-8", bytes: PackageResources.inspector_css))
         case Self.path + "favicon.svg": self = .file(File(contentType: "image/svg+xml", bytes: PackageResources.favicon_svg))
         case Self.path + "feed": self = .feed
+        case Self.path + "state": self = .state
         default: return nil
         }
     }
 
-    /// Whether the request needs the admin token (where the server has one): the feed does, the
-    /// page's files do not.
+    /// Whether the request needs the admin token (where the server has one): the feed and the
+    /// state do, the page's files do not.
     var needsToken: Bool {
-        if case .feed = self { return true }
-        return false
+        switch self {
+        case .feed, .state: true
+        case .file, .redirect: false
+        }
     }
 
     /// What every answer of the page carries: nothing from elsewhere may load or run (scripts,

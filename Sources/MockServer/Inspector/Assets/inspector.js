@@ -83,7 +83,7 @@
     exchanges.set(exchange.sequence, exchange);
     render();
     if (selected === exchange.sequence) showDetail(exchange);
-    refreshScenarios();
+    refreshState();
   }
 
   // MARK: The list
@@ -92,6 +92,7 @@
     const filter = $("filter").value;
     if (filter === "unmatched" && exchange.matched) return false;
     if (filter === "matched" && !exchange.matched) return false;
+    if (filter === "problems" && !(exchange.problems && exchange.problems.length)) return false;
     const search = $("search").value.trim().toLowerCase();
     if (!search) return true;
     const status = exchange.response ? String(exchange.response.status ?? exchange.response.error ?? "") : "";
@@ -122,7 +123,7 @@
       el("td", {}, String(exchange.sequence)),
       el("td", {}, exchange.method),
       el("td", {}, exchange.url),
-      el("td", {}, status),
+      el("td", {}, status, exchange.problems && exchange.problems.length ? el("span", { class: "unmatched" }, " ⚠", el("span", { class: "visually-hidden" }, " contract violations")) : null),
       el("td", {}, answeredBy(exchange)),
       el("td", {}, clock(exchange.time)),
       el("td", {}, response ? size(response.body.size) : ""));
@@ -283,6 +284,11 @@
       exchange.operation ? [el("dt", {}, "Operation"), el("dd", {}, exchange.operation)] : null,
       el("dt", {}, "Time"), el("dd", {}, clock(exchange.time) + (response ? " (" + response.durationMs + " ms)" : ""))));
     if (exchange.diagnosis) parts.push(diagnosisView(exchange.diagnosis));
+    if (exchange.problems && exchange.problems.length) {
+      parts.push(el("section", { "aria-labelledby": "problems-heading" },
+        el("h3", { id: "problems-heading" }, "Contract violations"),
+        el("ul", { class: "problems" }, exchange.problems.map((problem) => el("li", { class: "verdict differs" }, problem)))));
+    }
     parts.push(el("h3", {}, "Request"), headerTable(exchange.request.headers, "Request header fields"), bodyView(exchange.request.body));
     if (response) {
       parts.push(el("h3", {}, "Response"), headerTable(response.headers, "Response header fields"));
@@ -312,18 +318,20 @@
     $("detail").hidden = false;
   }
 
-  // MARK: Scenarios
+  // MARK: Scenarios and the recording
 
-  let scenarioTimer = null;
-  function refreshScenarios() {
-    if (scenarioTimer) return;
-    scenarioTimer = setTimeout(async () => {
-      scenarioTimer = null;
+  let stateTimer = null;
+  function refreshState() {
+    if (stateTimer) return;
+    stateTimer = setTimeout(async () => {
+      stateTimer = null;
       try {
-        const response = await fetch("../scenarios", { headers: authorization, cache: "no-store" });
+        const response = await fetch("state", { headers: authorization, cache: "no-store" });
         if (!response.ok) return;
-        const { scenarios } = await response.json();
+        const { scenarios, cassette } = await response.json();
         $("scenario-list").replaceChildren(...(scenarios.length ? scenarios.map((s) => el("li", {}, s.name + ": " + s.state)) : [el("li", {}, "None")]));
+        $("recording").textContent = !cassette ? "No cassette."
+          : (cassette.recording ? "Recording into " : "Replaying ") + cassette.file + " (" + cassette.mode + "): " + cassette.recorded + " recorded, " + cassette.entries + " in all.";
       } catch (error) { /* the feed says when the server is gone */ }
     }, 300);
   }
@@ -338,6 +346,6 @@
     $("pause").textContent = paused ? "Resume" : "Pause";
     if (!paused) for (const exchange of held.splice(0)) receive(exchange);
   });
-  refreshScenarios();
+  refreshState();
   follow();
 })();

@@ -121,6 +121,10 @@ final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             delivery.respond(status: 308, headers: fields, body: Data())
         case .feed:
             InspectorFeed.open(on: delivery, registry: server.registry)
+        case .state:
+            var fields = InspectorRoute.fields(contentType: "application/json")
+            fields[.cacheControl] = "no-store"
+            delivery.respond(status: 200, headers: fields, body: InspectorState.json(server.registry).prettyText)
         }
     }
 
