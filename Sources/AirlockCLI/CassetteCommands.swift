@@ -37,6 +37,9 @@ struct Record: AsyncParsableCommand {
     @Option(help: "newEpisodes (the default) replays what the file has and records what it lacks; all records everything again.")
     var mode: String = Cassette.RecordMode.newEpisodes.rawValue
 
+    @Option(help: ArgumentHelp("How old the cassette may grow before it is recorded again, such as 30d (s, m, h, d, w), kept in the file (_maxAge); an older cassette is recorded again from scratch.", valueName: "age"))
+    var maxAge: String?
+
     @Option(help: "The port to listen on; 0 picks a free one.")
     var port: Int = 8080
 
@@ -54,8 +57,13 @@ struct Record: AsyncParsableCommand {
 
     @OptionGroup var parentOptions: ParentOptions
 
+    func validate() throws {
+        try validateMaxAge(maxAge)
+    }
+
     func run() async throws {
         parentOptions.watchParent()
+        try redactionOptions.requireVariables()
         guard let recordMode = Cassette.RecordMode.allCases.first(where: { $0.rawValue.lowercased() == mode.lowercased() }),
             recordMode == .newEpisodes || recordMode == .all
         else {
@@ -81,6 +89,7 @@ struct Record: AsyncParsableCommand {
             mode: recordMode,
             matching: Cassette.Matching(),
             redaction: redactionOptions.redaction,
+            maxAge: maxAge.flatMap(MaxAge.init),
             recordCommand: "airlock record --cassette \(self.cassette) --mode all"
         )
         var printExchange: (@Sendable (MockServer.Exchange) -> Void)?
@@ -180,6 +189,7 @@ struct Redact: AsyncParsableCommand {
     @OptionGroup(title: "Redaction") var redactionOptions: RedactionOptions
 
     func run() async throws {
+        try redactionOptions.requireVariables()
         let url = URL(fileURLWithPath: file)
         let archive = try readArchive(url)
         do {
@@ -197,7 +207,7 @@ struct CassetteCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cassette",
         abstract: "Work with HAR cassettes.",
-        subcommands: [Check.self, WireMock.self]
+        subcommands: [Check.self, Verify.self, WireMock.self]
     )
 
     /// `airlock cassette wiremock FILE DIR`
@@ -226,6 +236,7 @@ struct CassetteCommand: AsyncParsableCommand {
         @OptionGroup(title: "Redaction") var redactionOptions: RedactionOptions
 
         func run() async throws {
+            try redactionOptions.requireVariables()
             let archive = try readArchive(URL(fileURLWithPath: file))
             let snapshot = WireMockSnapshot(archive, redaction: redactionOptions.redaction)
             try writeSnapshot(snapshot, to: directory, force: force)

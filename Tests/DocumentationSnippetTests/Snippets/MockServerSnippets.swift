@@ -35,3 +35,16 @@ func contractOverASocket() throws {
     let server = MockServer()
     server.registerStubs(from: contract)
 }
+
+// Recording.md, "Keeping recordings true": a test target run on purpose (nightly).
+@Suite(.disabled("a documentation sample: compiled, not run"))
+struct KeepingRecordingsTrueSample {
+    @Test func usersCassetteIsStillTrue() async throws {
+        let cassette = try Cassette(verifying: URL(fileURLWithPath: "Fixtures/users.har"))
+        var options = DriftOptions()
+        options.ignoredFields = ["$.requestId"]
+        options.ignoredHeaders = ["Date"]
+        let report = try await cassette.verify(against: URL(string: "https://staging.example.com")!, options: options)
+        #expect(!report.hasDrift && !report.hasUnverified, "\(report.table)")
+    }
+}
