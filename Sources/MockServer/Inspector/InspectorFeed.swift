@@ -10,25 +10,30 @@ import NIOHTTP1
 /// entries when the page connects, then for each exchange as it ends. The page asks for an
 /// exchange's detail (`GET /__admin/inspector/exchanges/<sequence>`) when it opens one.
 ///
-/// It watches the journal as an exchange observer for as long as the connection is open. The
-/// observer is called on the exchange's own thread; it only hands the row to this connection's
-/// event loop. A page that cannot keep up (the connection's buffer full) misses rows rather than
-/// growing the server's memory: a `missed` event then says how many, and the page offers to
-/// reload. A page that is closed costs nothing.
+/// It watches the journal as an exchange observer for as long as the connection is open. An
+/// exchange only adds its request to a list under a lock; every ``interval`` the connection's
+/// event loop takes the list, builds the rows and writes them at once — no wake-up per exchange,
+/// no work on the exchange's thread. A page that cannot keep up (the connection's buffer full, or
+/// more than ``pendingLimit`` rows waiting) misses rows rather than growing the server's memory:
+/// a `missed` event then says how many, and the page offers to reload. A page that is closed
+/// costs nothing.
 final class InspectorFeed: ExchangeObserver {
-    /// What the event loop keeps: how many rows were not sent since the last one that was.
-    private struct Backlog {
+    /// How often the rows of the exchanges that ended are written.
+    static let interval: TimeAmount = .milliseconds(100)
+    /// The most rows that wait for the next write; beyond, they are missed.
+    static let pendingLimit = 10_000
+
+    /// What waits for the next write: the requests that ended, and how many were missed.
+    private struct Pending {
+        var requests: [(request: RecordedRequest, redaction: Redaction)] = []
         var missed = 0
     }
 
     private let delivery: NIOLoopBound<ExchangeDelivery>
-    private let backlog: NIOLoopBoundBox<Backlog>
-    private let eventLoop: any EventLoop
+    private let pending = Locked(Pending())
 
     private init(delivery: ExchangeDelivery) {
-        eventLoop = delivery.context.eventLoop
-        self.delivery = NIOLoopBound(delivery, eventLoop: eventLoop)
-        backlog = NIOLoopBoundBox(Backlog(), eventLoop: eventLoop)
+        self.delivery = NIOLoopBound(delivery, eventLoop: delivery.context.eventLoop)
     }
 
     /// Answers `GET /__admin/inspector/feed` on `delivery`'s connection: the stream's head, the
@@ -42,7 +47,6 @@ final class InspectorFeed: ExchangeObserver {
         // Watch first, then send what the journal has: an exchange that ends in between comes
         // twice (the page keeps the later), none is missed.
         journal.addObserver(feed)
-        context.channel.closeFuture.whenComplete { _ in journal.removeObserver(feed) }
         let redaction = journal.redaction
         var buffer = ByteBuffer()
         buffer.writeString(": Airlock traffic feed\n\n")
@@ -50,31 +54,50 @@ final class InspectorFeed: ExchangeObserver {
             append(request, redaction: redaction, to: &buffer)
         }
         context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(buffer))), promise: nil)
+        let writing = context.eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in feed.write() }
+        context.channel.closeFuture.whenComplete { _ in
+            writing.cancel()
+            journal.removeObserver(feed)
+        }
     }
 
     func exchangeEnded(_ request: RecordedRequest, response: RecordedResponse, redaction: Redaction) -> ExchangeObservation? {
         nil
     }
 
-    /// The exchange's row, with what the other observers found, written on this connection's
-    /// event loop (or counted as missed while the connection cannot take more).
+    /// Keeps the exchange (with what the other observers found) for the next write.
     func exchangeRecorded(_ request: RecordedRequest, redaction: Redaction) {
-        eventLoop.execute { [self] in
-            let delivery = delivery.value
-            let channel = delivery.context.channel
-            guard channel.isActive else { return }
-            guard channel.isWritable else {
-                backlog.value.missed += 1
-                return
+        pending.withLock { pending in
+            if pending.requests.count < Self.pendingLimit {
+                pending.requests.append((request, redaction))
+            } else {
+                pending.missed += 1
             }
-            var buffer = ByteBuffer()
-            if backlog.value.missed > 0 {
-                buffer.writeString("event: missed\ndata: \(backlog.value.missed)\n\n")
-                backlog.value.missed = 0
-            }
-            Self.append(request, redaction: redaction, to: &buffer)
-            delivery.context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(buffer))), promise: nil)
         }
+    }
+
+    /// Writes the rows of the exchanges that ended since the last write (on the event loop).
+    private func write() {
+        let taken = pending.withLock { pending in
+            defer { pending = Pending() }
+            return pending
+        }
+        guard !taken.requests.isEmpty || taken.missed > 0 else { return }
+        let delivery = delivery.value
+        let channel = delivery.context.channel
+        guard channel.isActive else { return }
+        guard channel.isWritable else {
+            pending.withLock { $0.missed += taken.missed + taken.requests.count }
+            return
+        }
+        var buffer = ByteBuffer()
+        if taken.missed > 0 {
+            buffer.writeString("event: missed\ndata: \(taken.missed)\n\n")
+        }
+        for (request, redaction) in taken.requests {
+            Self.append(request, redaction: redaction, to: &buffer)
+        }
+        delivery.context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(buffer))), promise: nil)
     }
 
     /// Writes the `exchange` event of `request`'s row.
