@@ -6,6 +6,7 @@ import NIOCore
 import NIOHTTP1
 import ProcessSupport
 import Testing
+import WebSocketKit
 
 /// The traffic page (`/__admin/inspector/`): its live feed through a real socket, its protections,
 /// and the page itself in headless Chromium, driven by Selenium (`Tests/Tools/browser_clients.py`).
@@ -195,6 +196,41 @@ import Testing
             let json = try #require(try JSONSerialization.jsonObject(with: Data(try await send(client, base + "/__admin/inspector/state").text.utf8)) as? [String: Any])
             #expect(json["scenarios"] as? [[String: String]] == [["name": "checkout", "state": "paid"]])
             #expect(json["cassette"] is NSNull)
+        }
+    }
+
+    /// A WebSocket's row comes again with each frame, and its detail has the frames with their
+    /// times, both ways.
+    @Test func aWebSocketsFramesReachThePageAsTheyPass() async throws {
+        let mock = HTTPMock()
+        mock.registerResponses {
+            Host("**") { Path("/chat") { MockResponse.webSocket([.send(.text("welcome")), .echoUntilClosed]) } }
+        }
+        try await withServer(mock) { server in
+            try await withClient { client in
+                let feed = try await client.execute(HTTPClientRequest(url: server.inspectorURL.absoluteString + "feed"), timeout: hangGuard)
+                let reading = Task {
+                    var text = ""
+                    for try await buffer in feed.body {
+                        text += String(buffer: buffer)
+                        // The welcome and the echo both ways: three frames.
+                        if Self.events(in: text).contains(where: { ($0["frames"] as? Int ?? 0) >= 3 }) { break }
+                    }
+                    return text
+                }
+                let socket = try await WebSocketTestClient.connect("ws://127.0.0.1:\(server.port)/chat")
+                #expect(await socket.next() == .text("welcome"))
+                try await socket.send("marco")
+                #expect(await socket.next() == .text("marco"))
+                let rows = Self.events(in: try await reading.value)
+                let sequence = try #require(rows.last?["sequence"] as? Int)
+                #expect(rows.last?["status"] as? Int == 101)
+                let detail = try #require(try JSONSerialization.jsonObject(with: Data(try await send(client, server.inspectorURL.absoluteString + "exchanges/\(sequence)").text.utf8)) as? [String: Any])
+                let frames = detail["frames"] as? [[String: Any]] ?? []
+                #expect(frames.prefix(3).map { $0["direction"] as? String } == ["to client", "from client", "to client"])
+                #expect(frames.prefix(3).map { ($0["body"] as? [String: Any])?["text"] as? String } == ["welcome", "marco", "marco"])
+                try await socket.socket.close().get()
+            }
         }
     }
 

@@ -98,10 +98,14 @@ public final class RequestJournal: Sendable {
 
     /// Adds a WebSocket frame to entry `sequence` of `generation`, if it is still kept.
     fileprivate func record(_ frame: RecordedWebSocketFrame, generation: Int, sequence: Int) {
-        state.withLock { state in
+        let observers = state.withLock { state -> [any ExchangeObserver] in
             let index = state.head + sequence - state.firstSequence
-            guard state.generation == generation, sequence >= state.firstSequence, state.entries.indices.contains(index) else { return }
+            guard state.generation == generation, sequence >= state.firstSequence, state.entries.indices.contains(index) else { return [] }
             state.entries[index].webSocketFrames.append(frame)
+            return state.observers
+        }
+        for observer in observers {
+            observer.webSocketFrameRecorded(sequence: sequence)
         }
     }
 
@@ -301,10 +305,15 @@ package protocol ExchangeObserver: AnyObject, Sendable {
     /// problems), its body whole. Does nothing unless the observer needs it (the traffic page's
     /// feed does).
     func exchangeRecorded(_ request: RecordedRequest, redaction: Redaction)
+
+    /// Learns that the journal's entry `sequence` (a WebSocket's opening request) has a new
+    /// frame. Does nothing unless the observer needs it.
+    func webSocketFrameRecorded(sequence: Int)
 }
 
 extension ExchangeObserver {
     package func exchangeRecorded(_ request: RecordedRequest, redaction: Redaction) {}
+    package func webSocketFrameRecorded(sequence: Int) {}
 }
 
 /// What an ``ExchangeObserver`` found in an exchange.

@@ -37,6 +37,7 @@ enum InspectorExchange {
             ("ended", .bool(response != nil)),
             ("size", .number(Double(response?.bodySize ?? 0))),
             ("problems", .number(Double(request.problems.count))),
+            ("frames", .number(Double(request.webSocketFrames.count))),
         ])
     }
 

@@ -23,23 +23,27 @@ final class InspectorFeed: ExchangeObserver {
     /// The most rows that wait for the next write; beyond, they are missed.
     static let pendingLimit = 10_000
 
-    /// What waits for the next write: the requests that ended, and how many were missed.
+    /// What waits for the next write: the requests that ended, the WebSockets with new frames
+    /// (their rows, again, from the journal), and how many were missed.
     private struct Pending {
         var requests: [(request: RecordedRequest, redaction: Redaction)] = []
+        var framed: Set<Int> = []
         var missed = 0
     }
 
     private let delivery: NIOLoopBound<ExchangeDelivery>
+    private let journal: RequestJournal
     private let pending = Locked(Pending())
 
-    private init(delivery: ExchangeDelivery) {
+    private init(delivery: ExchangeDelivery, journal: RequestJournal) {
         self.delivery = NIOLoopBound(delivery, eventLoop: delivery.context.eventLoop)
+        self.journal = journal
     }
 
     /// Answers `GET /__admin/inspector/feed` on `delivery`'s connection: the stream's head, the
     /// journal so far, then every exchange as it ends, until the client goes away.
     static func open(on delivery: ExchangeDelivery, journal: RequestJournal) {
-        let feed = InspectorFeed(delivery: delivery)
+        let feed = InspectorFeed(delivery: delivery, journal: journal)
         var fields: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store"]
         fields.append(contentsOf: InspectorRoute.protectiveFields.filter { $0.name != .cacheControl })
         let context = delivery.context
@@ -76,18 +80,24 @@ final class InspectorFeed: ExchangeObserver {
         }
     }
 
+    /// Notes a WebSocket's new frame: its row goes out again at the next write, so that a page
+    /// showing it asks for its frames anew.
+    func webSocketFrameRecorded(sequence: Int) {
+        pending.withLock { _ = $0.framed.insert(sequence) }
+    }
+
     /// Writes the rows of the exchanges that ended since the last write (on the event loop).
     private func write() {
         let taken = pending.withLock { pending in
             defer { pending = Pending() }
             return pending
         }
-        guard !taken.requests.isEmpty || taken.missed > 0 else { return }
+        guard !taken.requests.isEmpty || !taken.framed.isEmpty || taken.missed > 0 else { return }
         let delivery = delivery.value
         let channel = delivery.context.channel
         guard channel.isActive else { return }
         guard channel.isWritable else {
-            pending.withLock { $0.missed += taken.missed + taken.requests.count }
+            pending.withLock { $0.missed += taken.missed + taken.requests.count + taken.framed.count }
             return
         }
         var buffer = ByteBuffer()
@@ -96,6 +106,12 @@ final class InspectorFeed: ExchangeObserver {
         }
         for (request, redaction) in taken.requests {
             Self.append(request, redaction: redaction, to: &buffer)
+        }
+        let redaction = journal.redaction
+        for sequence in taken.framed.sorted() {
+            if let request = journal.entry(sequence: sequence) {
+                Self.append(request, redaction: redaction, to: &buffer)
+            }
         }
         delivery.context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(buffer))), promise: nil)
     }

@@ -80,8 +80,10 @@
       return;
     }
     const known = exchanges.get(exchange.sequence);
-    // A finished exchange replaces the one in flight, never the other way round.
+    // A finished exchange replaces the one in flight, never the other way round; a WebSocket's
+    // row comes again with each new frame.
     if (known && known.ended && !exchange.ended) return;
+    if (known && known.frames > exchange.frames) return;
     exchanges.set(exchange.sequence, exchange);
     details.delete(exchange.sequence);
     render();
