@@ -164,6 +164,7 @@ extension XCTestCase {
             matching: matching,
             redaction: redaction,
             recordCommand: "AIRLOCK_RECORD=newEpisodes swift test --filter \(testName)",
+            environment: Cassette.scopedEnvironment ?? ProcessInfo.processInfo.environment,
             pace: pace,
             maxAge: maxAge,
             beforeRecord: beforeRecord

@@ -192,6 +192,18 @@ final class CassetteXCTestTests: XCTestCase {
         super.tearDown()
     }
 
+    /// The XCTest helper with a maximum age, on CI (`CI` set for this test alone): opening the
+    /// cassette recorded in 2020 throws, saying how old it is and how to refresh it.
+    func testAnExpiredCassetteThrowsOnCI() throws {
+        try Cassette.$scopedEnvironment.withValue(["CI": "true"]) {
+            XCTAssertThrowsError(try cassette("expired", maxAge: .days(30))) { error in
+                let message = "\(error)"
+                XCTAssertTrue(message.contains("expired.har: is "), message)
+                XCTAssertTrue(message.contains("older than its maximum age of 30d"), message)
+            }
+        }
+    }
+
     func testReplaysThroughXCTest() async throws {
         let mock = HTTPMock(cassette: try cassette())
         XCTAssertTrue(mock.cassette?.url.path.hasSuffix("__Cassettes__/CassetteTraitTests/testReplaysThroughXCTest.har") == true)
