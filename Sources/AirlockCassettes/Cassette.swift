@@ -246,6 +246,10 @@ public final class Cassette: Sendable {
     /// Fields a replay does not send as recorded: the transport frames the body itself.
     package static let framingFields: Set<String> = ["content-length", "transfer-encoding", "connection", "keep-alive"]
 
+    /// Fields of a recorded `101` a replay does not send as recorded: the server's handshake
+    /// writes its own for the client's key, and negotiates no extension.
+    package static let webSocketHandshakeFields: Set<String> = ["upgrade", "sec-websocket-accept", "sec-websocket-extensions"]
+
     private func write(_ data: Data) {
         do {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
