@@ -96,8 +96,8 @@ public final class Cassette: Sendable {
     public let matching: Matching
     /// What is hidden before an exchange reaches the file.
     public let redaction: Redaction
-    /// How fast recorded streams (server-sent events, chunked bodies kept with their parts)
-    /// replay: as recorded, scaled, or at once.
+    /// How fast recorded streams (server-sent events, chunked bodies kept with their parts) and
+    /// the server's side of recorded WebSocket conversations replay: as recorded, scaled, or at once.
     public let pace: StreamPace
     /// Edits each exchange before it is redacted and written, or leaves it out (`nil`), as VCR's
     /// `before_record` does.

@@ -77,10 +77,8 @@ import FoundationNetworking
                 #expect(paced.parts.count >= 3)
             }
             try await streamsThroughCurl(base: base, upstream: upstream)
-            recorder.process.interrupt()
-            #expect(await recorder.exit.status() == 0)
-            var printed: [String] = []
-            while let line = await recorder.lines.next() { printed.append(line) }
+            let (status, printed) = await recorder.interrupt()
+            #expect(status == 0)
             #expect(printed.last == "Airlock recorded \(curlIsThere ? 3 : 2) exchange(s); \(cassette) holds \(curlIsThere ? 3 : 2).", "\(printed)")
         }
 

@@ -87,10 +87,8 @@ import WebSocketKit
             #expect(live.closeCode == 4001 && live.closeReason == "done")
             #expect(live.subprotocol == "chat.v1", "the upstream's 101 reaches the client with the negotiated subprotocol")
             recorded = live
-            recorder.process.interrupt()
-            #expect(await recorder.exit.status() == 0)
-            var printed: [String] = []
-            while let line = await recorder.lines.next() { printed.append(line) }
+            let (status, printed) = await recorder.interrupt()
+            #expect(status == 0)
             #expect(printed.last == "Airlock recorded 1 exchange(s); \(cassette) holds 1.", "\(printed)")
         }
 
