@@ -185,6 +185,27 @@ import WebSocketKit
                 throw error
             }
             try cassette.save()
+
+            // Recording again in newEpisodes mode, the conversation the file has is replayed,
+            // not forwarded: the upstream sees no second WebSocket.
+            let again = try Cassette(contentsOf: file, mode: .newEpisodes, environment: [:])
+            let replaying = MockServer(cassette: again, configuration: configuration)
+            try await replaying.start()
+            do {
+                let client = try await WebSocketTestClient.connect("ws://127.0.0.1:\(replaying.port)/socket")
+                #expect(await client.next() == .text("ready"))
+                try await client.send("one")
+                #expect(await client.next() == .text(#"{"type":"auth","token":"[REDACTED]"}"#))
+                try await client.send("two")
+                #expect(await client.next() == .text("Bearer [REDACTED]"))
+                #expect(try await client.closed() == .unknown(4002))
+                #expect(upstreamMock.requests.count == 1, "the recorded conversation was forwarded again")
+                try await replaying.shutdown()
+            } catch {
+                try? await replaying.shutdown()
+                throw error
+            }
+            #expect(again.recordedEntries.isEmpty)
         }
         let text = try String(contentsOf: file, encoding: .utf8)
         #expect(!text.contains(secret), "the secret reached the cassette")
