@@ -48,9 +48,9 @@ import WebSocketKit
         _ = await exit.status()
     }
 
-    /// Runs the PyPI client's conversation against `url`.
-    private func converse(_ url: String, token: String) async throws -> Conversation {
-        let run = try await ToolScriptRun.run(["conversation", "--url", url, "--token", token], script: "websocket_client.py")
+    /// Runs the PyPI client's conversation against `url` (through the HTTP proxy `proxy`, if given).
+    private func converse(_ url: String, token: String, proxy: String? = nil) async throws -> Conversation {
+        let run = try await ToolScriptRun.run(["conversation", "--url", url, "--token", token] + (proxy.map { ["--proxy", $0] } ?? []), script: "websocket_client.py")
         run.expectSuccess()
         let result = try #require(run.resultLine.flatMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }, "\(run.lines.suffix(20))")
         let received = (result["received"] as? [[String: Any]] ?? []).map { message in
@@ -231,6 +231,26 @@ import WebSocketKit
             #expect(try await client.closed() == .unknown(4002))
             #expect(replay.requests.first?.webSocketMessagesFromClient == [.text("first"), .text("second")])
         }
+    }
+
+    @Test func aRecordingForwardProxyRelaysAWebSocketInsideACONNECTTunnel() async throws {
+        let cassette = folder.appendingPathComponent("proxy.har").path
+        try await withWebSocketUpstream { upstream in
+            let recorder = try LaunchedAirlock(["record", "--cassette", cassette, "--port", "0", "--quiet"])
+            defer { recorder.stopIfRunning() }
+            let proxy = "http://127.0.0.1:\(try lastPort(in: try await recorder.banner().line))"
+            // PyPI's client opens a CONNECT tunnel to the upstream through its HTTP proxy.
+            let live = try await converse("ws://127.0.0.1:\(upstream)/chat", token: "tunnelled-token", proxy: proxy)
+            #expect(live.received.first?.message == "text:welcome")
+            #expect(live.closeCode == 4001)
+            let (status, printed) = await recorder.interrupt()
+            #expect(status == 0)
+            #expect(printed.last == "Airlock recorded 1 exchange(s); \(cassette) holds 1.", "\(printed)")
+        }
+        let (messages, entry) = try recordedMessages(cassette)
+        let url = try #require((entry["request"] as? [String: Any])?["url"] as? String)
+        #expect(url.hasPrefix("http://127.0.0.1:") && url.hasSuffix("/chat"), "\(url)")
+        #expect(messages.count == 14, "\(messages)")
     }
 
     /// A HAR as Chrome exports a WebSocket (a `wss://` URL, status 101, `_webSocketMessages`):

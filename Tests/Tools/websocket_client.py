@@ -102,7 +102,8 @@ def command_conversation(arguments):
         socket.send(message)
         last = time.monotonic()
 
-    with connect(arguments.url, subprotocols=["chat.v1"], open_timeout=CALL_LIMIT, close_timeout=CALL_LIMIT) as socket:
+    # No proxy unless one is given (not the environment's): the test says where the client goes.
+    with connect(arguments.url, subprotocols=["chat.v1"], proxy=arguments.proxy, open_timeout=CALL_LIMIT, close_timeout=CALL_LIMIT) as socket:
         report.equal(socket.subprotocol, "chat.v1", "the negotiated subprotocol")
         report.equal(receive("the greeting"), "welcome", "the greeting")
         send("hello")
@@ -151,6 +152,7 @@ def parser():
     command = commands.add_parser("conversation", help="run websocket_upstream.py's conversation (live or replayed) and print each message received")
     command.add_argument("--url", required=True, help="e.g. ws://127.0.0.1:8080/chat")
     command.add_argument("--token", default="not-a-secret", help="the token sent in a JSON message")
+    command.add_argument("--proxy", default=None, help="an HTTP proxy to tunnel through with CONNECT, e.g. http://127.0.0.1:8080")
     command.set_defaults(run=command_conversation)
     return top
 
