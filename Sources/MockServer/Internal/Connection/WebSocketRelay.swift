@@ -90,6 +90,7 @@ final class WebSocketRelay {
             channel.eventLoop.makeCompletedFuture {
                 let pipeline = channel.pipeline.syncOperations
                 answer.value.upgraded = true
+                answer.value.deadline?.cancel()
                 if let handler = try? pipeline.handler(type: HandshakeAnswer.self) { pipeline.removeHandler(handler, promise: nil) }
                 try pipeline.addHandler(NIOWebSocketFrameAggregator(minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1 << 16, maxAccumulatedFrameSize: WebSocketUpgrade.maxMessageSize))
                 try pipeline.addHandler(Side(relay: relay.value, isClient: false))
@@ -116,6 +117,7 @@ final class WebSocketRelay {
                     answer.value.finish(.failed("no answer to the WebSocket upgrade from \(endpoint.origin) within \(timeout.nanoseconds / 1_000_000_000) s"))
                     if !answer.value.upgraded { channel.close(promise: nil) }
                 }
+                answer.value.deadline = deadline
                 channel.closeFuture.whenComplete { _ in deadline.cancel() }
                 channel.write(HTTPClientRequestPart.head(requestHead), promise: nil)
                 channel.writeAndFlush(HTTPClientRequestPart.end(nil)).whenFailure { error in
@@ -264,6 +266,8 @@ extension WebSocketRelay {
         private var body = Data()
         /// Whether the upstream switched protocols.
         var upgraded = false
+        /// Fails the handshake when the upstream takes too long; cancelled by the upgrade.
+        var deadline: Scheduled<Void>?
         /// Called once, with the answer or the failure (not when the upgrade succeeds).
         var done: ((Outcome) -> Void)?
 
