@@ -71,6 +71,7 @@ import WebSocketKit
     }
 
     @Test func aConversationRecordedThroughTheCLIReplaysToTheSameClient() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
         let cassette = folder.appendingPathComponent("chat.har").path
         let secret = "ws-secret-8831"
         var recorded: Conversation?
@@ -153,6 +154,7 @@ import WebSocketKit
     }
 
     @Test func aRecordingMockServerRelaysAndRedactsAndAMockServerReplaysTheConversation() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
         let secret = "in-process-ws-secret-2207"
         let file = folder.appendingPathComponent("in-process.har")
         let upstreamMock = HTTPMock()
@@ -165,8 +167,7 @@ import WebSocketKit
             var configuration = MockServer.Configuration(upstream: upstream.baseURL)
             configuration.eventLoopGroup = testEventLoops
             let recorder = MockServer(cassette: cassette, configuration: configuration)
-            try await recorder.start()
-            do {
+            try await withStarted(recorder) {
                 let client = try await WebSocketTestClient.connect("ws://127.0.0.1:\(recorder.port)/socket")
                 #expect(await client.next() == .text("ready"))
                 try await client.send(token)
@@ -178,20 +179,15 @@ import WebSocketKit
                 let opening = try #require(recorder.requests.first)
                 #expect(opening.response?.status == 101)
                 #expect(opening.webSocketMessagesFromClient == [.text(token), .text("Bearer \(secret)")])
-                // The server stopping ends every conversation: the cassette has this one after it.
-                try await recorder.shutdown()
-            } catch {
-                try? await recorder.shutdown()
-                throw error
             }
+            // The server has stopped, which ends every conversation: the cassette has this one.
             try cassette.save()
 
             // Recording again in newEpisodes mode, the conversation the file has is replayed,
             // not forwarded: the upstream sees no second WebSocket.
             let again = try Cassette(contentsOf: file, mode: .newEpisodes, environment: [:])
             let replaying = MockServer(cassette: again, configuration: configuration)
-            try await replaying.start()
-            do {
+            try await withStarted(replaying) {
                 let client = try await WebSocketTestClient.connect("ws://127.0.0.1:\(replaying.port)/socket")
                 #expect(await client.next() == .text("ready"))
                 try await client.send("one")
@@ -200,10 +196,6 @@ import WebSocketKit
                 #expect(await client.next() == .text("Bearer [REDACTED]"))
                 #expect(try await client.closed() == .unknown(4002))
                 #expect(upstreamMock.requests.count == 1, "the recorded conversation was forwarded again")
-                try await replaying.shutdown()
-            } catch {
-                try? await replaying.shutdown()
-                throw error
             }
             #expect(again.recordedEntries.isEmpty)
         }
@@ -234,6 +226,7 @@ import WebSocketKit
     }
 
     @Test func aRecordingForwardProxyRelaysAWebSocketInsideACONNECTTunnel() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
         let cassette = folder.appendingPathComponent("proxy.har").path
         try await withWebSocketUpstream { upstream in
             let recorder = try LaunchedAirlock(["record", "--cassette", cassette, "--port", "0", "--quiet"])
@@ -283,6 +276,7 @@ import WebSocketKit
 
     @Test(arguments: [StreamPace.asRecorded, .scaled(by: 2), .instant])
     func aChromeHARReplaysItsConversationAtThePaceAsked(_ pace: StreamPace) async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
         let mock = HTTPMock()
         mock.insert(try Cassette(contentsOf: chromeHAR(), mode: .none, matching: .init(matchesAnyHost: true), environment: [:], pace: pace))
         try await withServer(mock) { server in

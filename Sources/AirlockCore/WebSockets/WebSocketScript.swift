@@ -9,6 +9,7 @@ import Foundation
 ///     .expect(.text(matching: "hello*")),  // waits for a matching message
 ///     .send(.text("hi")),                  // the reply
 ///     .echo(count: 2),                     // echoes the next two messages
+///     .wait(0.5),                          // half a second before the next step
 ///     .close(code: 1000),
 /// ]
 /// let response = MockResponse.webSocket(chat)
