@@ -127,6 +127,14 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates", condition: .when(traits: ["HTTPS"])),
                 .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["HTTPS"])),
                 .product(name: "SwiftASN1", package: "swift-asn1", condition: .when(traits: ["HTTPS"])),
+            ],
+            // The traffic page, compiled into the module: it works offline and wherever the
+            // binary is copied, with no bundle beside it.
+            resources: [
+                .embedInCode("Inspector/Assets/inspector.html"),
+                .embedInCode("Inspector/Assets/inspector.js"),
+                .embedInCode("Inspector/Assets/inspector.css"),
+                .embedInCode("Inspector/Assets/favicon.svg"),
             ]
         ),
         .target(

@@ -10,6 +10,7 @@ airlock in release mode. Everything listens on 127.0.0.1.
 
     python3 Benchmarks/servers.py compare --baseline /path/to/older/airlock   # a change, before and after
     python3 Benchmarks/servers.py compare --single-thread   # airlock on one thread too, like nginx's one worker
+    python3 Benchmarks/servers.py compare --page-open       # airlock with its traffic page open too
 
 compare: each server is started cold and timed to its first 200; then every round runs wrk
 (`-t1 -c<connections> -d<seconds>s --latency`) against nginx, airlock and WireMock in turn, after
@@ -31,6 +32,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -39,7 +41,8 @@ AIRLOCK = os.path.join(ROOT, ".build", "release", "airlock")
 # `airlock serve --threads 1` costs beyond it is Airlock's own.
 ANCHOR = os.path.join(ROOT, "Benchmarks", "NIOAnchor", ".build", "release", "NIOAnchor")
 BODY = '{"id":1,"name":"Alice","email":"alice@example.com","roles":["admin","editor"],"active":true}'
-PORTS = {"nginx": 18081, "swift-nio (anchor)": 18085, "airlock": 18080, "wiremock": 18082, "airlock --threads 1": 18084, "airlock (baseline)": 18083}
+PORTS = {"nginx": 18081, "swift-nio (anchor)": 18085, "airlock": 18080, "wiremock": 18082, "airlock --threads 1": 18084, "airlock (baseline)": 18083,
+         "airlock (page open)": 18086}
 
 
 def wiremock_jar():
@@ -91,8 +94,8 @@ def command(name, work, baseline=None):
         return [ANCHOR, str(PORTS[name]), "1"]
     if name == "nginx":
         return ["nginx", "-c", os.path.join(work, "nginx", "nginx.conf"), "-p", os.path.join(work, "nginx")]
-    if name == "airlock":
-        return [AIRLOCK, "serve", os.path.join(work, "stubs.json"), "--port", str(PORTS["airlock"]), "--quiet"]
+    if name in ("airlock", "airlock (page open)"):
+        return [AIRLOCK, "serve", os.path.join(work, "stubs.json"), "--port", str(PORTS[name]), "--quiet"]
     return ["java", "-jar", wiremock_jar(), "--port", str(PORTS["wiremock"]), "--root-dir",
             os.path.join(work, "wiremock"), "--disable-banner"]
 
@@ -156,15 +159,34 @@ def wrk(port, seconds, connections):
     return rps, ms("50"), ms("99"), count
 
 
+def follow_feed(port):
+    """Reads the traffic page's live feed, as an open page does, until the server goes: what the
+    "page open" server pays for (each exchange's event built and written)."""
+    def read():
+        try:
+            connection = http.client.HTTPConnection("127.0.0.1", port)
+            connection.request("GET", "/__admin/inspector/feed")
+            response = connection.getresponse()
+            while response.read1(65536):
+                pass
+        except OSError:
+            pass
+    threading.Thread(target=read, daemon=True).start()
+
+
 def compare(args):
     work = tempfile.mkdtemp(prefix="airlock-bench-")
     prepare(work)
     servers, startup = {}, {}
     names = [name for name in PORTS if (args.baseline or name != "airlock (baseline)")
-             and (args.single_thread or name != "airlock --threads 1")]
+             and (args.single_thread or name != "airlock --threads 1")
+             and (args.page_open or name != "airlock (page open)")
+             and name not in args.skip]
     try:
         for name in names:
             servers[name], startup[name] = start(name, work, args.baseline)
+            if name == "airlock (page open)":
+                follow_feed(PORTS[name])
         results = {name: [] for name in names}
         for round_index in range(args.rounds + 1):
             for name in names:
@@ -193,7 +215,10 @@ def compare(args):
     print()
     ours = [name for name in names if name.startswith("airlock")]
     for mine in ours:
-        for other in [name for name in names if name not in ours] + ([name for name in ours if name != mine] if mine == "airlock (baseline)" else []):
+        others = [name for name in names if name not in ours]
+        if mine in ("airlock (baseline)", "airlock (page open)"):
+            others += [name for name in ours if name in ("airlock", "airlock (baseline)") and name != mine]
+        for other in others:
             print(f"{mine} / {other}: throughput {median(mine, 0) / median(other, 0):.2f}×, "
                   f"p99 {median(mine, 2) / median(other, 2):.2f}×, start-up {startup[mine] / startup[other]:.2f}×")
 
@@ -235,6 +260,10 @@ def main():
     c.add_argument("--single-thread", action="store_true",
                    help="also run airlock on one event loop thread, as nginx runs one worker")
     c.add_argument("--baseline", help="another airlock binary (an earlier commit's release build) to run beside the others")
+    c.add_argument("--page-open", action="store_true",
+                   help="also run airlock with its traffic page's live feed open (a reader of /__admin/inspector/feed)")
+    c.add_argument("--skip", action="append", default=[], metavar="SERVER",
+                   help="leave a server out (repeatable), such as wiremock")
     s = sub.add_parser("soak")
     s.add_argument("--requests", type=int, default=1_000_000)
     s.add_argument("--every", type=int, default=100_000)

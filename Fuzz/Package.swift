@@ -36,6 +36,10 @@ let package = Package(
             dependencies: ["FuzzSupport", .product(name: "HTTPMock", package: "Airlock"), .product(name: "AirlockCore", package: "Airlock")]
         ),
         .executableTarget(
+            name: "FuzzDrift",
+            dependencies: ["FuzzSupport", .product(name: "HTTPMock", package: "Airlock"), .product(name: "AirlockCassettes", package: "Airlock")]
+        ),
+        .executableTarget(
             name: "FuzzWireMock",
             dependencies: ["FuzzSupport", .product(name: "HTTPMock", package: "Airlock"), .product(name: "AirlockCore", package: "Airlock")]
         ),

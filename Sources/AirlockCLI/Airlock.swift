@@ -19,6 +19,11 @@ struct Airlock: AsyncParsableCommand {
     /// command.
     static func main() async {
         InterruptSignals.install()
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.starts(with: ["cassette", "verify"]) {
+            await CassetteCommand.Verify.main(arguments)
+            return
+        }
         await main(nil)
     }
 }
@@ -62,6 +67,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("For a HAR file: how fast recorded streams (server-sent events, chunked bodies recorded with their parts) replay: as-recorded (the default) keeps the recorded pauses between parts, instant sends every part at once (still one part at a time), a number multiplies each pause (0.5 twice as fast, 2 half as fast).", valueName: "as-recorded|instant|factor"))
     var pace: String = StreamPace.asRecorded.description
 
+    @Option(help: ArgumentHelp("For a HAR file: refuse it once its oldest entry is older than this, such as 30d (s, m, h, d, w); without it, the file's own _maxAge applies, if any.", valueName: "age"))
+    var maxAge: String?
+
     @Option(help: "The folder that file responses added through the admin API must stay in. Defaults to the stub file's folder.")
     var files: String?
 
@@ -101,6 +109,7 @@ struct Serve: AsyncParsableCommand {
         guard StreamPace(pace) != nil else {
             throw ValidationError("--pace is \"\(pace)\"; use as-recorded, instant, or a factor of 0 or more such as 0.5.")
         }
+        try validateMaxAge(maxAge)
     }
 
     func run() async throws {
@@ -175,6 +184,7 @@ struct Serve: AsyncParsableCommand {
                 mode: .none,
                 matching: Cassette.Matching(repeatsLastResponse: repeatLast, matchesAnyHost: !matchHosts),
                 pace: StreamPace(pace) ?? .asRecorded,
+                maxAge: maxAge.flatMap(MaxAge.init),
                 recordCommand: "airlock record --target <origin> --cassette \(source) --mode newEpisodes"
             )
             rejected = server.insert(cassette)
@@ -223,9 +233,9 @@ struct Serve: AsyncParsableCommand {
         printStatus("Airlock serving \(summary) at \(server.baseURL.absoluteString)")
         if let replayRule { printStatus(replayRule) }
         if mappings != nil {
-            printStatus("Admin API: \(server.baseURL.absoluteString)/__admin/mappings (WireMock's) and /__admin/stubs — Ctrl-C to stop.")
+            printStatus("Admin API: \(server.baseURL.absoluteString)/__admin/mappings (WireMock's) and /__admin/stubs; traffic page: \(server.inspectorURL.absoluteString) — Ctrl-C to stop.")
         } else {
-            printStatus("Admin API: \(server.baseURL.absoluteString)/__admin/stubs — Ctrl-C to stop.")
+            printStatus("Admin API: \(server.baseURL.absoluteString)/__admin/stubs; traffic page: \(server.inspectorURL.absoluteString) — Ctrl-C to stop.")
         }
         tlsOptions.announce(server)
         await waitForInterrupt()
@@ -269,13 +279,21 @@ func isHAR(_ url: URL) -> Bool {
 /// Opens a cassette for a command: the command's mode is what the user typed, so `AIRLOCK_RECORD`
 /// and `CI` (meant for test runs) do not change it.
 func openCassette(
-    _ url: URL, mode: Cassette.RecordMode, matching: Cassette.Matching, redaction: Redaction = .standard, pace: StreamPace = .asRecorded, recordCommand: String
+    _ url: URL, mode: Cassette.RecordMode, matching: Cassette.Matching, redaction: Redaction = .standard, pace: StreamPace = .asRecorded, maxAge: MaxAge? = nil,
+    recordCommand: String
 ) throws -> Cassette {
     do {
-        return try Cassette(contentsOf: url, mode: mode, matching: matching, redaction: redaction, recordCommand: recordCommand, environment: [:], pace: pace)
+        return try Cassette(contentsOf: url, mode: mode, matching: matching, redaction: redaction, recordCommand: recordCommand, environment: [:], pace: pace, maxAge: maxAge)
     } catch {
         printError("airlock: \(error.description)")
         throw ExitCode.badInput
+    }
+}
+
+/// Checks a `--max-age` value.
+func validateMaxAge(_ text: String?) throws {
+    if let text, MaxAge(text) == nil {
+        throw ValidationError("--max-age is \"\(text)\"; give a whole number and a unit (s, m, h, d, w), such as 30d.")
     }
 }
 

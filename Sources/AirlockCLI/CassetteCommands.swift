@@ -40,6 +40,9 @@ struct Record: AsyncParsableCommand {
     @Option(help: "newEpisodes (the default) replays what the file has and records what it lacks; all records everything again.")
     var mode: String = Cassette.RecordMode.newEpisodes.rawValue
 
+    @Option(help: ArgumentHelp("How old the cassette may grow before it is recorded again, such as 30d (s, m, h, d, w), kept in the file (_maxAge); an older cassette is recorded again from scratch.", valueName: "age"))
+    var maxAge: String?
+
     @Option(help: "The port to listen on; 0 picks a free one.")
     var port: Int = 8080
 
@@ -57,8 +60,13 @@ struct Record: AsyncParsableCommand {
 
     @OptionGroup var parentOptions: ParentOptions
 
+    func validate() throws {
+        try validateMaxAge(maxAge)
+    }
+
     func run() async throws {
         parentOptions.watchParent()
+        try redactionOptions.requireVariables()
         guard let recordMode = Cassette.RecordMode.allCases.first(where: { $0.rawValue.lowercased() == mode.lowercased() }),
             recordMode == .newEpisodes || recordMode == .all
         else {
@@ -84,6 +92,7 @@ struct Record: AsyncParsableCommand {
             mode: recordMode,
             matching: Cassette.Matching(),
             redaction: redactionOptions.redaction,
+            maxAge: maxAge.flatMap(MaxAge.init),
             recordCommand: "airlock record --cassette \(self.cassette) --mode all"
         )
         var printExchange: (@Sendable (MockServer.Exchange) -> Void)?
@@ -107,9 +116,9 @@ struct Record: AsyncParsableCommand {
         server.journalCapacity = .server
         try await startServer(server)
         if let upstream {
-            printStatus("Airlock recording \(upstream.absoluteString) into \(self.cassette): call \(server.baseURL.absoluteString) instead — Ctrl-C to stop.")
+            printStatus("Airlock recording \(upstream.absoluteString) into \(self.cassette) (traffic page: \(server.inspectorURL.absoluteString)): call \(server.baseURL.absoluteString) instead — Ctrl-C to stop.")
         } else {
-            printStatus("Airlock recording into \(self.cassette) as an HTTP proxy at \(server.baseURL.absoluteString) — Ctrl-C to stop.")
+            printStatus("Airlock recording into \(self.cassette) (traffic page: \(server.inspectorURL.absoluteString)) as an HTTP proxy at \(server.baseURL.absoluteString) — Ctrl-C to stop.")
         }
         tlsOptions.announce(server)
         await waitForInterrupt()
@@ -183,6 +192,7 @@ struct Redact: AsyncParsableCommand {
     @OptionGroup(title: "Redaction") var redactionOptions: RedactionOptions
 
     func run() async throws {
+        try redactionOptions.requireVariables()
         let url = URL(fileURLWithPath: file)
         let archive = try readArchive(url)
         do {
@@ -200,7 +210,7 @@ struct CassetteCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cassette",
         abstract: "Work with HAR cassettes.",
-        subcommands: [Check.self, WireMock.self]
+        subcommands: [Check.self, Verify.self, WireMock.self]
     )
 
     /// `airlock cassette wiremock FILE DIR`
@@ -229,6 +239,7 @@ struct CassetteCommand: AsyncParsableCommand {
         @OptionGroup(title: "Redaction") var redactionOptions: RedactionOptions
 
         func run() async throws {
+            try redactionOptions.requireVariables()
             let archive = try readArchive(URL(fileURLWithPath: file))
             let snapshot = WireMockSnapshot(archive, redaction: redactionOptions.redaction)
             try writeSnapshot(snapshot, to: directory, force: force)

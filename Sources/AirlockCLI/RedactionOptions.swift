@@ -27,10 +27,21 @@ struct RedactionOptions: ParsableArguments {
     var noRedaction = false
 
     func validate() throws {
+        for item in placeholders where Self.split(item) == nil {
+            throw ValidationError("--placeholder \"\(item)\" is not PLACEHOLDER=VARIABLE; write it like --placeholder '<ACCOUNT_ID>=ACCOUNT_ID'.")
+        }
+    }
+
+    /// Each `--placeholder` as its placeholder and variable.
+    var placeholderPairs: [(placeholder: String, variable: String)] {
+        placeholders.compactMap { Self.split($0) }
+    }
+
+    /// Checks that every `--placeholder` variable is set: a recording must hide its value.
+    /// (`airlock cassette verify` does not ask: an entry whose variable is unset is not sent.)
+    func requireVariables() throws {
         for item in placeholders {
-            guard let (_, variable) = Self.split(item) else {
-                throw ValidationError("--placeholder \"\(item)\" is not PLACEHOLDER=VARIABLE; write it like --placeholder '<ACCOUNT_ID>=ACCOUNT_ID'.")
-            }
+            guard let (_, variable) = Self.split(item) else { continue }
             guard let value = ProcessInfo.processInfo.environment[variable], !value.isEmpty else {
                 throw ValidationError("--placeholder \"\(item)\": the environment variable \(variable) is not set; export it with the value to hide.")
             }

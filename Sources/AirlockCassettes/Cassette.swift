@@ -42,6 +42,11 @@ import Foundation
 /// **Secrets** never reach the file: ``redaction`` is applied as each exchange is recorded, and
 /// the placeholder it leaves (`[REDACTED]`) matches any value on replay.
 ///
+/// **Expiry**: with a ``maxAge`` (given here, or kept in the file), a cassette older than that is
+/// recorded again from scratch where the mode records, and fails to open where it does not (`CI`),
+/// saying how old it is. ``verify(against:options:send:)`` checks a cassette against the live
+/// service instead, entry by entry.
+///
 /// A cassette writes its file after every recorded exchange (off the caller's thread); ``save()``
 /// waits for the last write and reports any error.
 public final class Cassette: Sendable {
@@ -104,6 +109,9 @@ public final class Cassette: Sendable {
     public let beforeRecord: (@Sendable (RecordedRequest) -> RecordedRequest?)?
     /// Whether requests the file does not answer are forwarded and recorded.
     public let isRecording: Bool
+    /// How old the recording may grow before it is recorded again: the one given to the
+    /// initializer, or the file's own. Written into the file with it.
+    public let maxAge: MaxAge?
     /// How to record a missing exchange, for messages (such as
     /// `AIRLOCK_RECORD=newEpisodes swift test --filter UsersTests`).
     public let recordCommand: String
@@ -138,10 +146,16 @@ public final class Cassette: Sendable {
     ///     `AIRLOCK_RECORD=newEpisodes swift test`.
     ///   - environment: Where `AIRLOCK_RECORD` and `CI` are read. Defaults to the process's.
     ///   - pace: How fast recorded streams replay. Defaults to ``StreamPace/asRecorded``.
+    ///   - maxAge: How old the recording may grow (from its oldest entry) before it is recorded
+    ///     again; `nil` keeps the file's own (`_maxAge` in its `log`), if any. The file keeps it.
+    ///     An older cassette records everything again where the mode records (as `all`); where
+    ///     it may not (`CI` set, mode `none`) opening it fails with ``CassetteError/Code/expired``,
+    ///     saying how old it is and how to refresh it — never a silent live call.
     ///   - beforeRecord: Edits each recorded exchange before redaction and the file see it —
     ///     drop a volatile header, hide a value the rules do not know — or returns `nil` to leave
     ///     it out of the file. Redaction still runs on what it returns.
-    /// - Throws: ``CassetteError`` when the file is not a HAR file or `AIRLOCK_RECORD` names no mode.
+    /// - Throws: ``CassetteError`` when the file is not a HAR file, `AIRLOCK_RECORD` names no
+    ///   mode, or the cassette is expired where it may not record.
     public init(
         contentsOf url: URL,
         mode: RecordMode = .once,
@@ -150,6 +164,7 @@ public final class Cassette: Sendable {
         recordCommand: String? = nil,
         environment: [String: String] = ProcessInfo.processInfo.environment,
         pace: StreamPace = .asRecorded,
+        maxAge: MaxAge? = nil,
         beforeRecord: (@Sendable (RecordedRequest) -> RecordedRequest?)? = nil
     ) throws(CassetteError) {
         self.url = url
@@ -157,16 +172,15 @@ public final class Cassette: Sendable {
         self.matching = matching
         self.redaction = redaction
         self.beforeRecord = beforeRecord
-        let effective = try RecordMode.effective(requested: mode, environment: environment)
-        self.mode = effective
+        var effective = try RecordMode.effective(requested: mode, environment: environment)
         isReplayOnlyForCI = effective == .none && mode != .none
             && environment["AIRLOCK_RECORD"]?.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ?? true
         fileExisted = FileManager.default.fileExists(atPath: url.path)
-        self.recordCommand = recordCommand ?? "AIRLOCK_RECORD=newEpisodes swift test"
-        switch (effective, fileExisted) {
-        case (.all, _), (.once, false):
-            replayed = HTTPArchive(entries: [])
-        case (.once, true), (.newEpisodes, true), (.none, true):
+        let recordCommand = recordCommand ?? "AIRLOCK_RECORD=newEpisodes swift test"
+        self.recordCommand = recordCommand
+        var replayed = HTTPArchive(entries: [])
+        var fileMaxAge: MaxAge?
+        if fileExisted, effective != .all {
             do {
                 replayed = try HTTPArchive(contentsOf: url)
             } catch {
@@ -174,13 +188,36 @@ public final class Cassette: Sendable {
                     .invalidFile,
                     file: url.path,
                     problem: error.description,
-                    fix: "Fix the file, or delete it and record it again (\(self.recordCommand)).",
+                    fix: "Fix the file, or delete it and record it again (\(recordCommand)).",
                     fileError: error
                 )
             }
-        case (.newEpisodes, false), (.none, false):
-            replayed = HTTPArchive(entries: [])
+            fileMaxAge = replayed.maxAge
+            if let limit = maxAge ?? fileMaxAge, let oldest = replayed.entries.map(\.date).min(), Date().timeIntervalSince(oldest) > limit.seconds {
+                let age = Date().timeIntervalSince(oldest)
+                guard effective != .none else {
+                    let refresh = isReplayOnlyForCI
+                        ? "CI only replays, so it is not recorded again here: refresh it where the service is reachable — run the test without CI, or `airlock cassette verify \(url.path) --against <origin> --update` — and commit it."
+                        : "This run does not record (mode \"none\"): record it again (\(recordCommand)), or run `airlock cassette verify \(url.path) --against <origin> --update`, and commit it."
+                    throw CassetteError(
+                        .expired,
+                        file: url.path,
+                        problem: "is \(MaxAge.spoken(age)) old (its oldest entry was recorded \(Timestamp.string(from: oldest))), older than its maximum age of \(limit)",
+                        fix: refresh
+                    )
+                }
+                // Where the mode records, an expired cassette is recorded again from scratch.
+                effective = .all
+                replayed = HTTPArchive(entries: [])
+            }
         }
+        if fileExisted, effective == .all, maxAge == nil, fileMaxAge == nil {
+            // Recorded again from scratch, the file's maximum age kept.
+            fileMaxAge = (try? HTTPArchive(contentsOf: url))?.maxAge
+        }
+        self.replayed = replayed
+        self.maxAge = maxAge ?? fileMaxAge
+        self.mode = effective
         switch effective {
         case .once: isRecording = !fileExisted
         case .newEpisodes, .all: isRecording = true
@@ -207,7 +244,7 @@ public final class Cassette: Sendable {
     public func save() throws(CassetteError) {
         let recordedAny = state.withLock { !$0.recorded.isEmpty }
         if mode == .all || recordedAny {
-            let snapshot = HTTPArchive(entries: entries).data(redaction: .none)
+            let snapshot = HTTPArchive(entries: entries, maxAge: maxAge).data(redaction: .none)
             writer.sync { write(snapshot) }
         } else {
             writer.sync {}
@@ -235,7 +272,7 @@ public final class Cassette: Sendable {
         }
         state.withLock { $0.recorded.append(clean) }
         writer.async { [self] in
-            write(HTTPArchive(entries: entries).data(redaction: .none))
+            write(HTTPArchive(entries: entries, maxAge: maxAge).data(redaction: .none))
         }
     }
 
@@ -279,6 +316,10 @@ public final class Cassette: Sendable {
 extension Cassette {
     /// The cassette of the running test, set by the `.cassette` trait (module `HTTPMockTesting`).
     @TaskLocal package static var scoped: Cassette?
+
+    /// Where the `.cassette` trait reads `AIRLOCK_RECORD` and `CI`, when a test of the trait itself
+    /// sets it (`CI` for one test, without touching the process's environment); `nil`: the process's.
+    @TaskLocal package static var scopedEnvironment: [String: String]?
 
     /// The cassette of the running test, as the `.cassette` trait opened it.
     ///

@@ -25,6 +25,7 @@ public struct CassetteError: Error, Hashable, Sendable, CustomStringConvertible 
         private enum Base: Hashable, Sendable {
             case invalidRecordMode, noCurrentCassette, invalidFile, writeFailed
             case unreadable, notAFolder, folderNotEmpty
+            case invalidRule, invalidBaseURL, expired, invalidMaxAge
         }
 
         private let base: Base
@@ -45,6 +46,15 @@ public struct CassetteError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let notAFolder = Code(base: .notAFolder)
         /// The folder for WireMock mappings is not empty, and its contents may not be replaced.
         public static let folderNotEmpty = Code(base: .folderNotEmpty)
+        /// A JSON path given to a verification (``DriftOptions``) does not parse.
+        public static let invalidRule = Code(base: .invalidRule)
+        /// The base URL a cassette is verified against is not an `http(s)` URL with a host.
+        public static let invalidBaseURL = Code(base: .invalidBaseURL)
+        /// The cassette is older than its maximum age, and this run may not record it again
+        /// (`CI` is set, or the mode is `none`).
+        public static let expired = Code(base: .expired)
+        /// A maximum age (`_maxAge` in the file, `--max-age`) is not a duration such as `30d`.
+        public static let invalidMaxAge = Code(base: .invalidMaxAge)
 
         /// The code's name, such as `invalidFile`.
         public var description: String { "\(base)" }

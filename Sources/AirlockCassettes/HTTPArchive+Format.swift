@@ -17,6 +17,13 @@ enum HARFormat {
         var version: String
         var creator: Creator
         var entries: [Entry]
+        /// Airlock's own field: how old the recording may grow before it is refreshed (`30d`).
+        var maxAge: String?
+
+        enum CodingKeys: String, CodingKey {
+            case version, creator, entries
+            case maxAge = "_maxAge"
+        }
     }
 
     struct Creator: Codable {

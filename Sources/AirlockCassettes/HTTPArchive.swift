@@ -23,11 +23,20 @@ public struct HTTPArchive: Sendable {
     public var entries: [RecordedRequest]
     /// Entries left out, each saying which and why (`log.entries[3]: data: URL, not http(s)`).
     public private(set) var skipped: [String] = []
+    /// How old the recording may grow before it is refreshed (Airlock's `_maxAge` in the `log`),
+    /// if the file says.
+    public var maxAge: MaxAge?
+    /// Each entry's position in the file's `log.entries` (entries left out shift the others).
+    package private(set) var positions: [Int]
 
     /// An archive of these exchanges, such as a mock's `requests`.
-    /// - Parameter entries: The requests, each with its response.
-    public init(entries: [RecordedRequest]) {
+    /// - Parameters:
+    ///   - entries: The requests, each with its response.
+    ///   - maxAge: How old the recording may grow before it is refreshed.
+    public init(entries: [RecordedRequest], maxAge: MaxAge? = nil) {
         self.entries = entries
+        self.maxAge = maxAge
+        positions = Array(entries.indices)
     }
 
     /// Reads a HAR file.
@@ -54,6 +63,13 @@ public struct HTTPArchive: Sendable {
             throw StubFileError(.invalidValue, file: source, location: nil, problem: "\(error)", expected: "a HAR 1.2 document")
         }
         entries = []
+        positions = []
+        if let text = document.log.maxAge {
+            guard let maxAge = MaxAge(text) else {
+                throw StubFileError(.invalidValue, file: source, location: "log._maxAge", problem: "is \"\(text)\"", expected: MaxAge.expected)
+            }
+            self.maxAge = maxAge
+        }
         for (index, entry) in document.log.entries.enumerated() {
             let place = "log.entries[\(index)]"
             guard let request = try Self.request(entry, at: place, source: source) else {
@@ -65,6 +81,7 @@ public struct HTTPArchive: Sendable {
                 continue
             }
             entries.append(request)
+            positions.append(index)
         }
     }
 
@@ -76,13 +93,19 @@ public struct HTTPArchive: Sendable {
             log: .init(
                 version: "1.2",
                 creator: .init(name: "Airlock", version: AirlockVersion.current),
-                entries: entries.map { Self.entry(redaction.apply(to: $0), redaction: redaction) }
+                entries: entries.map { Self.entry(redaction.apply(to: $0), redaction: redaction) },
+                maxAge: maxAge?.description
             )
         )
+        // Every member is a plain value; encoding cannot fail.
+        return (try? Self.encoder.encode(document)) ?? Data("{}".utf8)
+    }
+
+    /// How Airlock writes HAR: pretty-printed with sorted keys (stable under version control).
+    static var encoder: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        // Every member is a plain value; encoding cannot fail.
-        return (try? encoder.encode(document)) ?? Data("{}".utf8)
+        return encoder
     }
 
     // MARK: Reading
@@ -175,7 +198,7 @@ public struct HTTPArchive: Sendable {
 
     // MARK: Writing
 
-    private static func entry(_ recorded: RecordedRequest, redaction: Redaction) -> HARFormat.Entry {
+    static func entry(_ recorded: RecordedRequest, redaction: Redaction) -> HARFormat.Entry {
         let milliseconds = (recorded.response?.duration ?? 0) * 1000
         // HAR's mimeType is the Content-Type as sent: empty when there was none, so that a reader
         // does not give the replay a Content-Type the server never sent.

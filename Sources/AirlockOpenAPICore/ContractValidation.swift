@@ -30,18 +30,31 @@ public final class ContractValidation: Sendable, ExchangeObserver {
         journal?.removeObserver(self)
     }
 
-    package func exchangeEnded(_ request: RecordedRequest, response: RecordedResponse, redaction: Redaction) -> String? {
+    package func exchangeEnded(_ request: RecordedRequest, response: RecordedResponse, redaction: Redaction) -> ExchangeObservation? {
         let (operation, violations) = check(request, response: response, redaction: redaction)
         if !violations.isEmpty {
             found.withLock { $0.append(contentsOf: violations) }
             violations.forEach(report)
         }
-        return operation?.name
+        return ExchangeObservation(operationID: operation?.name, problems: violations.map(\.description))
     }
 
     /// The request's operation and every violation of the exchange.
     func check(_ request: RecordedRequest, response: RecordedResponse?, redaction: Redaction) -> (OpenAPIOperation?, [ContractViolation]) {
-        var check = ExchangeCheck(contract: contract, request: request, redaction: redaction)
+        contract.check(request, response: response, redaction: redaction)
+    }
+}
+
+extension OpenAPIContract {
+    /// Every violation of one exchange, without a journal: for tools that check exchanges they
+    /// hold, such as `airlock cassette verify --openapi` (a recorded and a live one per entry).
+    package func violations(of request: RecordedRequest, response: RecordedResponse, redaction: Redaction) -> [ContractViolation] {
+        check(request, response: response, redaction: redaction).1
+    }
+
+    /// The request's operation and every violation of the exchange.
+    func check(_ request: RecordedRequest, response: RecordedResponse?, redaction: Redaction) -> (OpenAPIOperation?, [ContractViolation]) {
+        var check = ExchangeCheck(contract: self, request: request, redaction: redaction)
         let operation = check.checkRequest()
         if let operation, let response, case .response = response.outcome {
             check.checkResponse(response, of: operation)

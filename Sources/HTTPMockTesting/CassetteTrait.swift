@@ -34,6 +34,9 @@ public struct CassetteTrait: TestTrait, SuiteTrait, TestScoping {
     public var pace: StreamPace = .asRecorded
     /// Edits each exchange before redaction and the file see it, or leaves it out (`nil`).
     public var beforeRecord: (@Sendable (RecordedRequest) -> RecordedRequest?)? = nil
+    /// How old the cassette may grow before it is recorded again (`nil`: the file's own
+    /// `_maxAge`, if any). On CI an older cassette fails the test, saying how old it is.
+    public var maxAge: MaxAge? = nil
 
     /// Applies to every test of a suite.
     public var isRecursive: Bool { true }
@@ -55,7 +58,9 @@ public struct CassetteTrait: TestTrait, SuiteTrait, TestScoping {
             matching: matching,
             redaction: redaction,
             recordCommand: "AIRLOCK_RECORD=newEpisodes swift test --filter \(testName)",
+            environment: Cassette.scopedEnvironment ?? ProcessInfo.processInfo.environment,
             pace: pace,
+            maxAge: maxAge,
             beforeRecord: beforeRecord
         )
         var failure: (any Error)?
@@ -92,6 +97,8 @@ extension Trait where Self == CassetteTrait {
     ///   - redaction: What to hide before anything reaches the file.
     ///   - pace: How fast recorded streams replay, such as `.instant` for a fast test of a
     ///     stream recorded at its real pace. Defaults to `.asRecorded`.
+    ///   - maxAge: How old the cassette may grow before it is recorded again (`nil`: the file's
+    ///     own `_maxAge`, if any); on CI an older one fails the test, saying how old it is.
     ///   - beforeRecord: Edits each exchange before redaction and the file see it, or leaves it
     ///     out (`nil`), as VCR's `before_record` does.
     public static func cassette(
@@ -100,9 +107,10 @@ extension Trait where Self == CassetteTrait {
         matching: Cassette.Matching = Cassette.Matching(),
         redaction: Redaction = .standard,
         pace: StreamPace = .asRecorded,
+        maxAge: MaxAge? = nil,
         beforeRecord: (@Sendable (RecordedRequest) -> RecordedRequest?)? = nil
     ) -> Self {
-        CassetteTrait(name: name, mode: mode, matching: matching, redaction: redaction, pace: pace, beforeRecord: beforeRecord)
+        CassetteTrait(name: name, mode: mode, matching: matching, redaction: redaction, pace: pace, beforeRecord: beforeRecord, maxAge: maxAge)
     }
 }
 #endif
@@ -129,18 +137,22 @@ extension XCTestCase {
     ///   - matching: How requests match recorded entries.
     ///   - redaction: What to hide before anything reaches the file.
     ///   - pace: How fast recorded streams replay. Defaults to `.asRecorded`.
+    ///   - maxAge: How old the cassette may grow before it is recorded again (`nil`: the file's
+    ///     own `_maxAge`, if any); on CI an older one throws, saying how old it is.
     ///   - beforeRecord: Edits each exchange before redaction and the file see it, or leaves it
     ///     out (`nil`).
     ///   - filePath: The test file; its folder holds `__Cassettes__`.
     ///   - line: Where replay misses are reported.
     /// - Returns: The cassette.
-    /// - Throws: `CassetteError` when the file is not a HAR file or `AIRLOCK_RECORD` names no mode.
+    /// - Throws: `CassetteError` when the file is not a HAR file, `AIRLOCK_RECORD` names no mode, or
+    ///   the cassette is older than its maximum age where it may not record (`CI`).
     public func cassette(
         _ name: String? = nil,
         mode: Cassette.RecordMode = .once,
         matching: Cassette.Matching = Cassette.Matching(),
         redaction: Redaction = .standard,
         pace: StreamPace = .asRecorded,
+        maxAge: MaxAge? = nil,
         beforeRecord: (@Sendable (RecordedRequest) -> RecordedRequest?)? = nil,
         filePath: StaticString = #filePath,
         line: UInt = #line
@@ -153,6 +165,7 @@ extension XCTestCase {
             redaction: redaction,
             recordCommand: "AIRLOCK_RECORD=newEpisodes swift test --filter \(testName)",
             pace: pace,
+            maxAge: maxAge,
             beforeRecord: beforeRecord
         )
         addTeardownBlock {

@@ -115,6 +115,14 @@ public final class MockServer: Mocking {
         return URL(string: "\(configuration.tls == nil ? "http" : "https")://\(host):\(port)")!
     }
 
+    /// The traffic page: every exchange live in a browser, why a request missed, and a stub from
+    /// any request (`<baseURL>/__admin/inspector/`). It is behind the admin API's checks; with an
+    /// ``Configuration/adminToken``, open it with the token in the URL's fragment
+    /// (`…/__admin/inspector/#token=<token>`), which the browser keeps to the page.
+    public var inspectorURL: URL {
+        URL(string: baseURL.absoluteString + InspectorRoute.path)!
+    }
+
     /// Binds and starts serving.
     /// - Throws: ``MockServerError`` when asked to bind beyond loopback without
     ///   ``Configuration/allowsNonLoopbackBinding``, or without an admin token then, or when the

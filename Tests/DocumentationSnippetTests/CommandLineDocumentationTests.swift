@@ -16,7 +16,7 @@ struct CommandLineDocumentationTests {
     @Test func theHelpOfEveryCommandIsRead() async throws {
         // Guards the tests below against passing vacuously.
         let helps = try await helps()
-        for command in ["", "serve", "record", "redact", "cassette check", "cassette wiremock", "ca path", "ca export"] {
+        for command in ["", "serve", "record", "redact", "cassette check", "cassette verify", "cassette wiremock", "ca path", "ca export"] {
             #expect(helps[command] != nil, "airlock \(command) --help was not read")
         }
         #expect(helps["serve"]?.options["--port"]?.defaultValue == "8080")

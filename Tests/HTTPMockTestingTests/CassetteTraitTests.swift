@@ -55,6 +55,14 @@ struct CassetteTraitTests {
         #expect(!FileManager.default.fileExists(atPath: cassette.url.path))
     }
 
+    /// A cassette recorded in 2020 with a maximum age of 30 days, on CI: the trait fails the test
+    /// before its body runs, saying how old the cassette is and how to refresh it — no live call.
+    /// (The outer trait sets `CI` for this test alone and expects exactly that failure.)
+    @Test(.expectingExpiry, .cassette("expired", maxAge: .days(30)))
+    func anExpiredCassetteFailsTheTestOnCI() async throws {
+        Issue.record("the test body ran with an expired cassette")
+    }
+
     /// Reads `https://api.example.com/events` of `mock` through a data delegate: each piece with
     /// the seconds after the request.
     private func streamedPieces(_ mock: HTTPMock) async throws -> [(text: String, at: TimeInterval)] {
@@ -128,6 +136,25 @@ struct ExpectingReplayMisses: TestTrait, TestScoping {
 
 extension Trait where Self == ExpectingReplayMisses {
     static func expectingReplayMisses(_ requests: [String]) -> Self { ExpectingReplayMisses(requests: requests) }
+}
+
+/// Runs a test (and the traits listed after it) as on CI, and expects the `.cassette` trait to
+/// fail it because the cassette is older than its maximum age.
+struct ExpectingExpiry: TestTrait, TestScoping {
+    func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+        let error = await #expect(throws: CassetteError.self) {
+            try await Cassette.$scopedEnvironment.withValue(["CI": "true"]) { try await function() }
+        }
+        #expect(error?.code == .expired)
+        let message = error?.description ?? ""
+        #expect(message.contains("expired.har: is "), "\(message)")
+        #expect(message.contains("days old (its oldest entry was recorded 2020-01-01T00:00:00.000Z), older than its maximum age of 30d"), "\(message)")
+        #expect(message.contains("run the test without CI, or `airlock cassette verify "), "\(message)")
+    }
+}
+
+extension Trait where Self == ExpectingExpiry {
+    static var expectingExpiry: Self { ExpectingExpiry() }
 }
 
 final class CassetteXCTestTests: XCTestCase {

@@ -212,8 +212,8 @@ struct LaunchedAirlock {
     /// Starts `airlock` with `arguments`, standard output to a pipe read by ``lines``; with
     /// `shellPrefix`, through `/bin/sh -c "<prefix> && exec airlock …"` (`ulimit -n 256`, say).
     /// `serve` and `record` get `--exit-with-parent`: a test run that crashes or is killed leaves
-    /// no server behind.
-    init(_ arguments: [String], shellPrefix: String? = nil, standardError: Pipe? = nil) throws {
+    /// no server behind. `environment` is added to the test process's own.
+    init(_ arguments: [String], shellPrefix: String? = nil, standardError: Pipe? = nil, environment: [String: String] = [:]) throws {
         let path = try #require(CLITests.executable, "build the airlock executable first (swift build)")
         var arguments = arguments
         if ["serve", "record"].contains(arguments.first), !arguments.contains("--exit-with-parent") {
@@ -227,6 +227,7 @@ struct LaunchedAirlock {
             process.executableURL = URL(fileURLWithPath: path)
             process.arguments = arguments
         }
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         let output = Pipe()
         process.standardOutput = output
         if let standardError { process.standardError = standardError }
@@ -256,12 +257,14 @@ struct LaunchedAirlock {
         if process.isRunning { process.terminate() }
     }
 
-    /// Runs `airlock` to completion; returns its exit status, output and errors.
-    static func run(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
+    /// Runs `airlock` to completion; returns its exit status, output and errors. `environment`,
+    /// when given, replaces the test process's own.
+    static func run(_ arguments: [String], environment: [String: String]? = nil) throws -> (status: Int32, output: String, errors: String) {
         let path = try #require(CLITests.executable, "build the airlock executable first (swift build)")
         let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
+        process.environment = environment
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output

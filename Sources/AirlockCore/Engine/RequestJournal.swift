@@ -86,12 +86,13 @@ public final class RequestJournal: Sendable {
     }
 
     /// Stores what was delivered for entry `sequence` of `generation`, if it is still kept.
-    fileprivate func record(_ response: RecordedResponse, operationID: String?, generation: Int, sequence: Int) {
+    fileprivate func record(_ response: RecordedResponse, operationID: String?, problems: [String], generation: Int, sequence: Int) {
         state.withLock { state in
             let index = state.head + sequence - state.firstSequence
             guard state.generation == generation, sequence >= state.firstSequence, state.entries.indices.contains(index) else { return }
             state.entries[index].response = response
             if let operationID { state.entries[index].operationID = operationID }
+            if !problems.isEmpty { state.entries[index].problems = problems }
         }
     }
 
@@ -117,6 +118,16 @@ public final class RequestJournal: Sendable {
     /// Every request kept, in order.
     package var all: [RecordedRequest] {
         state.withLock { Array($0.entries[$0.head...]) }
+    }
+
+    /// The entry numbered `sequence`, if the journal still keeps it.
+    package func entry(sequence: Int) -> RecordedRequest? {
+        state.withLock { state in
+            let index = state.head + sequence - state.firstSequence
+            guard sequence >= state.firstSequence, state.entries.indices.contains(index), index >= state.head else { return nil }
+            let entry = state.entries[index]
+            return entry.sequence == sequence ? entry : nil
+        }
     }
 
     /// How many requests were seen since the last clear, and how many of the oldest were
@@ -238,14 +249,28 @@ package struct ExchangeRecorder: Sendable {
         // The observers look before the response goes out: a failure they report lands while
         // the client still waits for it.
         var operationID: String?
+        var problems: [String] = []
         if let observed {
             let redaction = journal.redaction
             for observer in observed.observers {
-                let named = observer.exchangeEnded(observed.request, response: response, redaction: redaction)
-                if operationID == nil { operationID = named }
+                guard let observation = observer.exchangeEnded(observed.request, response: response, redaction: redaction) else { continue }
+                if operationID == nil { operationID = observation.operationID }
+                problems += observation.problems
             }
         }
-        journal.record(response, operationID: operationID, generation: generation, sequence: sequence)
+        journal.record(response, operationID: operationID, problems: problems, generation: generation, sequence: sequence)
+        if let observed {
+            // Then, with the journal's entry complete, every observer sees the exchange with what
+            // they all found.
+            var seen = observed.request
+            seen.response = response
+            seen.operationID = operationID
+            seen.problems = problems
+            let redaction = journal.redaction
+            for observer in observed.observers {
+                observer.exchangeRecorded(seen, redaction: redaction)
+            }
+        }
         if !holdsRecording, let recording, var request {
             request.response = response
             request.operationID = operationID
@@ -288,7 +313,31 @@ package protocol ExchangeObserver: AnyObject, Sendable {
     ///   - request: The request as it arrived, its body whole.
     ///   - response: What it got: a response, a failure or a fault.
     ///   - redaction: How the journal shows secrets.
-    /// - Returns: The operation the request belongs to, which the journal keeps with the entry
-    ///   (``RecordedRequest/operationID``); `nil` when it knows none.
-    func exchangeEnded(_ request: RecordedRequest, response: RecordedResponse, redaction: Redaction) -> String?
+    /// - Returns: What it found: the operation the request belongs to, which the journal keeps
+    ///   with the entry (``RecordedRequest/operationID``), and problems with the exchange (a
+    ///   contract's violations), which the journal keeps too; `nil` when it found nothing.
+    func exchangeEnded(_ request: RecordedRequest, response: RecordedResponse, redaction: Redaction) -> ExchangeObservation?
+
+    /// Sees the finished exchange once every observer has looked and the journal has its entry
+    /// complete: the request with its response and what they found (its operation, its
+    /// problems), its body whole. Does nothing unless the observer needs it (the traffic page's
+    /// feed does).
+    func exchangeRecorded(_ request: RecordedRequest, redaction: Redaction)
+}
+
+extension ExchangeObserver {
+    package func exchangeRecorded(_ request: RecordedRequest, redaction: Redaction) {}
+}
+
+/// What an ``ExchangeObserver`` found in an exchange.
+package struct ExchangeObservation: Sendable {
+    /// The operation the request belongs to.
+    package var operationID: String?
+    /// What is wrong with the exchange, one line each (a contract violation with its pointer).
+    package var problems: [String]
+
+    package init(operationID: String?, problems: [String] = []) {
+        self.operationID = operationID
+        self.problems = problems
+    }
 }

@@ -92,24 +92,7 @@ package struct UnmatchedDiagnosis: Sendable {
 
     /// A DSL registration that would answer exactly this request.
     private var swiftSnippet: [String] {
-        var path = "Path(\(Self.swiftLiteral(request.path))"
-        let query = queryEntries(Self.swiftLiteral)
-        if !query.isEmpty {
-            path += ", query: [\(query.joined(separator: ", "))]"
-        }
-        if request.method != "GET" {
-            path += ", requiring: .method(\(Self.swiftLiteral(request.method)))"
-        }
-        path += ")"
-        return [
-            "mock.registerResponses {",
-            "    Host(\(Self.swiftLiteral(request.host))) {",
-            "        \(path) {",
-            "            MockResponse.plaintext(\"…\")",
-            "        }",
-            "    }",
-            "}",
-        ]
+        RegistrationSnippet.lines(for: request, response: nil)
     }
 
     /// A stub-file entry that would answer exactly this request.
@@ -125,10 +108,6 @@ package struct UnmatchedDiagnosis: Sendable {
         }
         fields.append("\"responses\": [{ \"status\": 200, \"body\": \"…\" }]")
         return ["{"] + fields.enumerated().map { "  " + $0.element + ($0.offset < fields.count - 1 ? "," : "") } + ["}"]
-    }
-
-    private static func swiftLiteral(_ text: String) -> String {
-        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
 
     private static func jsonLiteral(_ text: String) -> String {

@@ -72,6 +72,27 @@ extension HTTPFields {
         return dictionary
     }
 
+    /// The fields as a stub's headers (a dictionary) hold them: each name once, where it first
+    /// occurs, under its first spelling, with a repeated name's values joined with `, `; the
+    /// framing fields (`Content-Length`, `Transfer-Encoding`, `Connection`, `Keep-Alive`), which a
+    /// stub's response gets anew, left out.
+    package var joinedForAStub: [(name: String, value: String)] {
+        var joined: [(name: String, value: String)] = []
+        var positions: [String: Int] = [:]
+        for field in self where !Self.framingNames.contains(field.name.canonicalName) {
+            if let position = positions[field.name.canonicalName] {
+                joined[position].value += ", " + field.value
+            } else {
+                positions[field.name.canonicalName] = joined.count
+                joined.append((field.name.rawName, field.value))
+            }
+        }
+        return joined
+    }
+
+    /// The fields that frame a message rather than describe it.
+    private static let framingNames: Set<String> = ["content-length", "transfer-encoding", "connection", "keep-alive"]
+
     /// The first value of the field called `name`, compared case-insensitively.
     package func first(named name: String) -> String? {
         guard let fieldName = HTTPField.Name(name) else { return nil }

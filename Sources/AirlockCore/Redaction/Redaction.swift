@@ -62,20 +62,30 @@ import HTTPTypes
 /// ```
 public struct Redaction: Sendable, Hashable {
     /// Header names whose values are hidden, in addition to API-key style names.
-    public var headerNames: Set<String>
+    public var headerNames: Set<String> {
+        didSet { cachedNames.value = Names(self) }
+    }
     /// Query item names whose values are hidden (also fragment items, and fields of request bodies).
-    public var queryItemNames: Set<String>
+    public var queryItemNames: Set<String> {
+        didSet { cachedNames.value = Names(self) }
+    }
     /// Request body field names, at any depth, whose values are hidden (JSON, form and multipart
     /// fields).
-    public var jsonFields: Set<String>
+    public var jsonFields: Set<String> {
+        didSet { cachedNames.value = Names(self) }
+    }
     /// Response body field names, at any depth, whose values are hidden (JSON, form and multipart
     /// fields, and `name=value` pairs in other response text and in error text). Unambiguous
     /// credentials only, so that a recorded response replays as it was.
-    public var responseFields: Set<String>
+    public var responseFields: Set<String> {
+        didSet { cachedNames.value = Names(self) }
+    }
     /// What replaces a hidden value.
     public var replacement: String
     /// Whether API-key style header names (containing `api-key`, `api_key` or `apikey`) are hidden.
-    public var redactsAPIKeyHeaders: Bool
+    public var redactsAPIKeyHeaders: Bool {
+        didSet { cachedNames.value = Names(self) }
+    }
 
     /// Creates a redaction policy.
     /// - Parameters:
@@ -101,6 +111,20 @@ public struct Redaction: Sendable, Hashable {
         self.replacement = replacement
         self.redactsAPIKeyHeaders = redactsAPIKeyHeaders
         self.namedValues = [:]
+        cachedNames.value = Names(self)
+    }
+
+    /// The lists normalized once, when they are set, for every pass: building them costs more
+    /// than most passes (a URL with no query). Not part of the policy's identity.
+    private var cachedNames = CachedNames()
+
+    /// ``Names`` kept beside the lists they are made from; always equal, hashed as nothing.
+    struct CachedNames: Sendable, Hashable {
+        var value: Names?
+
+        static func == (lhs: CachedNames, rhs: CachedNames) -> Bool { true }
+
+        func hash(into hasher: inout Hasher) {}
     }
 
     /// Values you name, each hidden behind a placeholder of its own wherever it stands as a whole
@@ -165,8 +189,8 @@ public struct Redaction: Sendable, Hashable {
         case response
     }
 
-    /// The lists, normalized once for a pass.
-    struct Names {
+    /// The lists, normalized once.
+    struct Names: Sendable {
         let headers: Set<String>
         let queryItems: NameSet
         /// Request body fields: ``Redaction/jsonFields`` and ``Redaction/queryItemNames``.
@@ -202,7 +226,7 @@ public struct Redaction: Sendable, Hashable {
         }
     }
 
-    var names: Names { Names(self) }
+    var names: Names { cachedNames.value ?? Names(self) }
 
     /// Whether a header's value is hidden.
     public func hidesHeader(_ name: String) -> Bool {

@@ -101,6 +101,13 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
         set { writable.operationID = newValue }
     }
 
+    /// What the journal's observers found wrong with the exchange once it ended — a contract's
+    /// violations, each with its JSON pointer — one line each; empty when nothing was.
+    package var problems: [String] {
+        get { storage.problems }
+        set { writable.problems = newValue }
+    }
+
     /// The frames of the WebSocket this request opened, in the order they were sent, with their
     /// times; empty for any other request. The journal adds each frame as it passes (a copy taken
     /// earlier keeps the frames it had).
@@ -154,6 +161,7 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
         var answeredBy: StubDescription?
         var response: RecordedResponse?
         var operationID: String?
+        var problems: [String] = []
         var webSocketFrames: [RecordedWebSocketFrame] = []
 
         init(sequence: Int, request: IncomingRequest, date: Date) {
@@ -168,6 +176,7 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
             copy.answeredBy = answeredBy
             copy.response = response
             copy.operationID = operationID
+            copy.problems = problems
             copy.webSocketFrames = webSocketFrames
             return copy
         }

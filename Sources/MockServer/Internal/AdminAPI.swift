@@ -1,5 +1,6 @@
 import AirlockBase
 import Foundation
+import HTTPTypes
 @_spi(AirlockTransport) import AirlockCore
 import NIOHTTP1
 
@@ -17,6 +18,7 @@ import NIOHTTP1
 /// | `GET /__admin/scenarios` | every scenario with its current state |
 /// | `PUT /__admin/scenarios/<name>/state` | sets a scenario's state: `{"state": "…"}` |
 /// | `POST /__admin/scenarios/reset` | returns every scenario to `Started` |
+/// | `GET /__admin/inspector/` | the traffic page and its files; `…/feed` its live feed (``InspectorRoute``) |
 ///
 /// WireMock's own paths (`/__admin/mappings`, request counts and finds, near misses, settings,
 /// shutdown) go to ``WireMockAdminAPI``, and `/__admin/websockets` (the open WebSockets, pushes)
@@ -38,16 +40,12 @@ struct AdminAPI {
     struct Answer {
         let status: Int
         let body: Data
+        /// The answer's fields; the admin API's own answers are JSON.
+        var headers: HTTPFields = [.contentType: "application/json"]
     }
 
     func handle(_ head: HTTPRequestHead, body: Data?) -> Answer {
-        if let token = context.configuration.adminToken, !token.isEmpty {
-            let given = head.headers.first(name: "Authorization")
-            guard given == "Bearer \(token)" else {
-                return Self.json(401, ["error": "the admin API needs the header Authorization: Bearer <admin token>"])
-            }
-        }
-        if let refusal = refusal(head) {
+        if let refusal = check(head) {
             return refusal
         }
         let components = URLComponents(string: "http://admin\(head.uri)")
@@ -150,9 +148,25 @@ struct AdminAPI {
         }
     }
 
-    /// Why an admin request is refused, if it is: a `Host` that is not this server (DNS
-    /// rebinding), a foreign `Origin`, or a write that is not JSON (a form or `text/plain` post
-    /// from a web page).
+    /// Why an admin request is refused, if it is: no admin token where the server has one, a
+    /// `Host` that is not this server (DNS rebinding), a foreign `Origin`, or a write that is not
+    /// JSON (a form or `text/plain` post from a web page).
+    /// - Parameter requiringToken: `false` for the traffic page's own files, which hold no data
+    ///   (a browser cannot send a header when it opens a page; the page sends the token with
+    ///   every request for data).
+    func check(_ head: HTTPRequestHead, requiringToken: Bool = true) -> Answer? {
+        if requiringToken, let token = context.configuration.adminToken, !token.isEmpty {
+            let given = head.headers.first(name: "Authorization")
+            guard given == "Bearer \(token)" else {
+                return Self.json(401, ["error": "the admin API needs the header Authorization: Bearer <admin token>"])
+            }
+        }
+        return refusal(head)
+    }
+
+    /// Why an admin request is refused by where it comes from or what it is: a `Host` that is not
+    /// this server (DNS rebinding), a foreign `Origin`, or a write that is not JSON (a form or
+    /// `text/plain` post from a web page).
     private func refusal(_ head: HTTPRequestHead) -> Answer? {
         let configuration = context.configuration
         let method = head.method

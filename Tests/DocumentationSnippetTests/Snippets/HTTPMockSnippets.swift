@@ -344,3 +344,12 @@ func recordedStreamReplayedAtOnce() throws {
     let mock = HTTPMock(cassette: replay)
     _ = mock
 }
+
+// Recording.md, "Expiry".
+@Suite(.disabled("a documentation sample: compiled, not run"))
+struct CassetteExpirySample {
+    @Test(.cassette(maxAge: .days(30))) func listsUsers() async throws {
+        let mock = try HTTPMock(cassette: .current())
+        _ = mock
+    }
+}

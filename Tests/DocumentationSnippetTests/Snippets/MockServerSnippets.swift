@@ -18,9 +18,33 @@ func serverOverAMock() async throws {
 }
 
 
+// InspectingTraffic.md.
+func inspectorForAnInProcessMock() async throws {
+    let mock = HTTPMock()
+    let inspector = MockServer(mock: mock)        // loopback, a free port
+    try await inspector.start()
+    print("Traffic:", inspector.inspectorURL)     // open it while the test runs
+    // … the test's requests through mock.urlSession appear on the page …
+    try await inspector.shutdown()
+}
+
+
 // AirlockOpenAPICore.md.
 func contractOverASocket() throws {
     let contract = try OpenAPIContract(contentsOf: URL(fileURLWithPath: "openapi.yaml"))
     let server = MockServer()
     server.registerStubs(from: contract)
+}
+
+// Recording.md, "Keeping recordings true": a test target run on purpose (nightly).
+@Suite(.disabled("a documentation sample: compiled, not run"))
+struct KeepingRecordingsTrueSample {
+    @Test func usersCassetteIsStillTrue() async throws {
+        let cassette = try Cassette(verifying: URL(fileURLWithPath: "Fixtures/users.har"))
+        var options = DriftOptions()
+        options.ignoredFields = ["$.requestId"]
+        options.ignoredHeaders = ["Date"]
+        let report = try await cassette.verify(against: URL(string: "https://staging.example.com")!, options: options)
+        #expect(!report.hasDrift && !report.hasUnverified, "\(report.table)")
+    }
 }

@@ -1,3 +1,4 @@
+import AirlockBase
 @_spi(AirlockTransport) import AirlockCore
 import Foundation
 import HTTPTypes
@@ -85,8 +86,12 @@ final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .tunnel(let tunnel):
             open(tunnel, for: head, in: context)
         case .admin:
-            let answer = AdminAPI(context: server, localPort: context.channel.localAddress?.port ?? 0).handle(head, body: body)
-            delivery.respond(status: answer.status, headers: [.contentType: "application/json"], body: answer.body)
+            let admin = AdminAPI(context: server, localPort: context.channel.localAddress?.port ?? 0)
+            if let page = InspectorRoute(head) {
+                return inspect(page, admin: admin, head: head, delivery: delivery)
+            }
+            let answer = admin.handle(head, body: body)
+            delivery.respond(status: answer.status, headers: answer.headers, body: answer.body)
         case .mock:
             guard let incoming = IncomingRequest(
                 head: head,
@@ -100,6 +105,34 @@ final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 return delivery.respond(status: 400, headers: [.contentType: "text/plain"], body: Data(message.utf8), closing: true)
             }
             delivery.deliver(server.registry.resolve(incoming, for: server.transport), for: incoming)
+        }
+    }
+
+    /// The traffic page: its files, or its live feed, after the admin API's checks.
+    private func inspect(_ page: InspectorRoute, admin: AdminAPI, head: HTTPRequestHead, delivery: ExchangeDelivery) {
+        if let refusal = admin.check(head, requiringToken: page.needsToken) {
+            return delivery.respond(status: refusal.status, headers: refusal.headers, body: refusal.body)
+        }
+        switch page {
+        case .file(let file):
+            delivery.respond(status: 200, headers: InspectorRoute.fields(contentType: file.contentType), body: Data(file.bytes))
+        case .redirect:
+            var fields = InspectorRoute.protectiveFields
+            fields[.location] = InspectorRoute.path
+            delivery.respond(status: 308, headers: fields, body: Data())
+        case .feed:
+            InspectorFeed.open(on: delivery, journal: server.registry.journal)
+        case .state:
+            delivery.respond(status: 200, headers: InspectorRoute.fields(contentType: "application/json"), body: InspectorState.json(server.registry).prettyText)
+        case .exchange(let sequence):
+            let journal = server.registry.journal
+            guard let request = journal.entry(sequence: sequence) else {
+                let message: JSONValue = ["error": .string("the journal no longer keeps exchange \(sequence) (it keeps the newest; see the journal's capacity)")]
+                return delivery.respond(status: 404, headers: InspectorRoute.fields(contentType: "application/json"), body: message.prettyText)
+            }
+            let redaction = journal.redaction
+            let detail = InspectorExchange.json(redaction.apply(to: request), original: request, registry: server.registry, redaction: redaction)
+            delivery.respond(status: 200, headers: InspectorRoute.fields(contentType: "application/json"), body: (try? detail.compactData()) ?? Data())
         }
     }
 

@@ -1,0 +1,342 @@
+import AsyncHTTPClient
+import Foundation
+import HTTPMock
+import MockServer
+import NIOCore
+import NIOHTTP1
+import ProcessSupport
+import Testing
+
+/// The traffic page (`/__admin/inspector/`): its live feed through a real socket, its protections,
+/// and the page itself in headless Chromium, driven by Selenium (`Tests/Tools/browser_clients.py`).
+@Suite struct InspectorTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    private static func write(_ text: String, named name: String) throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("airlock-inspector-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let file = folder.appendingPathComponent(name)
+        try Data(text.utf8).write(to: file)
+        return file
+    }
+
+    private static let stubs = #"""
+        {"stubs": [
+          {"path": "/users/1", "responses": [{"json": {"id": 1, "name": "Alice"}, "lifetime": "eternal"}]},
+          {"path": "/users/*", "query": {"page": "1"}, "responses": [{"json": {"page": 1}, "lifetime": "eternal"}]}
+        ]}
+        """#
+
+    /// The `exchange` events of a feed's text, parsed.
+    private static func events(in text: String) -> [[String: Any]] {
+        text.components(separatedBy: "\n\n").compactMap { block in
+            guard block.contains("event: exchange"), let line = block.split(separator: "\n").first(where: { $0.hasPrefix("data: ") }) else { return nil }
+            return try? JSONSerialization.jsonObject(with: Data(line.dropFirst(6).utf8)) as? [String: Any]
+        }
+    }
+
+    /// Reads a feed until its text holds an exchange of `path`.
+    private static func readFeed(_ response: HTTPClientResponse, untilPath path: String) async throws -> String {
+        var text = ""
+        for try await buffer in response.body {
+            text += String(buffer: buffer)
+            if events(in: text).contains(where: { ($0["url"] as? String)?.contains(path) == true && $0["ended"] as? Bool == true }) { break }
+        }
+        return text
+    }
+
+    /// A test's `MockServer`: the feed sends what the journal has, then each exchange as it ends,
+    /// redacted as the journal shows it; the page and its files come with their protections.
+    @Test func theFeedSendsEachExchangeAsItEndsRedacted() async throws {
+        let mock = HTTPMock()
+        mock.registerResponses {
+            Host("**") {
+                Path("/users/1") { MockResponse.plaintext("Alice", lifetime: .eternal) }
+            }
+        }
+        try await withServer(mock) { server in
+            #expect(server.inspectorURL.absoluteString == server.baseURL.absoluteString + "/__admin/inspector/")
+            try await withClient { client in
+                _ = try await send(client, server.baseURL.absoluteString + "/users/1")
+                let page = try await send(client, server.inspectorURL.absoluteString)
+                #expect(page.status == 200)
+                #expect(page.headers["Content-Type"] == ["text/html; charset=utf-8"])
+                #expect(page.headers["Content-Security-Policy"].first?.contains("script-src 'self'") == true)
+                #expect(page.headers["Content-Security-Policy"].first?.contains("default-src 'none'") == true)
+                #expect(page.text.contains("<script src=\"inspector.js\" defer></script>"))
+                let script = try await send(client, server.inspectorURL.absoluteString + "inspector.js")
+                #expect(script.headers["Content-Type"] == ["text/javascript; charset=utf-8"])
+                #expect(!script.text.contains("innerHTML"), "the page puts traffic in as text only")
+                // Without its slash, the page's address is sent on to the page (the client follows).
+                #expect(try await send(client, server.baseURL.absoluteString + "/__admin/inspector").text.contains("<title>Airlock traffic</title>"))
+
+                let feed = try await client.execute(HTTPClientRequest(url: server.inspectorURL.absoluteString + "feed"), timeout: hangGuard)
+                #expect(feed.status == .ok)
+                #expect(feed.headers["Content-Type"] == ["text/event-stream"])
+                let reading = Task { try await Self.readFeed(feed, untilPath: "/orders") }
+                // The first exchange was in the journal before the page connected; the second ends
+                // after: both come, the second without a reload.
+                let secret = "s3cr3t-token-value"
+                _ = try await send(client, server.baseURL.absoluteString + "/orders?page=2", headers: [("Authorization", "Bearer \(secret)")])
+                let text = try await reading.value
+                let events = Self.events(in: text)
+                let base = server.baseURL.absoluteString
+                #expect(events.map { $0["url"] as? String } == [base + "/users/1", base + "/orders?page=2"])
+                #expect(events.first?["matched"] as? Bool == true)
+                #expect(events.last?["matched"] as? Bool == false)
+                #expect(events.last?["status"] as? Int == 404)
+                #expect(!text.contains(secret), "the feed shows secrets as the journal does: redacted")
+                // The row's detail, asked for when the page opens it.
+                let sequence = try #require(events.last?["sequence"] as? Int)
+                let detail = try await send(client, server.inspectorURL.absoluteString + "exchanges/\(sequence)")
+                #expect(detail.status == 200)
+                #expect(!detail.text.contains(secret), "the detail shows secrets as the journal does: redacted")
+                let orders = try #require(try JSONSerialization.jsonObject(with: Data(detail.text.utf8)) as? [String: Any])
+                #expect((orders["response"] as? [String: Any])?["status"] as? Int == 404)
+                let headers = (orders["request"] as? [String: Any])?["headers"] as? [[String: String]] ?? []
+                #expect(headers.contains { $0["name"] == "Authorization" && $0["value"]?.contains("REDACTED") == true })
+                let copy = try #require(orders["copy"] as? [String: String])
+                #expect(copy["curl"]?.hasPrefix("curl -X 'GET' '\(server.baseURL.absoluteString)/orders?page=2'") == true)
+                #expect(copy["swift"]?.contains(#"Path("/orders", query: ["page": "2"])"#) == true)
+                #expect(copy["stubFile"]?.contains(#""path" : "/orders""#) == true)
+                let diagnosis = try #require(orders["diagnosis"] as? [String: Any])
+                let nearest = try #require((diagnosis["nearest"] as? [[String: Any]])?.first)
+                let verdicts = nearest["verdicts"] as? [[String: Any]] ?? []
+                #expect(verdicts.contains { ($0["text"] as? String)?.hasPrefix("path ✗") == true && $0["matches"] as? Bool == false })
+            }
+        }
+    }
+
+    /// A test opts into the page for its in-process mock: a `MockServer` over the mock shows the
+    /// exchanges its `URLSession` makes, as they end.
+    @Test func theInProcessTrafficOfAMockAppearsOnThePageOfAServerOverIt() async throws {
+        let mock = HTTPMock()
+        mock.registerResponses {
+            Host("api.example.com") {
+                Path("/profile") { MockResponse.plaintext("me", lifetime: .eternal) }
+            }
+        }
+        let inspector = MockServer(mock: mock)
+        try await inspector.start()
+        do {
+            try await withClient { client in
+                let feed = try await client.execute(HTTPClientRequest(url: inspector.inspectorURL.absoluteString + "feed"), timeout: hangGuard)
+                let reading = Task { try await Self.readFeed(feed, untilPath: "/missing") }
+                let (profile, _) = try await mock.urlSession.data(from: URL(string: "https://api.example.com/profile")!)
+                #expect(String(decoding: profile, as: UTF8.self) == "me")
+                _ = try? await mock.urlSession.data(from: URL(string: "https://api.example.com/missing")!)
+                let events = Self.events(in: try await reading.value)
+                #expect(events.map { $0["url"] as? String } == ["https://api.example.com/profile", "https://api.example.com/missing"])
+                #expect(events.map { $0["ended"] as? Bool } == [true, true])
+                #expect(events.map { $0["matched"] as? Bool } == [true, false])
+            }
+            try await inspector.shutdown()
+        } catch {
+            try? await inspector.shutdown()
+            throw error
+        }
+    }
+
+    /// `airlock serve --openapi`: a contract's violations come with their exchange, pointers
+    /// included, and so does the operation.
+    @Test func theFeedCarriesAContractsViolations() async throws {
+        let spec = Repository.openAPIExamples.appendingPathComponent("v3.0/petstore.yaml").path
+        let airlock = try LaunchedAirlock(["serve", "--openapi", spec, "--port", "0", "--quiet"], standardError: Pipe())
+        defer { airlock.stopIfRunning() }
+        let (_, base) = try await airlock.banner()
+        try await withClient { client in
+            let feed = try await client.execute(HTTPClientRequest(url: base + "/__admin/inspector/feed"), timeout: hangGuard)
+            let reading = Task { try await Self.readFeed(feed, untilPath: "/v1/pets") }
+            _ = try await send(client, "\(base)/v1/pets", method: .POST, headers: [("Content-Type", "application/json")], body: #"{"name": "Rex"}"#)
+            let row = try #require(Self.events(in: try await reading.value).last)
+            #expect(row["problems"] as? Int == 1)
+            let sequence = try #require(row["sequence"] as? Int)
+            let exchange = try #require(try JSONSerialization.jsonObject(with: Data(try await send(client, base + "/__admin/inspector/exchanges/\(sequence)").text.utf8)) as? [String: Any])
+            #expect(exchange["operation"] as? String == "createPets")
+            let problems = exchange["problems"] as? [String] ?? []
+            #expect(problems.count == 1)
+            #expect(problems.first?.contains(#"missing required property "id" (required at #/components/schemas/Pet/required)"#) == true, "\(problems)")
+        }
+    }
+
+    /// `airlock record`: the page's state says which cassette it records into and how many
+    /// exchanges it has recorded; scenarios come with their states.
+    @Test func theStateShowsTheRecordingAndTheScenarios() async throws {
+        let upstream = HTTPMock()
+        upstream.registerResponses {
+            Host("**") { Path("/items") { MockResponse.plaintext("one", lifetime: .eternal) } }
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("airlock-inspector-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await withServer(upstream) { real in
+            let recorder = try LaunchedAirlock(["record", "--target", real.baseURL.absoluteString, "--cassette", folder.appendingPathComponent("api.har").path, "--port", "0", "--quiet"])
+            defer { recorder.stopIfRunning() }
+            let port = try lastPort(in: try #require(await recorder.lines.next(), "airlock record printed nothing"))
+            let base = "http://127.0.0.1:\(port)"
+            try await withClient { client in
+                #expect(try await send(client, base + "/items").text == "one")
+                let state = try await send(client, base + "/__admin/inspector/state")
+                #expect(state.headers["Content-Security-Policy"].isEmpty == false)
+                let json = try #require(try JSONSerialization.jsonObject(with: Data(state.text.utf8)) as? [String: Any])
+                let cassette = try #require(json["cassette"] as? [String: Any])
+                #expect(cassette["file"] as? String == "api.har")
+                #expect(cassette["recording"] as? Bool == true)
+                #expect(cassette["recorded"] as? Int == 1)
+            }
+        }
+        let stubs = try Self.write(#"{"stubs": [{"path": "/next", "scenarioName": "checkout", "newScenarioState": "paid", "responses": [{"body": "ok"}]}]}"#, named: "s.json")
+        defer { try? FileManager.default.removeItem(at: stubs.deletingLastPathComponent()) }
+        let server = try LaunchedAirlock(["serve", stubs.path, "--port", "0", "--quiet"])
+        defer { server.stopIfRunning() }
+        let (_, base) = try await server.banner()
+        try await withClient { client in
+            _ = try await send(client, base + "/next")
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(try await send(client, base + "/__admin/inspector/state").text.utf8)) as? [String: Any])
+            #expect(json["scenarios"] as? [[String: String]] == [["name": "checkout", "state": "paid"]])
+            #expect(json["cassette"] is NSNull)
+        }
+    }
+
+    /// With an admin token, the page's files open without it (they hold no data) and the feed
+    /// needs it; a page of another origin is refused.
+    @Test func theFeedNeedsTheTokenAndItsOwnOrigin() async throws {
+        try await withServer(HTTPMock(), configuration: .init(adminToken: "open-sesame")) { server in
+            try await withClient { client in
+                let feed = server.inspectorURL.absoluteString + "feed"
+                #expect(try await send(client, server.inspectorURL.absoluteString).status == 200)
+                #expect(try await send(client, feed).status == 401)
+                #expect(try await send(client, feed, headers: [("Authorization", "Bearer open-sesame"), ("Origin", "http://evil.example")]).status == 403)
+                let granted = try await client.execute(
+                    { var request = HTTPClientRequest(url: feed); request.headers.add(name: "Authorization", value: "Bearer open-sesame"); return request }(),
+                    timeout: hangGuard
+                )
+                #expect(granted.status == .ok)
+            }
+        }
+    }
+
+    /// The page in headless Chromium against `airlock serve`: it loads with no console error,
+    /// shows exchanges without a reload, marks a near miss's differences, runs no script of an
+    /// XSS corpus, and "Add as stub" answers the next such request; its "copy as stub-file
+    /// entry", pasted into a stub file, makes another `airlock serve` answer the request.
+    @Test func thePageInABrowser() async throws {
+        let file = try Self.write(Self.stubs, named: "users.json")
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let airlock = try LaunchedAirlock(["serve", file.path, "--port", "0", "--quiet", "--admin-token", "page-token"])
+        defer { airlock.stopIfRunning() }
+        let (_, base) = try await airlock.banner()
+        let screenshots = Self.root.appendingPathComponent(".build/inspector-screenshots")
+        let run = try await ToolScriptRun.run(["inspector", "--server", base, "--token", "page-token", "--screenshots", screenshots.path], script: "browser_clients.py")
+        run.expectSuccess()
+        let result = try #require(run.resultLine.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] })
+        guard let page = result["page"] as? [String: Any] else {
+            // No Chromium on this machine: the script says so as a finding (CI installs it).
+            #expect(run.findings.contains { $0.contains("Chromium") }, "\(run.lines.suffix(20))")
+            return
+        }
+        #expect(page["console"] as? [String] == [], "the page logged errors")
+        #expect(page["sameDocument"] as? Bool == true, "exchanges appear without a reload")
+        let rows = page["rows"] as? [[String]] ?? []
+        #expect(rows.count == 8)
+        #expect(rows.map { $0.first } == ["8", "7", "6", "5", "4", "3", "2", "1"], "newest first")
+        #expect(rows.last?[3] == "200" && rows.last?[4] == #"host "**", path "/users/1""#)
+        #expect(page["xss"] is NSNull, "a script from the traffic ran")
+        #expect(page["injectedElements"] as? Int == 0)
+        let bytes = page["bytesDetail"] as? [String: Any]
+        #expect(bytes?["headerShown"] as? Bool == true, "a header with markup is shown as text")
+        #expect((bytes?["hex"] as? [String])?.first?.hasPrefix("00000000  ff fe 3c 73") == true, "bytes that are not UTF-8 are shown as hex")
+        let verdicts = page["verdicts"] as? [[String: Any]] ?? []
+        #expect(verdicts.contains { ($0["text"] as? String)?.hasSuffix("path ✗ /users/1 vs /users/2") == true && $0["differs"] as? Bool == true && $0["marked"] as? Bool == true })
+        #expect(verdicts.contains { ($0["text"] as? String)?.hasSuffix("query page=3 vs 1") == true && $0["differs"] as? Bool == true })
+        #expect(verdicts.contains { ($0["text"] as? String)?.hasSuffix("host ✓") == true && $0["differs"] as? Bool == false })
+        #expect((page["addResult"] as? String)?.hasPrefix("Added") == true, "\(page["addResult"] ?? "")")
+        let afterAdd = page["afterAdd"] as? [String: Any]
+        #expect(afterAdd?["status"] as? Int == 200 && afterAdd?["body"] as? String == "…", "the added stub answers the next such request")
+
+        // The keyboard alone reaches the rows (the newest is the request after "Add as stub")
+        // and opens one; axe-core finds no violation.
+        let keyboard = page["keyboard"] as? [String: Any]
+        #expect(keyboard?["firstRowReached"] as? String == "9")
+        #expect(keyboard?["opened"] as? String == "Exchange #8")
+        // Search, filter, pause: an exchange that ends while paused is held back, then shown.
+        #expect(page["searched"] as? [String] == [base + "/users/2?page=3", base + "/users/2?page=3"])
+        #expect(page["filteredMatched"] as? [String] == [base + "/users/2?page=3", base + "/users/1"], "the stub added from the page answered #9")
+        let paused = page["paused"] as? [String: Any]
+        #expect(paused?["button"] as? String == "Resume (1 new)")
+        #expect(paused?["rowsWhilePaused"] as? Int == 0)
+        #expect(paused?["rowsAfterResume"] as? Int == 1)
+        let axe = page["axe"] as? [String: Any]
+        #expect((axe?["rules"] as? Int ?? 0) > 10, "axe-core ran its rules")
+        #expect((axe?["violations"] as? [[String: Any]])?.isEmpty == true, "\(axe?["violations"] ?? "")")
+
+        // "Copy as stub-file entry", pasted into a stub file: another server answers the request.
+        let copied = try #require((page["copy"] as? [String: String])?["stub-file"])
+        let pasted = try Self.write(#"{"stubs": ["# + copied + "]}", named: "pasted.json")
+        defer { try? FileManager.default.removeItem(at: pasted.deletingLastPathComponent()) }
+        let second = try LaunchedAirlock(["serve", pasted.path, "--port", "0", "--quiet"])
+        defer { second.stopIfRunning() }
+        let (_, secondBase) = try await second.banner()
+        try await withClient { client in
+            let answer = try await send(client, secondBase + "/users/2?page=3")
+            #expect(answer.status == 200 && answer.text == "…")
+        }
+        airlock.process.interrupt()
+        #expect(await airlock.exit.status() == 0)
+        if ProcessInfo.processInfo.environment["AIRLOCK_UPDATE_SCREENSHOTS"] == "1" {
+            // The article's pictures, taken by this test: `AIRLOCK_UPDATE_SCREENSHOTS=1 swift test --filter thePageInABrowser`.
+            let resources = Self.root.appendingPathComponent("Sources/MockServer/Documentation.docc/Resources")
+            try FileManager.default.createDirectory(at: resources, withIntermediateDirectories: true)
+            for name in ["inspector-list.png", "inspector-near-miss.png"] {
+                let target = resources.appendingPathComponent(name)
+                try? FileManager.default.removeItem(at: target)
+                try FileManager.default.copyItem(at: screenshots.appendingPathComponent(name), to: target)
+            }
+        }
+    }
+
+    /// A page of another origin, open in the same browser, can neither read the feed nor add a
+    /// stub: the admin API refuses its `Origin`, a JSON write needs a preflight it never grants,
+    /// and a "simple" cross-origin post (no preflight) is refused for its content type.
+    @Test func aPageOfAnotherOriginCannotReadTheFeedOrAddAStub() async throws {
+        let target = try Self.write(Self.stubs, named: "users.json")
+        defer { try? FileManager.default.removeItem(at: target.deletingLastPathComponent()) }
+        let airlock = try LaunchedAirlock(["serve", target.path, "--port", "0", "--quiet"])
+        defer { airlock.stopIfRunning() }
+        let (_, base) = try await airlock.banner()
+        let attack = #"""
+            <!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>elsewhere</title><script>
+            window.results = {}; window.finished = false;
+            const stub = JSON.stringify({stubs: [{path: "/owned", responses: [{body: "owned"}]}]});
+            (async () => {
+              try { const r = await fetch("TARGET/__admin/inspector/feed"); window.results.feed = "read " + r.status; } catch (e) { window.results.feed = "blocked"; }
+              try { const r = await fetch("TARGET/__admin/stubs", {method: "POST", headers: {"Content-Type": "application/json"}, body: stub}); window.results.add = "sent " + r.status; } catch (e) { window.results.add = "blocked"; }
+              try { await fetch("TARGET/__admin/stubs", {method: "POST", mode: "no-cors", headers: {"Content-Type": "text/plain"}, body: stub}); window.results.simple = "sent"; } catch (e) { window.results.simple = "blocked"; }
+              window.finished = true;
+            })();
+            </script>
+            """#.replacingOccurrences(of: "TARGET", with: base)
+        let page = try Self.write(
+            String(decoding: try JSONSerialization.data(withJSONObject: ["stubs": [["path": "/attack", "responses": [["body": attack, "headers": ["Content-Type": "text/html"], "lifetime": "eternal"]]]]]), as: UTF8.self),
+            named: "attack.json"
+        )
+        defer { try? FileManager.default.removeItem(at: page.deletingLastPathComponent()) }
+        let elsewhere = try LaunchedAirlock(["serve", page.path, "--port", "0", "--quiet"])
+        defer { elsewhere.stopIfRunning() }
+        let (_, elsewhereBase) = try await elsewhere.banner()
+        let run = try await ToolScriptRun.run(["page-results", "--page", elsewhereBase + "/attack"], script: "browser_clients.py")
+        run.expectSuccess()
+        let result = try #require(run.resultLine.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] })
+        guard let results = result["results"] as? [String: String] else {
+            #expect(run.findings.contains { $0.contains("Chromium") }, "\(run.lines.suffix(20))")
+            return
+        }
+        #expect(results["feed"] == "blocked")
+        #expect(results["add"] == "blocked")
+        try await withClient { client in
+            #expect(try await send(client, base + "/owned").status == 404, "no stub was added from another origin")
+            let stubs = try await send(client, base + "/__admin/stubs")
+            #expect(!stubs.text.contains("/owned"))
+        }
+    }
+}
