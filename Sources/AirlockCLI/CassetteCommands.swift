@@ -15,7 +15,10 @@ struct Record: AsyncParsableCommand {
             bodies byte for byte, in their content coding. A response without a Content-Length \
             (server-sent events, any chunked body) is relayed live, each part as it arrives, and \
             recorded with its parts and the time before each (the HAR's content._parts), for \
-            `airlock serve` to replay at that pace. Secrets are redacted before anything \
+            `airlock serve` to replay at that pace. A WebSocket is relayed frame by frame, both \
+            ways, as it happens, and recorded when it ends with every message and close frame \
+            (the HAR's _webSocketMessages); `airlock serve` replays the conversation to the same \
+            client. Secrets are redacted before anything \
             reaches the file (the standard rules, changed with the redaction options below). The \
             cassette is written after each exchange and complete when the command stops on Ctrl-C. \
             Replay it with `airlock serve CASSETTE`.

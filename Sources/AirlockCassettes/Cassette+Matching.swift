@@ -66,20 +66,20 @@ extension HTTPArchive {
     ///   - matching: How requests match entries.
     ///   - placeholders: The texts redaction leaves in recorded values; each matches any value.
     ///   - label: How stubs name the archive (`users.har`).
-    ///   - pace: How fast recorded streams replay.
+    ///   - pace: How fast recorded streams and WebSocket conversations replay.
     package func registrations(matching: Cassette.Matching, placeholders: Set<String>, label: String, pace: StreamPace = .asRecorded) -> [Registration] {
         var groups: [String: Int] = [:]
         var registrations: [Registration] = []
-        var answers: [[RecordedResponse]] = []
+        var answers: [[RecordedRequest]] = []
         for (index, entry) in entries.enumerated() {
-            guard let recorded = entry.response else { continue }
+            guard entry.response != nil else { continue }
             let host = matching.matchesAnyHost ? "**" : entry.host
             let comparison = EntryComparison(entry, matching: matching, placeholders: placeholders)
             // A placeholder in the path (a named value such as an account id) stands for any text.
             let path = placeholders.reduce(entry.path) { $0.replacingOccurrences(of: $1, with: "*") }
             let key = [host, path, comparison.key].joined(separator: "\u{0}")
             if let group = groups[key] {
-                answers[group].append(recorded)
+                answers[group].append(entry)
                 continue
             }
             groups[key] = registrations.count
@@ -87,12 +87,22 @@ extension HTTPArchive {
             var registration = Registration(host: host, path: path, requirement: requirement, responses: [])
             registration.reportsEachResponse = true
             registrations.append(registration)
-            answers.append([recorded])
+            answers.append([entry])
         }
         for index in registrations.indices {
-            let responses = answers[index]
-            registrations[index].responses = responses.enumerated().map { position, recorded in
-                let repeats = matching.repeatsLastResponse && position == responses.count - 1
+            let entries = answers[index]
+            registrations[index].responses = entries.enumerated().map { position, entry in
+                let recorded = entry.response ?? RecordedResponse(outcome: .response(status: 200), headers: HTTPFields(), body: Data(), duration: 0)
+                let repeats = matching.repeatsLastResponse && position == entries.count - 1
+                if recorded.status == 101 || !entry.webSocketFrames.isEmpty {
+                    // A WebSocket replays its conversation; the handshake's fields are the server's own.
+                    let fields = recorded.headerFields.removing(names: Cassette.framingFields.union(Cassette.webSocketHandshakeFields))
+                    return MockResponse.webSocket(
+                        WebSocketScript(replaying: entry.webSocketFrames, openedAt: entry.date.addingTimeInterval(recorded.duration), pace: pace),
+                        lifetime: repeats ? .eternal : .single,
+                        headers: Dictionary(fields.map { ($0.name.rawName, $0.value) }) { first, second in first + ", " + second }
+                    )
+                }
                 if let stream = recorded.stream {
                     // A recorded stream replays part by part, at the pace asked for. Its parts are
                     // never in a content coding (a coded stream is recorded whole; a URLSession

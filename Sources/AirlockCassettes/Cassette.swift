@@ -101,8 +101,8 @@ public final class Cassette: Sendable {
     public let matching: Matching
     /// What is hidden before an exchange reaches the file.
     public let redaction: Redaction
-    /// How fast recorded streams (server-sent events, chunked bodies kept with their parts)
-    /// replay: as recorded, scaled, or at once.
+    /// How fast recorded streams (server-sent events, chunked bodies kept with their parts) and
+    /// the server's side of recorded WebSocket conversations replay: as recorded, scaled, or at once.
     public let pace: StreamPace
     /// Edits each exchange before it is redacted and written, or leaves it out (`nil`), as VCR's
     /// `before_record` does.
@@ -282,6 +282,10 @@ public final class Cassette: Sendable {
 
     /// Fields a replay does not send as recorded: the transport frames the body itself.
     package static let framingFields: Set<String> = ["content-length", "transfer-encoding", "connection", "keep-alive"]
+
+    /// Fields of a recorded `101` a replay does not send as recorded: the server's handshake
+    /// writes its own for the client's key, and negotiates no extension.
+    package static let webSocketHandshakeFields: Set<String> = ["upgrade", "sec-websocket-accept", "sec-websocket-extensions"]
 
     private func write(_ data: Data) {
         do {

@@ -46,13 +46,20 @@ enum HARFormat {
         /// Airlock's own field: the contract operation the request belongs to (its
         /// `operationId`), when a contract checked it.
         var operationID: String?
+        /// Chrome DevTools' field: the frames of the WebSocket the request opened. Absent for
+        /// any other request.
+        var webSocketMessages: [WebSocketMessage]?
 
         enum CodingKeys: String, CodingKey {
             case startedDateTime, time, request, response, cache, timings
             case operationID = "_operationId"
+            case webSocketMessages = "_webSocketMessages"
         }
 
-        init(startedDateTime: String, time: Double, request: Request, response: Response, cache: Cache, timings: Timings, operationID: String? = nil) {
+        init(
+            startedDateTime: String, time: Double, request: Request, response: Response, cache: Cache, timings: Timings, operationID: String? = nil,
+            webSocketMessages: [WebSocketMessage]? = nil
+        ) {
             self.startedDateTime = startedDateTime
             self.time = time
             self.request = request
@@ -60,6 +67,7 @@ enum HARFormat {
             self.cache = cache
             self.timings = timings
             self.operationID = operationID
+            self.webSocketMessages = webSocketMessages
         }
 
         /// Only what replay needs is required: the date, the request and the response.
@@ -72,7 +80,21 @@ enum HARFormat {
             cache = Cache()
             timings = try container.decodeIfPresent(Timings.self, forKey: .timings) ?? Timings(send: 0, wait: time, receive: 0)
             operationID = try container.decodeIfPresent(String.self, forKey: .operationID)
+            webSocketMessages = try container.decodeIfPresent([WebSocketMessage].self, forKey: .webSocketMessages)
         }
+    }
+
+    /// One frame of a WebSocket conversation (`_webSocketMessages[i]`), as Chrome DevTools
+    /// exports it: `{"type": "send", "time": 1764237600.125, "opcode": 1, "data": "hello"}`.
+    /// `type` is `send` (client to server) or `receive`; `time` seconds since 1970; `opcode` 1 for
+    /// text, 2 for binary (`data` in base64). Airlock adds close frames, which Chrome leaves out:
+    /// opcode 8, `data` the reason, `code` the status code when there is one.
+    struct WebSocketMessage: Codable {
+        var type: String?
+        var time: Double?
+        var opcode: Int?
+        var data: String?
+        var code: Int?
     }
 
     struct Cache: Codable {}
@@ -294,6 +316,7 @@ enum HARFormat {
 enum HTTPURLStatusText {
     static func text(for code: Int) -> String {
         switch code {
+        case 101: "Switching Protocols"
         case 200: "OK"
         case 201: "Created"
         case 202: "Accepted"

@@ -13,8 +13,9 @@ import HTTPTypes
 /// try mock.registerStubs(HTTPArchive(contentsOf: URL(fileURLWithPath: "Fixtures/checkout.har")))
 /// ```
 ///
-/// Identical requests get their recorded responses in recorded order. Entries that cannot be
-/// replayed — a URL that is not `http(s)`, or no response (status 0, as browsers record blocked
+/// Identical requests get their recorded responses in recorded order; a WebSocket's entry (status
+/// `101`, its frames in Chrome's `_webSocketMessages`) replays its conversation to a server's
+/// client. Entries that cannot be replayed — a URL that is not `http(s)`, or no response (status 0, as browsers record blocked
 /// requests) — are left out and listed in ``skipped``.
 public struct HTTPArchive: Sendable {
     /// The exchanges in the archive's order; each entry's `response` is what
@@ -110,9 +111,14 @@ public struct HTTPArchive: Sendable {
     // MARK: Reading
 
     private static func request(_ entry: HARFormat.Entry, at place: String, source: String) throws(StubFileError) -> RecordedRequest? {
-        let scheme = entry.request.url.prefix(8).lowercased()
+        // A WebSocket's URL (`wss://`, as browsers record it) is its opening request's (`https://`).
+        var address = entry.request.url
+        for (socket, web) in [("ws://", "http://"), ("wss://", "https://")] where address.prefix(socket.count).lowercased() == socket {
+            address = web + address.dropFirst(socket.count)
+        }
+        let scheme = address.prefix(8).lowercased()
         guard scheme.hasPrefix("http://") || scheme.hasPrefix("https://"),
-            var incoming = IncomingRequest(method: entry.request.method.uppercased(), absoluteURL: entry.request.url)
+            var incoming = IncomingRequest(method: entry.request.method.uppercased(), absoluteURL: address)
         else { return nil }
         // HTTP/2 pseudo-headers (`:authority`, `:path`), as browsers list them, are not fields.
         incoming.headerFields = .list(entry.request.headers.filter { !$0.name.hasPrefix(":") }.map { (name: $0.name, value: $0.value) })
@@ -170,6 +176,7 @@ public struct HTTPArchive: Sendable {
             duration: max(0, entry.time) / 1000,
             stream: try stream(content.parts, headers: headers, at: "\(place).response.content._parts", source: source)
         )
+        recorded.webSocketFrames = try webSocketFrames(entry.webSocketMessages, at: "\(place)._webSocketMessages", source: source)
         return recorded
     }
 
@@ -255,7 +262,8 @@ public struct HTTPArchive: Sendable {
             ),
             cache: .init(),
             timings: .init(send: 0, wait: milliseconds, receive: 0),
-            operationID: recorded.operationID
+            operationID: recorded.operationID,
+            webSocketMessages: webSocketMessages(recorded.webSocketFrames)
         )
     }
 }

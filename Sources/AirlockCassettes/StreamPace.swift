@@ -1,7 +1,9 @@
 import Foundation
 
 /// How fast a recorded stream replays: with the pauses it was recorded with, each pause scaled by
-/// a factor, or every part at once. The parts keep their boundaries whatever the pace.
+/// a factor, or every part at once. The parts keep their boundaries whatever the pace. A recorded
+/// WebSocket conversation replays at the cassette's pace too: the server's messages after the
+/// client's, each after its recorded pause so scaled.
 ///
 /// ```swift
 /// let cassette = try Cassette(contentsOf: url, pace: .instant)        // every event at once

@@ -16,10 +16,10 @@ import HTTPTypes
 ///
 /// Steps: `{"send": "text"}`, `{"sendBinary": "<base64>"}`, `{"expect": "pattern"}` (a text
 /// message; `*` stands for any run of characters), `{"echo": n}` or `{"echo": "untilClosed"}`,
-/// `{"close": code}` with an optional `"reason"`.
+/// `{"wait": seconds}`, `{"close": code}` with an optional `"reason"`.
 extension StubFile {
     static let webSocketFields: Set<String> = ["script"]
-    static let webSocketStepFields: Set<String> = ["send", "sendBinary", "expect", "echo", "close", "reason"]
+    static let webSocketStepFields: Set<String> = ["send", "sendBinary", "expect", "echo", "wait", "close", "reason"]
 
     /// The WebSocket response of `node`, with the response's `lifetime` and `headers`.
     static func webSocket(_ node: JSONNode, lifetime: MockResponse.Lifetime, headers: HTTPFields) throws(StubFileError) -> MockResponse {
@@ -33,9 +33,9 @@ extension StubFile {
     }
 
     private static func webSocketStep(_ node: JSONNode) throws(StubFileError) -> WebSocketScript.Step {
-        let expected = #"one of {"send": "…"}, {"sendBinary": "<base64>"}, {"expect": "pattern"}, {"echo": n or "untilClosed"}, {"close": code, "reason": "…"}"#
+        let expected = #"one of {"send": "…"}, {"sendBinary": "<base64>"}, {"expect": "pattern"}, {"echo": n or "untilClosed"}, {"wait": seconds}, {"close": code, "reason": "…"}"#
         let step = try node.object("a WebSocket step", fields: webSocketStepFields)
-        let kinds = ["send", "sendBinary", "expect", "echo", "close"].filter { step[$0] != nil }
+        let kinds = ["send", "sendBinary", "expect", "echo", "wait", "close"].filter { step[$0] != nil }
         guard kinds.count == 1, let kind = kinds.first, let value = step[kind] else {
             throw node.error(.conflictingFields, kinds.isEmpty ? "names no step" : "names more than one step (\(kinds.joined(separator: ", ")))", expected: expected)
         }
@@ -55,6 +55,12 @@ extension StubFile {
             let count = try value.integer()
             guard count >= 0 else { throw value.error(.invalidValue, "is \(count)", expected: "a count of 0 or more, or \"untilClosed\"") }
             return .echo(count: count)
+        case "wait":
+            let seconds = try value.number()
+            guard seconds.isFinite, seconds >= 0, seconds <= ResponseLimits.maximumSeconds else {
+                throw value.error(.invalidValue, "is \(seconds)", expected: "the seconds to wait, from 0 to \(Int(ResponseLimits.maximumSeconds))")
+            }
+            return .wait(seconds)
         default:
             let code = try value.integer()
             guard let code16 = UInt16(exactly: code), WebSocketScript.isSendable(closeCode: code16) else {

@@ -46,6 +46,20 @@ struct WebSocketScriptPlayerTests {
         #expect(matcher.matches(message) == matches, "\(matcher) vs \(message)")
     }
 
+    @Test func aWaitIsAnActionInItsPlaceAndHoldsNothingBackItself() {
+        var player = Player([.send(.text("a")), .wait(0.5), .send(.text("b")), .expect(.any), .wait(1), .send(.text("c")), .echoUntilClosed])
+        #expect(player.opened() == [.send(.text("a")), .wait(0.5), .send(.text("b"))])
+        // The transport performs the actions after the wait in their turn; the player has moved on.
+        #expect(player.received(.text("x")) == [.wait(1), .send(.text("c"))])
+        #expect(player.received(.text("y")) == [.send(.text("y"))])
+    }
+
+    @Test(arguments: [-1, Double.nan, .infinity])
+    func aWaitThatIsNoTimeIsRejectedWhereItIsMade(_ seconds: Double) {
+        #expect(MockResponse.webSocket([.wait(seconds)]).webSocketScript == nil)
+        #expect(MockResponse.webSocket([.wait(0), .wait(2.5)]).webSocketScript != nil)
+    }
+
     @Test func aScriptWithACloseCodeNoServerMaySendIsRejectedWhereItIsMade() {
         let response = MockResponse.webSocket([.close(code: 1005)])
         #expect(response.webSocketScript == nil)

@@ -67,6 +67,7 @@ struct StubFileErrorTests {
         .response(#"{"fault": "explode"}"#, ".fault", #"is "explode"; expected "connectionReset""#, .invalidValue),
         .response(#"{"body": "a", "json": {}}"#, "", "has more than one of body, json, file, fault, events, parts and webSocket", .conflictingFields),
         .response(#"{"template": "yes", "body": "a"}"#, ".template", "expected true or false", .wrongType),
+        .response(#"{"webSocket": {"script": [{"wait": -1}]}}"#, ".webSocket.script[0].wait", "is -1.0; expected the seconds to wait, from 0 to 86400", .invalidValue),
         .response(#"{"template": true, "body": "{{request.nope}}"}"#, ".body", "request.nope", .invalidTemplate),
         .response(#""ok""#, "", "expected a JSON object for a response", .wrongType),
         .response(#"{"statusCode": 404}"#, ".statusCode", #"did you mean "status"?"#, .unknownField),

@@ -242,6 +242,16 @@ struct LaunchedAirlock {
         return (banner, String(banner[start.lowerBound...].prefix { !$0.isWhitespace }))
     }
 
+    /// Stops the child as Ctrl-C does and waits for it: its exit status (`nil` when it had to be
+    /// killed), and the lines it printed after those already read (a recorder's summary).
+    func interrupt(sourceLocation: SourceLocation = #_sourceLocation) async -> (status: Int32?, printed: [String]) {
+        process.interrupt()
+        let status = await exit.status(sourceLocation: sourceLocation)
+        var printed: [String] = []
+        while let line = await lines.next() { printed.append(line) }
+        return (status, printed)
+    }
+
     /// Stops the child if a test left it running.
     func stopIfRunning() {
         if process.isRunning { process.terminate() }

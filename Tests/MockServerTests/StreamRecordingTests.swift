@@ -77,10 +77,8 @@ import FoundationNetworking
                 #expect(paced.parts.count >= 3)
             }
             try await streamsThroughCurl(base: base, upstream: upstream)
-            recorder.process.interrupt()
-            #expect(await recorder.exit.status() == 0)
-            var printed: [String] = []
-            while let line = await recorder.lines.next() { printed.append(line) }
+            let (status, printed) = await recorder.interrupt()
+            #expect(status == 0)
             #expect(printed.last == "Airlock recorded \(curlIsThere ? 3 : 2) exchange(s); \(cassette) holds \(curlIsThere ? 3 : 2).", "\(printed)")
         }
 
@@ -192,8 +190,7 @@ import FoundationNetworking
             var configuration = MockServer.Configuration(upstream: upstream.baseURL)
             configuration.eventLoopGroup = testEventLoops
             let recorder = MockServer(cassette: cassette, configuration: configuration)
-            try await recorder.start()
-            do {
+            try await withStarted(recorder) {
                 try await withClient { client in
                     var request = HTTPClientRequest(url: recorder.baseURL.absoluteString + "/v1/chat")
                     request.method = .POST
@@ -204,10 +201,6 @@ import FoundationNetworking
                     for try await buffer in response.body { parts.append(String(buffer: buffer)) }
                     #expect(parts.joined().contains(secret), "the client gets the answer as sent")
                 }
-                try await recorder.shutdown()
-            } catch {
-                try? await recorder.shutdown()
-                throw error
             }
             try cassette.save()
         }
@@ -341,18 +334,13 @@ import FoundationNetworking
             configuration.eventLoopGroup = testEventLoops
             configuration.maxRequestBodySize = 64
             let recorder = MockServer(cassette: cassette, configuration: configuration)
-            try await recorder.start()
-            do {
+            try await withStarted(recorder) {
                 try await withClient { client in
                     let received = try await readStream(client, recorder.baseURL.absoluteString + "/long")
                     #expect(received.text.components(separatedBy: "data: ").count == 5, "every event reaches the client: \(received.text)")
                 }
                 let entry = try #require(recorder.requests.last?.response)
                 #expect(entry.error?.contains("relayed to the client, but not recorded: its body passed the limit of 64 bytes") == true, "\(entry.error ?? "")")
-                try await recorder.shutdown()
-            } catch {
-                try? await recorder.shutdown()
-                throw error
             }
             #expect(cassette.recordedEntries.isEmpty)
         }

@@ -24,9 +24,15 @@ func withServer(
     var configuration = configuration
     configuration.eventLoopGroup = testEventLoops
     let server = MockServer(mock: mock, configuration: configuration)
+    try await withStarted(server) { try await body(server) }
+}
+
+/// Starts `server`, runs `body`, and always shuts the server down: after `body`, so that what ends
+/// with the server (a stream or a WebSocket a recording keeps) has ended when this returns.
+func withStarted(_ server: MockServer, _ body: () async throws -> Void) async throws {
     try await server.start()
     do {
-        try await body(server)
+        try await body()
         try await server.shutdown()
     } catch {
         try? await server.shutdown()

@@ -103,6 +103,24 @@ struct WebSocketTests {
         }
     }
 
+    @Test func aStubFilesWaitHoldsBackTheStepsAfterItAndWhatTheClientSetsOffMeanwhile() async throws {
+        let json = #"{"stubs": [{"path": "/slow", "responses": [{"webSocket": {"script": [{"send": "first"}, {"wait": 0.3}, {"send": "second"}, {"echo": "untilClosed"}]}}]}]}"#
+        let file = try StubFile(data: Data(json.utf8), source: "wait.json", baseDirectory: URL(fileURLWithPath: "/"))
+        let mock = HTTPMock()
+        #expect(mock.registerStubs(file).isEmpty)
+        try await withServer(mock) { server in
+            let connecting = Date()
+            let client = try await WebSocketTestClient.connect("ws://127.0.0.1:\(server.port)/slow")
+            #expect(await client.next() == .text("first"))
+            // Sent during the wait: its echo goes out after "second", which the wait holds back.
+            try await client.send("meanwhile")
+            #expect(await client.next() == .text("second"))
+            #expect(Date().timeIntervalSince(connecting) >= 0.3 - 0.002)
+            #expect(await client.next() == .text("meanwhile"))
+            try await client.socket.close(code: .normalClosure).get()
+        }
+    }
+
     @Test func aPushReachesEveryConnectionWhoseOpeningRequestMatchedAndNoOther() async throws {
         let mock = HTTPMock()
         let script: WebSocketScript = [.send(.text("ready")), .echoUntilClosed]

@@ -9,7 +9,8 @@
 //   - has each of its first entries' requests sent back through the core (matched, or diagnosed
 //     as unmatched, its response planned);
 //   - is written again (`data(redaction:)`, as a cassette saves) and that file must load again
-//     with as many entries.
+//     with as many entries, each with as many WebSocket frames (`_webSocketMessages`, whose
+//     conversations the stubs map onto WebSocket scripts).
 // Requests go through `@_spi(Fuzzing) MockRegistry.respond(method:target:host:headers:body:)`,
 // which plans the response without a transport or any waiting.
 import FuzzSupport
@@ -78,6 +79,10 @@ public func fuzzHAR(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         let again = try HTTPArchive(data: saved, source: "fuzz-input.har, saved")
         guard again.entries.count == archive.entries.count else {
             fatalError("a saved archive of \(archive.entries.count) entries loads with \(again.entries.count):\n\(String(decoding: saved.prefix(4_000), as: UTF8.self))")
+        }
+        // A WebSocket's frames (`_webSocketMessages`) come back, as many as were written.
+        guard again.entries.map(\.webSocketFrames.count) == archive.entries.map(\.webSocketFrames.count) else {
+            fatalError("a saved archive's WebSocket frames load differently:\n\(String(decoding: saved.prefix(4_000), as: UTF8.self))")
         }
     } catch {
         fatalError("a saved archive does not load again: \(error)\n\(String(decoding: saved.prefix(4_000), as: UTF8.self))")

@@ -240,7 +240,15 @@ package struct ExchangeRecorder: Sendable {
     ///   - bodyIsEncoded: Whether `body` is still in the content coding the fields name (a
     ///     server relaying what it received); `false` when it was decoded or has no coding.
     ///   - stream: The body's parts and pauses, when it is a stream.
-    package func record(_ outcome: RecordedResponse.Outcome, headers: HTTPFields = HTTPFields(), body: Data = Data(), bodyIsEncoded: Bool = false, stream: ResponseStream? = nil) {
+    ///   - holdsRecording: Whether a recording cassette waits for the rest of the exchange (a
+    ///     relayed WebSocket's frames: ``recordConversation(_:frames:)`` hands it over when the
+    ///     conversation ends); the journal has the outcome at once either way.
+    /// - Returns: The response as recorded.
+    @discardableResult
+    package func record(
+        _ outcome: RecordedResponse.Outcome, headers: HTTPFields = HTTPFields(), body: Data = Data(), bodyIsEncoded: Bool = false, stream: ResponseStream? = nil,
+        holdsRecording: Bool = false
+    ) -> RecordedResponse {
         let response = RecordedResponse(outcome: outcome, headers: headers, body: body, bodyIsEncoded: bodyIsEncoded, duration: Date().timeIntervalSince(started), stream: stream)
         // The observers look before the response goes out: a failure they report lands while
         // the client still waits for it.
@@ -267,11 +275,25 @@ package struct ExchangeRecorder: Sendable {
                 observer.exchangeRecorded(seen, redaction: redaction)
             }
         }
-        if let recording, var request {
+        if !holdsRecording, let recording, var request {
             request.response = response
             request.operationID = operationID
             recording.record(request)
         }
+        return response
+    }
+
+    /// Hands a relayed WebSocket's exchange to the recording cassette once the conversation has
+    /// ended (or the server stops): the opening response, held back by
+    /// ``record(_:headers:body:bodyIsEncoded:stream:holdsRecording:)``, with every frame.
+    /// - Parameters:
+    ///   - response: The opening response (`101`) as recorded.
+    ///   - frames: The conversation's frames, both ways, in order.
+    package func recordConversation(_ response: RecordedResponse, frames: [RecordedWebSocketFrame]) {
+        guard let recording, var request else { return }
+        request.response = response
+        request.webSocketFrames = frames
+        recording.record(request)
     }
 }
 

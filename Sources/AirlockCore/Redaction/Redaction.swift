@@ -310,8 +310,9 @@ public struct Redaction: Sendable, Hashable {
 
     /// A copy of a recorded request with its credentials hidden: header values, query and
     /// fragment items, the URL's password, URL-valued headers, body fields by content type, the
-    /// response's hidden headers, URL-valued headers and credential fields, its error text — and
-    /// every secret value the request carried, wherever else in the exchange it stands as a token.
+    /// response's hidden headers, URL-valued headers and credential fields, its error text, the
+    /// frames of a WebSocket it opened (each message read as a body of its side) — and every
+    /// secret value the request carried, wherever else in the exchange it stands as a token.
     public func apply(to request: RecordedRequest) -> RecordedRequest {
         let names = self.names
         // `none`: nothing to look for, and every byte stays.
@@ -364,7 +365,25 @@ public struct Redaction: Sendable, Hashable {
                 stream: stream
             )
         }
+        copy.webSocketFrames = request.webSocketFrames.map { redacted($0, names: names, secrets: secrets) }
         return copy
+    }
+
+    /// A WebSocket frame with its secrets hidden, by the pass a body of its side gets: a message
+    /// read as JSON, a form or text (sniffed; the frame has no content type), and the secret
+    /// values the exchange carried; a close's reason as text. Only the secrets' bytes change.
+    private func redacted(_ frame: RecordedWebSocketFrame, names: Names, secrets: SecretScrubber) -> RecordedWebSocketFrame {
+        let redactor = BodyRedactor(redaction: self, names: names, side: frame.direction == .fromClient ? .request : .response)
+        let content: RecordedWebSocketFrame.Content
+        switch frame.content {
+        case .message(.text(let text)):
+            content = .message(.text(String(decoding: redactor.redact(Data(text.utf8), contentType: nil, scrubbing: secrets), as: UTF8.self)))
+        case .message(.binary(let data)):
+            content = .message(.binary(redactor.redact(data, contentType: nil, scrubbing: secrets)))
+        case .close(let code, let reason):
+            content = .close(code: code, reason: scrub(reason, with: secrets))
+        }
+        return RecordedWebSocketFrame(direction: frame.direction, content: content, date: frame.date)
     }
 
     /// A request header's value as shown: hidden, a URL redacted, or the text with the request's
@@ -464,6 +483,12 @@ public struct Redaction: Sendable, Hashable {
         values += urlSecrets(in: request.url, names: names)
         if let body = request.body {
             values += BodyRedactor(redaction: self, names: names, side: .request).secrets(in: body, contentType: request.header("Content-Type"))
+        }
+        // What the client sent on the WebSocket it opened, read as bodies are.
+        for frame in request.webSocketFrames where frame.direction == .fromClient {
+            if let message = frame.message {
+                values += BodyRedactor(redaction: self, names: names, side: .request).secrets(in: message.bytes, contentType: nil)
+            }
         }
         return Array(Set(values.filter { $0.count >= 4 && $0 != replacement })).sorted { $0.count > $1.count }
     }

@@ -111,7 +111,7 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
     /// The frames of the WebSocket this request opened, in the order they were sent, with their
     /// times; empty for any other request. The journal adds each frame as it passes (a copy taken
     /// earlier keeps the frames it had).
-    public internal(set) var webSocketFrames: [RecordedWebSocketFrame] {
+    public package(set) var webSocketFrames: [RecordedWebSocketFrame] {
         get { storage.webSocketFrames }
         set { writable.webSocketFrames = newValue }
     }

@@ -2,8 +2,9 @@ import Foundation
 
 extension WebSocketScript {
     /// Plays a script on one connection: told when the connection opens and each message the
-    /// client sends, it says what to send and when to close. It touches no connection; a
-    /// transport performs its actions, in order.
+    /// client sends, it says what to send, when to close and how long to wait between. It
+    /// touches no connection and keeps no time; a transport performs its actions, in order, each
+    /// after the waits before it (those of earlier events included).
     package struct Player: Sendable {
         /// What the transport does next.
         package enum Action: Hashable, Sendable {
@@ -11,6 +12,8 @@ extension WebSocketScript {
             case send(WebSocketMessage)
             /// Sends a close frame with this code and reason, then closes.
             case close(code: UInt16, reason: String)
+            /// Waits this many seconds before the actions after it (those of later events too).
+            case wait(TimeInterval)
         }
 
         private let steps: [Step]
@@ -51,7 +54,7 @@ extension WebSocketScript {
                 return actions
             case .echoUntilClosed:
                 return [.send(message)]
-            case .send, .close:
+            case .send, .close, .wait:
                 // `run` never stops at these.
                 return []
             }
@@ -68,6 +71,9 @@ extension WebSocketScript {
                 case .close(let code, let reason):
                     actions.append(.close(code: code, reason: reason))
                     isClosed = true
+                    index += 1
+                case .wait(let seconds):
+                    actions.append(.wait(seconds))
                     index += 1
                 case .expect:
                     return actions

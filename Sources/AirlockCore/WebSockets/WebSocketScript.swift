@@ -9,6 +9,7 @@ import Foundation
 ///     .expect(.text(matching: "hello*")),  // waits for a matching message
 ///     .send(.text("hi")),                  // the reply
 ///     .echo(count: 2),                     // echoes the next two messages
+///     .wait(0.5),                          // half a second before the next step
 ///     .close(code: 1000),
 /// ]
 /// let response = MockResponse.webSocket(chat)
@@ -32,6 +33,10 @@ public struct WebSocketScript: Hashable, Sendable, ExpressibleByArrayLiteral {
         case echoUntilClosed
         /// Closes the connection with a close frame of this status code (1000: normal) and reason.
         case close(code: UInt16, reason: String)
+        /// Waits this many seconds before the steps after it (a recorded conversation's pauses).
+        /// Messages the client sends meanwhile are recorded; what they set off goes out after the
+        /// steps the wait holds back, in order.
+        case wait(TimeInterval)
 
         /// Closes with `code` (1000: a normal close) and no reason.
         public static func close(code: UInt16 = 1000) -> Step { .close(code: code, reason: "") }
@@ -53,13 +58,15 @@ public struct WebSocketScript: Hashable, Sendable, ExpressibleByArrayLiteral {
         self.init(steps)
     }
 
-    /// What is wrong with the script, if anything: a negative echo count, a close code a server may
-    /// not send (RFC 6455 §7.4), a reason longer than a close frame carries.
+    /// What is wrong with the script, if anything: a negative echo count or wait, a close code a
+    /// server may not send (RFC 6455 §7.4), a reason longer than a close frame carries.
     var problem: String? {
         for step in steps {
             switch step {
             case .echo(let count) where count < 0:
                 return "an echo step counts \(count) messages; give 0 or more"
+            case .wait(let seconds) where !seconds.isFinite || seconds < 0:
+                return "a wait step is \(seconds) seconds; give a finite number of 0 or more"
             case .close(let code, let reason):
                 if !Self.isSendable(closeCode: code) {
                     return "close code \(code) may not be sent (RFC 6455 §7.4): use 1000-1003, 1007-1014, or 3000-4999"

@@ -102,6 +102,10 @@ struct ExchangeDelivery {
 
         func forward(recording: Bool, to target: String?, recorder: ExchangeRecorder) {
             let delivery = delivery.value
+            if WebSocketUpgrade.problem(with: delivery.head) == nil {
+                // A WebSocket: relayed frame by frame, and recorded when the conversation ends.
+                return WebSocketRelay.open(to: target ?? incoming.url, recording: recording, recorder: recorder, on: delivery)
+            }
             let relay = PassthroughRelay(forwarder: delivery.server.forwarder, limit: delivery.server.configuration.maxRequestBodySize)
             let loopBound = self.delivery
             let forward = relay.relay(incoming, to: target, head: delivery.head, recording: recording, recorder: recorder, on: eventLoop, streams: true) { relayed in

@@ -119,27 +119,13 @@ final class Forwarder: Sendable {
     ) -> Handle {
         let handle = Handle()
         let eventLoop = group.next()
-        guard let components = URLComponents(string: url),
-              let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              let host = components.host, !host.isEmpty
-        else {
+        guard let endpoint = Endpoint(url) else {
             eventLoop.execute { events(.failed(Failure(description: "\(url) is not an http or https URL"))) }
             return handle
         }
-        let isSecure = scheme == "https"
-        let port = components.port ?? (isSecure ? 443 : 80)
-        let tls: NIOSSLContext?
-        do {
-            tls = isSecure ? try clientContext() : nil
-        } catch {
-            eventLoop.execute { events(.failed(Failure(description: "TLS could not be set up: \(error)"))) }
-            return handle
-        }
 
-        var head = HTTPRequestHead(version: .http1_1, method: method, uri: Self.target(components))
-        let hostField = host.contains(":") ? "[\(host)]" : host
-        let defaultPort = isSecure ? 443 : 80
-        head.headers.add(name: "Host", value: port == defaultPort ? hostField : "\(hostField):\(port)")
+        var head = HTTPRequestHead(version: .http1_1, method: method, uri: endpoint.target)
+        head.headers.add(name: "Host", value: endpoint.hostField)
         for field in headers where field.name.lowercased() != "content-length" {
             head.headers.add(name: field.name, value: field.value)
         }
@@ -150,27 +136,18 @@ final class Forwarder: Sendable {
         }
         head.headers.add(name: "Connection", value: "close")
         let requestHead = head
+        let origin = endpoint.origin
 
-        let serverName = Self.isIPAddress(host) ? nil : host
         let relay = ResponseRelay(
-            method: method, limit: limit, timeout: timeout, streams: streams, origin: "\(hostField):\(port)", handle: handle, events: events
+            method: method, limit: limit, timeout: timeout, streams: streams, origin: origin, handle: handle, events: events
         )
-        let bootstrap = ClientBootstrap(group: eventLoop)
-            .connectTimeout(timeout)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    if let tls {
-                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverName))
-                    }
-                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                    try channel.pipeline.syncOperations.addHandler(relay)
-                }
-            }
-        let unbracketed = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        bootstrap.connect(host: unbracketed, port: port).whenComplete { result in
+        connect(to: endpoint, on: eventLoop, timeout: timeout) { channel in
+            try channel.pipeline.syncOperations.addHTTPClientHandlers()
+            try channel.pipeline.syncOperations.addHandler(relay)
+        }.whenComplete { result in
             switch result {
             case .failure(let error):
-                events(.failed(Failure(description: "could not connect to \(hostField):\(port): \(error)")))
+                events(.failed(Failure(description: "could not connect to \(origin): \(error)")))
             case .success(let channel):
                 handle.connected(channel)
                 channel.write(HTTPClientRequestPart.head(requestHead), promise: nil)
@@ -178,11 +155,39 @@ final class Forwarder: Sendable {
                     channel.write(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: body))), promise: nil)
                 }
                 channel.writeAndFlush(HTTPClientRequestPart.end(nil)).whenFailure { error in
-                    relay.fail(Failure(description: "could not send the request to \(hostField):\(port): \(error)"), channel: channel)
+                    relay.fail(Failure(description: "could not send the request to \(origin): \(error)"), channel: channel)
                 }
             }
         }
         return handle
+    }
+
+    /// Connects to `endpoint` on `eventLoop`, TLS first for `https` (the system's trust roots, the
+    /// host's name verified), then the handlers `initialize` adds.
+    func connect(
+        to endpoint: Endpoint,
+        on eventLoop: any EventLoop,
+        timeout: TimeAmount,
+        initialize: @escaping @Sendable (any Channel) throws -> Void
+    ) -> EventLoopFuture<any Channel> {
+        let tls: NIOSSLContext?
+        do {
+            tls = endpoint.isSecure ? try clientContext() : nil
+        } catch {
+            return eventLoop.makeFailedFuture(Failure(description: "TLS could not be set up: \(error)"))
+        }
+        let serverName = endpoint.serverName
+        return ClientBootstrap(group: eventLoop)
+            .connectTimeout(timeout)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    if let tls {
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverName))
+                    }
+                    try initialize(channel)
+                }
+            }
+            .connect(host: endpoint.host, port: endpoint.port)
     }
 
     private func clientContext() throws -> NIOSSLContext {
@@ -196,19 +201,48 @@ final class Forwarder: Sendable {
         }
     }
 
-    /// The request target: the path and query as the URL spells them (percent-encoding kept).
-    static func target(_ components: URLComponents) -> String {
-        var target = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
-        if let query = components.percentEncodedQuery {
-            target += "?" + query
-        }
-        return target
-    }
+    /// Where a forwarded request goes: an `http` or `https` URL taken apart.
+    struct Endpoint: Sendable {
+        /// The host to connect to (an IPv6 address without brackets).
+        let host: String
+        let port: Int
+        /// Whether the URL is `https`.
+        let isSecure: Bool
+        /// The `Host` field: the host (bracketed when IPv6), with the port unless it is the scheme's.
+        let hostField: String
+        /// `host:port`, for messages.
+        let origin: String
+        /// The request target: the path and query as the URL spells them (percent-encoding kept).
+        let target: String
+        /// The name TLS verifies: the host, unless it is an IP address.
+        let serverName: String?
 
-    private static func isIPAddress(_ host: String) -> Bool {
-        if host.contains(":") { return true }
-        var address = in_addr()
-        return inet_pton(AF_INET, host, &address) == 1
+        /// `nil` unless `url` is an `http` or `https` URL with a host.
+        init?(_ url: String) {
+            guard let components = URLComponents(string: url),
+                  let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
+                  let host = components.host, !host.isEmpty
+            else { return nil }
+            isSecure = scheme == "https"
+            let defaultPort = isSecure ? 443 : 80
+            port = components.port ?? defaultPort
+            let bracketed = host.contains(":") ? "[\(host)]" : host
+            hostField = port == defaultPort ? bracketed : "\(bracketed):\(port)"
+            origin = "\(bracketed):\(port)"
+            self.host = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+            var target = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
+            if let query = components.percentEncodedQuery {
+                target += "?" + query
+            }
+            self.target = target
+            serverName = Self.isIPAddress(host) ? nil : host
+        }
+
+        private static func isIPAddress(_ host: String) -> Bool {
+            if host.contains(":") { return true }
+            var address = in_addr()
+            return inet_pton(AF_INET, host, &address) == 1
+        }
     }
 }
 

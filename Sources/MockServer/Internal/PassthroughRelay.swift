@@ -121,7 +121,7 @@ struct PassthroughRelay {
     }
 
     /// Connection-level fields that a proxy does not pass on.
-    private static let hopByHop: Set<String> = ["host", "connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade", "proxy-authorization"]
+    static let hopByHop: Set<String> = ["host", "connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade", "proxy-authorization"]
 }
 
 /// A stream being relayed: its head, and its pieces with the time before each, up to the limit.

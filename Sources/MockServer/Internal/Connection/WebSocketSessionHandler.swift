@@ -4,7 +4,7 @@ import NIOCore
 import NIOWebSocket
 
 /// One mocked WebSocket, after the upgrade: plays the connection's script (the core's
-/// `WebSocketScript.Player` decides, this handler sends), answers pings and the client's close,
+/// `WebSocketScript.Player` decides, this handler sends, after the script's waits), answers pings and the client's close,
 /// takes messages a test pushes, and records every message and close frame, both ways, in the
 /// journal entry of the opening request.
 final class WebSocketSessionHandler: ChannelInboundHandler, RemovableChannelHandler {
@@ -24,6 +24,10 @@ final class WebSocketSessionHandler: ChannelInboundHandler, RemovableChannelHand
     private var context: ChannelHandlerContext?
     /// Whether the server has sent its close frame: it sends nothing after it.
     private var closeSent = false
+    /// Actions held back by a wait step, in order.
+    private var pending: [WebSocketScript.Player.Action] = []
+    /// Whether a wait step is under way.
+    private var isWaiting = false
 
     init(script: WebSocketScript, request: RecordedRequest, recorder: ExchangeRecorder, hub: WebSocketConnections) {
         player = WebSocketScript.Player(script)
@@ -89,11 +93,24 @@ final class WebSocketSessionHandler: ChannelInboundHandler, RemovableChannelHand
         perform(player.received(message))
     }
 
+    /// Performs actions in order; a wait holds back every action after it (those of later
+    /// messages too) until it has passed.
     private func perform(_ actions: [WebSocketScript.Player.Action]) {
-        for action in actions {
-            switch action {
+        pending.append(contentsOf: actions)
+        guard !isWaiting else { return }
+        while !pending.isEmpty {
+            switch pending.removeFirst() {
             case .send(let message): send(message)
             case .close(let code, let reason): close(code: code, reason: reason)
+            case .wait(let seconds):
+                guard let context, seconds > 0 else { continue }
+                isWaiting = true
+                let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
+                context.eventLoop.scheduleTask(in: .saturatingSeconds(seconds)) {
+                    loopBound.value.isWaiting = false
+                    loopBound.value.perform([])
+                }
+                return
             }
         }
     }

@@ -1,4 +1,5 @@
 @_spi(AirlockTransport) import AirlockCore
+import AirlockBase
 import Foundation
 import HTTPTypes
 import NIOCore
@@ -40,29 +41,57 @@ enum WebSocketUpgrade {
     }
 
     private static func accept(_ planned: PlannedResponse, playing script: WebSocketScript, for incoming: IncomingRequest, recorder: ExchangeRecorder, on delivery: ExchangeDelivery) {
-        let context = delivery.context
-        let channel = context.channel
-        let head = delivery.head
         let hub = delivery.server.webSockets
         let request = recorder.recordedRequest(incoming)
-        let upgrader = NIOWebSocketServerUpgrader(
-            maxFrameSize: maxMessageSize,
-            automaticErrorHandling: true,
-            shouldUpgrade: { channel, _ in channel.eventLoop.makeSucceededFuture(HTTPHeaders()) },
-            upgradePipelineHandler: { channel, _ in
-                channel.eventLoop.makeCompletedFuture {
-                    let sync = channel.pipeline.syncOperations
-                    try sync.addHandler(NIOWebSocketFrameAggregator(minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1 << 16, maxAccumulatedFrameSize: maxMessageSize))
-                    try sync.addHandler(WebSocketSessionHandler(script: script, request: request, recorder: recorder, hub: hub))
-                }
-            }
-        )
         var fields = HTTPHeaders(planned.response.wireHeaderFields.map { ($0.name.rawName, $0.value) })
         fields.remove(name: "Content-Length")
         fields.remove(name: "Content-Type")
+        accept(fields, recorder: recorder, on: delivery) { channel, _ in
+            try channel.pipeline.syncOperations.addHandler(WebSocketSessionHandler(script: script, request: request, recorder: recorder, hub: hub))
+        }
+    }
+
+    /// Answers the opening request in `delivery` with `101 Switching Protocols` — `fields` beside
+    /// SwiftNIO's handshake fields — records it, swaps the HTTP handlers for SwiftNIO's frame codec
+    /// and an aggregator of fragments, and has `session` add the handler that takes the messages.
+    ///
+    /// - Parameters:
+    ///   - holdsRecording: Whether a recording cassette waits for the conversation (a relay hands
+    ///     it over when it ends).
+    ///   - session: Adds the session's handler once the connection speaks WebSocket; given the
+    ///     channel and the `101` as recorded.
+    static func accept(
+        _ fields: HTTPHeaders,
+        recorder: ExchangeRecorder,
+        holdsRecording: Bool = false,
+        on delivery: ExchangeDelivery,
+        session: @escaping @Sendable (any Channel, RecordedResponse) throws -> Void
+    ) {
+        let context = delivery.context
+        let channel = context.channel
+        let head = delivery.head
+        // Recorded when the 101 goes out, read when the pipeline switches (later, on the same loop).
+        let opening = Locked<RecordedResponse?>(nil)
+        let upgrader = NIOWebSocketServerUpgrader(
+            maxFrameSize: maxMessageSize,
+            automaticErrorHandling: true,
+            // SwiftNIO builds the 101's fields from what this returns (it ignores
+            // `initialResponseHeaders`), its handshake fields added.
+            shouldUpgrade: { channel, _ in channel.eventLoop.makeSucceededFuture(fields) },
+            upgradePipelineHandler: { channel, _ in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(NIOWebSocketFrameAggregator(minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1 << 16, maxAccumulatedFrameSize: maxMessageSize))
+                    let response = opening.withLock { $0 } ?? RecordedResponse(outcome: .response(status: 101), headers: HTTPFields(), body: Data(), duration: 0)
+                    try session(channel, response)
+                }
+            }
+        )
         upgrader.buildUpgradeResponse(channel: channel, upgradeRequest: head, initialResponseHeaders: fields).assumeIsolated().whenComplete { result in
             switch result {
             case .success(let upgrade):
+                let fields = HTTPFields(upgrade.compactMap { field in HTTPField.Name(field.name).map { HTTPField(name: $0, value: field.value) } })
+                let response = recorder.record(.response(status: 101), headers: fields, holdsRecording: holdsRecording)
+                opening.withLock { $0 = response }
                 switchProtocols(with: upgrade, upgrader: upgrader, recorder: recorder, on: delivery)
             case .failure(let error):
                 // Checked above; SwiftNIO refuses what the check lets through only for a malformed key.
@@ -79,7 +108,6 @@ enum WebSocketUpgrade {
         let context = delivery.context
         let channel = context.channel
         let head = delivery.head
-        recorder.record(.response(status: 101), headers: HTTPFields(upgrade.compactMap { field in HTTPField.Name(field.name).map { HTTPField(name: $0, value: field.value) } }))
         delivery.report(status: 101, fault: nil, recorder: recorder)
         context.writeAndFlush(NIOAny(HTTPServerResponsePart.head(HTTPResponseHead(version: head.version, status: .switchingProtocols, headers: upgrade))), promise: nil)
         // The HTTP handlers leave; SwiftNIO's frame codec and the session join at the end.
