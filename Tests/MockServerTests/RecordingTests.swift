@@ -112,6 +112,33 @@ struct RecordingTests {
         }
     }
 
+    /// A forward proxy never forwards a request addressed to itself — in origin form (`Host`
+    /// naming it) or absolute form (proxy-style, to its own address): that would loop until the
+    /// file descriptors run out. The request is unmatched (`404`, with the diagnosis), and the
+    /// same holds for a server whose unmocked policy passes requests through.
+    @Test func aRequestAddressedToTheProxyItselfIsNotForwarded() async throws {
+        let recorder = try LaunchedAirlock(["record", "--cassette", folder.appendingPathComponent("loop.har").path, "--port", "0", "--quiet"])
+        defer { recorder.stopIfRunning() }
+        let port = try lastPort(in: try #require(await recorder.lines.next(), "airlock record printed nothing"))
+        try await withClient { client in
+            let origin = try await send(client, "http://127.0.0.1:\(port)/loop")
+            #expect(origin.status == 404 && origin.text.hasPrefix("Airlock: no stub for GET http://127.0.0.1:\(port)/loop"), "\(origin.text)")
+        }
+        try await withClient(proxyPort: port) { (client: HTTPClient) async throws in
+            let absolute = try await send(client, "http://127.0.0.1:\(port)/loop")
+            #expect(absolute.status == 404, "\(absolute.text)")
+            let viaLocalhost = try await send(client, "http://localhost:\(port)/loop")
+            #expect(viaLocalhost.status == 404, "\(viaLocalhost.text)")
+        }
+        let passing = HTTPMock()
+        passing.unmockedPolicy = .passthrough
+        try await withServer(passing) { server in
+            try await withClient(proxyPort: server.port) { (client: HTTPClient) async throws in
+                #expect(try await send(client, server.baseURL.absoluteString + "/loop").status == 404)
+            }
+        }
+    }
+
     @Test func redactRewritesAFileWithoutItsSecrets() throws {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let file = folder.appendingPathComponent("leaky.har")

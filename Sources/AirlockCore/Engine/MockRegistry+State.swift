@@ -196,6 +196,11 @@ extension MockRegistry {
                 let served = responseAdjustment?.adjusted(response) ?? response
                 return .decided(.matched(served, stub: stub, recorder: recorder))
             }
+            // A request addressed to the server itself is never forwarded: it would come back to
+            // the server, again and again, until the file descriptors run out. No stub answers it.
+            if request.isAddressedToServer, unmatchedHandler?.isRecording == true || unmockedPolicy.forwards {
+                return .decided(.unmatched(.notFound, snapshot: diagnosisSnapshot(for: entry()), recorder: journal.append(entry, started: date)))
+            }
             if let unmatchedHandler, unmatchedHandler.isRecording {
                 return .decided(.record(recorder: journal.append(entry, started: date, recording: unmatchedHandler)))
             }

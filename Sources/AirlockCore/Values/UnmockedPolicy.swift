@@ -14,3 +14,11 @@ public enum UnmockedPolicy: Sendable {
     /// the whole test process.
     case fatalError
 }
+
+extension UnmockedPolicy {
+    /// Whether the policy sends the request on to the network.
+    package var forwards: Bool {
+        if case .passthrough = self { return true }
+        return false
+    }
+}
