@@ -105,33 +105,47 @@ def open_browser(chromium, driver):
     return webdriver.Chrome(service=Service(driver), options=options)
 
 
-def without_browser(report, key):
-    """The result when Chromium or its driver is missing: a finding, and `key` set to None."""
+def note_no_browser(report, key):
+    """Chromium or its driver is missing: a finding, and `key` set to None."""
     report.finding("Chromium or chromedriver is not installed here (Debian: chromium, chromium-driver): the browser was not opened (CI installs them)")
     report.extra[key] = None
+
+
+def without_browser(report, key):
+    """The result when Chromium or its driver is missing."""
+    note_no_browser(report, key)
     return report.finish()
+
+
+def finished_page(report, page, variable, key):
+    """Opens `page`, waits for its `window.finished`, and puts `window.<variable>` and the
+    console's errors in the result (under `key` and `console`); returns the variable's value, or
+    None without a browser."""
+    paths = browser_paths()
+    if paths is None:
+        note_no_browser(report, key)
+        return None
+    browser = open_browser(*paths)
+    try:
+        browser.set_page_load_timeout(PAGE_LIMIT)
+        browser.get(page)
+        if not wait_for(browser, "return window.finished === true", "that it finished", report):
+            say(f"  the page had {browser.execute_script(f'return window.{variable}')}")
+        value = browser.execute_script(f"return window.{variable}")
+        report.extra[key] = value
+        report.extra["console"] = [entry["message"] for entry in browser.get_log("browser") if entry.get("level") == "SEVERE"]
+        return value
+    finally:
+        browser.quit()
 
 
 def eventsource(arguments):
     report = toolenv.Report(TOOL, "eventsource")
-    paths = browser_paths()
-    if paths is None:
-        return without_browser(report, "events")
-    browser = open_browser(*paths)
-    try:
-        browser.set_page_load_timeout(PAGE_LIMIT)
-        browser.get(arguments.page)
-        if not wait_for(browser, "return window.finished === true", "that it finished", report):
-            say(f"  the page had {browser.execute_script('return window.received')}")
-        events = browser.execute_script("return window.received") or []
+    events = finished_page(report, arguments.page, "received", "events")
+    if events is not None:
         for event in events:
             say(f"  EventSource: {event['type']!r} lastEventId {event['lastEventId']!r} data {event['data'][:60]!r} at {event['at']:.0f} ms")
-        console = [entry["message"] for entry in browser.get_log("browser") if entry.get("level") == "SEVERE"]
-        report.extra["events"] = events
-        report.extra["console"] = console
         report.check(len(events) > 0, "the page received events", len(events))
-    finally:
-        browser.quit()
     return report.finish()
 
 
@@ -301,18 +315,7 @@ def inspector(arguments):
 
 def page_results(arguments):
     report = toolenv.Report(TOOL, "page-results")
-    paths = browser_paths()
-    if paths is None:
-        return without_browser(report, "results")
-    browser = open_browser(*paths)
-    try:
-        browser.set_page_load_timeout(PAGE_LIMIT)
-        browser.get(arguments.page)
-        wait_for(browser, "return window.finished === true", "that it finished", report)
-        report.extra["results"] = browser.execute_script("return window.results")
-        report.extra["console"] = [entry["message"] for entry in browser.get_log("browser") if entry.get("level") == "SEVERE"]
-    finally:
-        browser.quit()
+    finished_page(report, arguments.page, "results", "results")
     return report.finish()
 
 
