@@ -149,7 +149,7 @@ public final class MockServer: Mocking {
             channel = try await ServerBootstrap(group: configuration.eventLoopGroup)
                 .serverChannelOption(.backlog, value: 4096)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+                .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture { try Self.accept(channel, server: context) }
                 }

@@ -41,7 +41,7 @@ let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
 let channel = try ServerBootstrap(group: group)
     .serverChannelOption(.backlog, value: 256)
     .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-    .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+    .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
     .childChannelInitializer { channel in
         channel.eventLoop.makeCompletedFuture {
             try channel.pipeline.syncOperations.configureHTTPServerPipeline(withPipeliningAssistance: pipelining)
