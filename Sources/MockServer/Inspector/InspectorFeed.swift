@@ -7,7 +7,8 @@ import NIOHTTP1
 
 /// The traffic page's live feed: one connection's stream of server-sent events, an `exchange`
 /// event per exchange — its row: ``InspectorExchange/summary(_:redaction:)`` — for the journal's
-/// entries when the page connects, then for each exchange as it ends. The page asks for an
+/// entries when the page connects (the newest ``pendingLimit`` of them), then for each exchange
+/// as it ends. The page asks for an
 /// exchange's detail (`GET /__admin/inspector/exchanges/<sequence>`) when it opens one.
 ///
 /// It watches the journal as an exchange observer for as long as the connection is open. An
@@ -54,7 +55,13 @@ final class InspectorFeed: ExchangeObserver {
         let redaction = journal.redaction
         var buffer = ByteBuffer()
         buffer.writeString(": Airlock traffic feed\n\n")
-        for request in journal.all {
+        // The newest of a long journal only: the rest is counted, as a page that fell behind.
+        let kept = journal.all
+        let sent = kept.suffix(pendingLimit)
+        if sent.count < kept.count {
+            buffer.writeString("event: missed\ndata: \(kept.count - sent.count)\n\n")
+        }
+        for request in sent {
             append(request, redaction: redaction, to: &buffer)
         }
         context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(buffer))), promise: nil)
