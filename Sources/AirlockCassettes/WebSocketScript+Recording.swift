@@ -23,7 +23,7 @@ extension WebSocketScript {
     /// WebSocket answers it, so nothing after it is played.
     ///
     /// - Parameters:
-    ///   - frames: The conversation, both ways, in order (``RecordedRequest/webSocketFrames``).
+    ///   - frames: The conversation, both ways, in order (`RecordedRequest.webSocketFrames`).
     ///   - openedAt: When the WebSocket opened: the first frame's time counts from here. Defaults
     ///     to the first frame's own time.
     ///   - pace: How fast the server's messages follow what came before them. Defaults to

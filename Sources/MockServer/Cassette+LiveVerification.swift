@@ -9,7 +9,7 @@ import NIOPosix
 extension Cassette {
     /// Sends every recorded request to a live service over SwiftNIO (the client the server
     /// forwards with: one connection per request, `https` verified with the system's trust
-    /// roots) and reports what drifted, as ``Cassette/verify(against:options:send:)`` does.
+    /// roots) and reports what drifted, as `Cassette.verify(against:options:send:)` does.
     ///
     /// Run it where the service is reachable, such as in a nightly job — never under Airgap:
     ///
@@ -28,7 +28,7 @@ extension Cassette {
     ///     is reported as not verified, and a stream still open then (an event feed that never
     ///     ends) is compared as far as it came.
     /// - Returns: The report, one entry per entry of the file.
-    /// - Throws: ``CassetteError`` when the file, a rule or the base URL cannot be used.
+    /// - Throws: `CassetteError` when the file, a rule or the base URL cannot be used.
     public func verify(against baseURL: URL, options: DriftOptions = DriftOptions(), timeout: TimeInterval = 60) async throws(CassetteError) -> DriftReport {
         let forwarder = Forwarder(group: MultiThreadedEventLoopGroup.singleton)
         let seconds = timeout.isFinite && timeout > 0 ? min(timeout, ResponseLimits.maximumSeconds) : 60
