@@ -115,10 +115,13 @@ struct Record: AsyncParsableCommand {
         // The cassette gets every exchange; the journal need not keep them all.
         server.journalCapacity = .server
         try await startServer(server)
+        let page = String(server.inspectorURL.absoluteString.dropFirst(server.baseURL.absoluteString.count))
         if let upstream {
-            printStatus("Airlock recording \(upstream.absoluteString) into \(self.cassette) (traffic page: \(server.inspectorURL.absoluteString)): call \(server.baseURL.absoluteString) instead — Ctrl-C to stop.")
+            // The page as a path after the base URL: the one full URL of the server in the line
+            // stays the one to call (scripts read it from the banner).
+            printStatus("Airlock recording \(upstream.absoluteString) into \(self.cassette): call \(server.baseURL.absoluteString) instead (traffic page: \(page)) — Ctrl-C to stop.")
         } else {
-            printStatus("Airlock recording into \(self.cassette) (traffic page: \(server.inspectorURL.absoluteString)) as an HTTP proxy at \(server.baseURL.absoluteString) — Ctrl-C to stop.")
+            printStatus("Airlock recording into \(self.cassette) as an HTTP proxy at \(server.baseURL.absoluteString) (traffic page: \(page)) — Ctrl-C to stop.")
         }
         tlsOptions.announce(server)
         await waitForInterrupt()
