@@ -46,10 +46,12 @@ extension Airgap {
         state.withLock { $0.isWholeRun }
     }
 
-    /// Called by the C load-time constructor in every process that links Airgap: starts
-    /// following the running XCTest test, so that a manual ``activate()`` in a plain
-    /// `XCTestCase` fails that test.
+    /// Called by the C load-time constructor in every process that links Airgap: registers the
+    /// (inactive) guard protocol before any session exists, so that `URLSession.shared` has it
+    /// whenever it is first used, and starts following the running XCTest test, so that a manual
+    /// ``activate()`` in a plain `XCTestCase` fails that test.
     static func libraryLoaded() {
+        registerURLProtocol()
         #if canImport(XCTest)
         XCTestObservationCenter.shared.addTestObserver(TestNameTracker())
         #endif

@@ -11,8 +11,9 @@ import FoundationNetworking
 /// Airgap is a process-wide guard with two layers on Linux:
 ///
 /// - **URLSession layer**: ``AirgapURLProtocol``, registered with `URLProtocol.registerClass`
-///   by ``activate()`` ahead of the built-in HTTP protocol (which reaches `URLSession.shared`)
-///   and added to any configuration with ``protect(_:)``. It reports the method, URL and
+///   ahead of the built-in HTTP protocol (which reaches `URLSession.shared`) when Airgap loads on
+///   Linux, or at the first ``activate()`` elsewhere, and registered from then on; inactive, it
+///   declines every request. It is added to any configuration with ``protect(_:)``. It reports the method, URL and
 ///   `Content-Type` and answers with ``errorCode`` after ``responseDelay``.
 /// - **Socket layer**: hooks on every C-library route to the network (`connect`, sends with an
 ///   address, raw sockets, every resolver entry point, `syscall`) that catch every other client
@@ -214,8 +215,11 @@ public enum Airgap {
         synchronise()
     }
 
-    /// Deactivates the guard: unregisters ``AirgapURLProtocol`` and turns the socket hooks off.
-    /// Collected ``violations`` are kept.
+    /// Deactivates the guard: ``AirgapURLProtocol`` declines every request and the socket hooks
+    /// are off. Collected ``violations`` are kept.
+    ///
+    /// The protocol stays registered: `URLSession.shared` copies the registered classes when it is
+    /// first used, so a shared session first used between two activations still has the guard.
     public static func deactivate() {
         state.withLock { $0.isActive = false }
         synchronise()
@@ -243,35 +247,40 @@ public enum Airgap {
         sinks.forEach { $0.removeAll() }
     }
 
-    /// Registers ``AirgapURLProtocol`` ahead of the built-in HTTP protocol.
+    /// Registers ``AirgapURLProtocol`` ahead of the built-in HTTP protocol, once per process.
     ///
     /// swift-corelibs-foundation appends registered classes, and registers its built-in ones when
     /// the first session of the process is created. `URLSession.shared` asks the registered
     /// classes in order, so after any earlier session the guard would come after
     /// `_HTTPURLProtocol` and never be asked. The built-in classes (those of
     /// `URLSessionConfiguration.default`) are taken out and registered again after the guard.
-    private static func registerAheadOfTheBuiltInProtocols() {
+    ///
+    /// The guard is never unregistered. `URLSession.shared` copies the registered classes when it
+    /// is first used (unless none are registered yet, when it asks the live list), so a
+    /// registration that came and went would leave a shared session first used in between
+    /// without the guard for the rest of the process. Inactive, the guard declines every request.
+    static func registerURLProtocol() {
+        _ = registration
+    }
+
+    private static let registration: Void = {
         let builtIn = (URLSessionConfiguration.default.protocolClasses ?? []).filter { $0 != AirgapURLProtocol.self }
         builtIn.forEach { URLProtocol.unregisterClass($0) }
         _ = URLProtocol.registerClass(AirgapURLProtocol.self)
         builtIn.forEach { _ = URLProtocol.registerClass($0) }
-    }
+    }()
 
     /// Serialises ``synchronise()`` so registration changes apply in order. Never taken by the
     /// URLProtocol queue, so registering under it cannot deadlock against `canInit(with:)`.
     private static let synchronisation = Locked()
 
-    /// Applies the state to the two layers: the `URLProtocol` registration and the C hooks.
+    /// Applies the state to the two layers: the `URLProtocol` registration (once) and the C hooks.
     static func synchronise() {
         synchronisation.withLock {
-            let (register, unregister, enforcing, mode, hosts) = state.withLock { state in
-                let register = state.isActive && !state.isProtocolRegistered
-                let unregister = !state.isActive && state.isProtocolRegistered
-                state.isProtocolRegistered = state.isActive
-                return (register, unregister, state.isActive && !state.isAllowed, state.mode, state.hostRules.accepted)
+            let (active, enforcing, mode, hosts) = state.withLock { state in
+                (state.isActive, state.isActive && !state.isAllowed, state.mode, state.hostRules.accepted)
             }
-            if register { registerAheadOfTheBuiltInProtocols() }
-            if unregister { URLProtocol.unregisterClass(AirgapURLProtocol.self) }
+            if active { registerURLProtocol() }
             airgap_set_fail_mode(mode == .fail ? 1 : 0)
             ChildProcesses.applyEnvironment(enforcing: enforcing, mode: mode, allowedHosts: hosts)
             airgap_set_enforcing(enforcing ? 1 : 0)

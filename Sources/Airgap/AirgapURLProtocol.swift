@@ -8,8 +8,10 @@ import FoundationNetworking
 /// The URLSession layer of Airgap: a `URLProtocol` that answers blocked requests with
 /// ``Airgap/errorCode``.
 ///
-/// ``Airgap/activate()`` registers it with `URLProtocol.registerClass`, ahead of the built-in HTTP
-/// protocol, which reaches `URLSession.shared` (also when sessions were used before). On
+/// Airgap registers it with `URLProtocol.registerClass` ahead of the built-in HTTP protocol, which
+/// reaches `URLSession.shared` (also when it or other sessions were used before
+/// ``Airgap/activate()``): on Linux when the library loads, elsewhere at the first activation. It
+/// stays registered. On
 /// Linux a session made from `.default` or `.ephemeral` never asks registered classes, so put
 /// the guard into such configurations with ``Airgap/protect(_:)``; the socket layer catches
 /// them anyway, but only this layer sees the method, URL and `Content-Type`.

@@ -239,6 +239,23 @@ struct ChildProcessTests {
         }
     }
 
+    /// `URLSession.shared` copies the registered classes when it is first used: first used between
+    /// two activations, or after a deactivation, it still has the guard.
+    @Test(arguments: [["activate", "deactivate"], ["ephemeral=LOOPBACK", "activate", "deactivate"]])
+    func sharedSessionFirstUsedBetweenActivationsIsStillCaughtWithItsURL(before: [String]) async throws {
+        try await HelloServer.with { server in
+            let output = try await Probe.run(before.map { $0.replacingOccurrences(of: "LOOPBACK", with: server.url()) } + [
+                "shared=\(server.url())",
+                "activate",
+                "shared=http://airgap-between.invalid/",
+                "violations",
+            ])
+            #expect(output.result("shared=http://127") == "ok:200", "\(output)")
+            #expect(output.result("shared=http://airgap-between") == "urlerror:\(URLError.Code.notConnectedToInternet.rawValue)", "\(output)")
+            #expect(output.result("violations") == "1 [GET http://airgap-between.invalid/]", "\(output)")
+        }
+    }
+
     @Test func unixDomainSocketsAlwaysPass() async throws {
         let output = try await Probe.run(["unix", "violations"], environment: ["AIRGAP_MODE": "fail"])
         #expect(output.result("unix") == "ok", "\(output)")

@@ -39,7 +39,6 @@ struct GuardState: Sendable {
     var scopeSinks: [ScopeSink] = []
     /// Whether the load-time constructor activated the guard (`AIRGAP_MODE`).
     var isWholeRun = false
-    var isProtocolRegistered = false
 }
 
 /// Collects the violations of one `.airgapped` / `Airgap.scoped` scope as they happen, so that
