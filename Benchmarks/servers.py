@@ -11,6 +11,13 @@ airlock in release mode. Everything listens on 127.0.0.1.
     python3 Benchmarks/servers.py compare --baseline /path/to/older/airlock   # a change, before and after
     python3 Benchmarks/servers.py compare --single-thread   # airlock on one thread too, like nginx's one worker
     python3 Benchmarks/servers.py compare --page-open       # airlock with its traffic page open too
+    python3 Benchmarks/servers.py paths --baseline /path/to/older/airlock   # the other paths, before and after
+
+paths: the paths beside the fixed answer, for a change's before and after (`--baseline`), rounds
+interleaved: a server-sent-event stream (three events, chunked), the admin API (`GET
+/__admin/stubs`), recording (`airlock record --target` in front of nginx, every answer kept for
+the cassette), and HTTPS when `--tls-binary` names a build with the `HTTPS` trait for each side
+(`--tls-baseline`). Requests per second and p99 for each, and the after/before ratio.
 
 compare: each server is started cold and timed to its first 200; then every round runs wrk
 (`-t1 -c<connections> -d<seconds>s --latency`) against nginx, airlock and WireMock in turn, after
@@ -56,7 +63,10 @@ def prepare(work):
     with open(os.path.join(work, "stubs.json"), "w") as f:
         # The body inline, as WireMock's mapping has it (a `file` response is read per request).
         json.dump({"stubs": [{"path": "/bench.json", "responses": [
-            {"body": BODY, "headers": {"Content-Type": "application/json"}, "lifetime": "eternal"}]}]}, f)
+            {"body": BODY, "headers": {"Content-Type": "application/json"}, "lifetime": "eternal"}]},
+            # The `paths` mode's stream: three server-sent events, sent chunked, no delay.
+            {"path": "/stream", "responses": [
+                {"events": [{"data": "one"}, {"data": {"n": 2}}, {"event": "done", "data": "three"}], "lifetime": "eternal"}]}]}, f)
     www = os.path.join(work, "www")
     os.makedirs(www)
     shutil.copy(os.path.join(work, "bench.json"), www)
@@ -143,10 +153,10 @@ def resident_megabytes(process):
     return total / 1024
 
 
-def wrk(port, seconds, connections):
+def wrk(port, seconds, connections, path="/bench.json", scheme="http"):
     """Requests per second, p50 and p99 in ms, and the request count of one wrk run."""
     out = subprocess.run(["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "--latency",
-                          f"http://127.0.0.1:{port}/bench.json"], capture_output=True, text=True, check=True).stdout
+                          f"{scheme}://127.0.0.1:{port}{path}"], capture_output=True, text=True, check=True).stdout
     if re.search(r"Non-2xx or 3xx responses|Socket errors", out):
         raise SystemExit("wrk saw errors:\n" + out)
 
@@ -250,6 +260,85 @@ def soak(args):
         shutil.rmtree(work, ignore_errors=True)
 
 
+def serve_paths(binary, port, work, label):
+    """`binary serve` (or `record`) for the `paths` mode; returns the process once it answers."""
+    if label.startswith("record"):
+        arguments = [binary, "record", "--target", f"http://127.0.0.1:{PORTS['nginx']}",
+                     "--cassette", os.path.join(work, f"{port}.har"), "--port", str(port), "--quiet"]
+    elif label.startswith("https"):
+        arguments = [binary, "serve", os.path.join(work, "stubs.json"), "--port", str(port), "--quiet", "--tls",
+                     "--ca-dir", os.path.join(work, f"ca-{port}")]
+    else:
+        arguments = [binary, "serve", os.path.join(work, "stubs.json"), "--port", str(port), "--quiet"]
+    errors = open(os.path.join(work, f"{port}.stderr"), "w+")
+    process = subprocess.Popen(arguments, stdout=subprocess.DEVNULL, stderr=errors)
+    deadline = time.perf_counter() + 60
+    while time.perf_counter() < deadline:
+        if process.poll() is not None:
+            raise SystemExit(f"{' '.join(arguments)} exited with {process.returncode}: {open(errors.name).read()}")
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                return process
+        time.sleep(0.01)
+    process.kill()
+    raise SystemExit(f"{' '.join(arguments)} did not listen within 60 s")
+
+
+def paths(args):
+    """The other paths, before (`--baseline`) and after (this build), rounds interleaved."""
+    work = tempfile.mkdtemp(prefix="airlock-paths-")
+    prepare(work)
+    # (label, path, scheme): what wrk asks for.
+    cases = [("fixed answer", "/bench.json", "http"), ("stream (3 SSE events)", "/stream", "http"),
+             ("admin API (GET /__admin/stubs)", "/__admin/stubs", "http"),
+             ("record (in front of nginx)", "/bench.json", "http")]
+    sides = {"after": AIRLOCK, "before": args.baseline}
+    tls = {"after": args.tls_binary, "before": args.tls_baseline}
+    if tls["after"] and tls["before"]:
+        cases.append(("https (TLS 1.3, keep-alive)", "/bench.json", "https"))
+    processes = []
+    try:
+        nginx = subprocess.Popen(command("nginx", work), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        processes.append(nginx)
+        ports = {}
+        port = 18090
+        for label, _, _ in cases:
+            for side in sides:
+                binary = tls[side] if label.startswith("https") else sides[side]
+                processes.append(serve_paths(binary, port, work, label))
+                ports[(label, side)] = port
+                port += 1
+        results = {key: [] for key in ports}
+        for round_index in range(args.rounds + 1):
+            for label, path, scheme in cases:
+                # Each round alternates which side goes first.
+                order = list(sides) if round_index % 2 == 0 else list(reversed(list(sides)))
+                for side in order:
+                    measured = wrk(ports[(label, side)], args.seconds, args.connections, path, scheme)
+                    if round_index > 0:
+                        results[(label, side)].append(measured)
+    finally:
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            process.wait(timeout=30)
+        shutil.rmtree(work, ignore_errors=True)
+
+    def median(key, index):
+        return statistics.median(r[index] for r in results[key])
+
+    print(f"wrk -t1 -c{args.connections} -d{args.seconds}s, {args.rounds} rounds interleaved after a warm-up round "
+          f"(the side that goes first alternates), 127.0.0.1, {os.cpu_count()} cores; medians over rounds")
+    print(f"before: {args.baseline}" + (f" and {args.tls_baseline}" if tls["before"] else ""))
+    print()
+    print("| path | before requests/s | after requests/s | after / before | before p99 | after p99 |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for label, _, _ in cases:
+        before, after = (label, "before"), (label, "after")
+        print(f"| {label} | {median(before, 0):,.0f} | {median(after, 0):,.0f} | {median(after, 0) / median(before, 0):.2f}× "
+              f"| {median(before, 2):.2f} ms | {median(after, 2):.2f} ms |")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="mode", required=True)
@@ -264,11 +353,18 @@ def main():
                    help="also run airlock with its traffic page's live feed open (a reader of /__admin/inspector/feed)")
     c.add_argument("--skip", action="append", default=[], metavar="SERVER",
                    help="leave a server out (repeatable), such as wiremock")
+    p = sub.add_parser("paths")
+    p.add_argument("--baseline", required=True, help="the airlock binary to compare with (an earlier commit's release build)")
+    p.add_argument("--tls-binary", help="this build of airlock with the HTTPS trait, to measure HTTPS too")
+    p.add_argument("--tls-baseline", help="the earlier build with the HTTPS trait")
+    p.add_argument("--seconds", type=int, default=5)
+    p.add_argument("--connections", type=int, default=32)
+    p.add_argument("--rounds", type=int, default=3)
     s = sub.add_parser("soak")
     s.add_argument("--requests", type=int, default=1_000_000)
     s.add_argument("--every", type=int, default=100_000)
     args = parser.parse_args()
-    (compare if args.mode == "compare" else soak)(args)
+    {"compare": compare, "paths": paths, "soak": soak}[args.mode](args)
 
 
 if __name__ == "__main__":

@@ -127,8 +127,11 @@ struct ConsumerPackageTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let copy = folder.appendingPathComponent("AirgapProbe")
-        try FileManager.default.copyItem(atPath: probe, toPath: copy.path)
-        let (status, output) = try await Self.run("'\(copy.path)' activate deactivate", in: folder, log: folder.appendingPathComponent("log"))
+        // Copied by `cp` in the child's shell, not by this process: a copy written here could be
+        // open for writing in a child another test forks meanwhile, and running it would then
+        // fail with "Text file busy" (ETXTBSY). No other process ever holds `cp`'s descriptor.
+        let command = "cp '\(probe)' '\(copy.path)' && '\(copy.path)' activate deactivate"
+        let (status, output) = try await Self.run(command, in: folder, log: folder.appendingPathComponent("log"))
         #expect(status == 0, "\(output)")
         #expect(output.contains("child processes are not guarded. Add \(line) to the test target's dependencies"), "\(output)")
     }

@@ -69,9 +69,29 @@ public struct MockResponse: Hashable, Sendable {
     /// Whether two values are the very same response (one storage), not just equal ones.
     package func isIdentical(to other: MockResponse) -> Bool { storage === other.storage }
 
+    /// What a transport prepared once from this response for its wire (a socket's head with its
+    /// `Content-Length`, the body in the transport's buffer type), made by `make` on first use and
+    /// kept with the response, so that a response served again and again is converted once.
+    ///
+    /// One preparation per response: a transport that asks for another type replaces it. The slot
+    /// costs a response one reference; the locks are shared (striped by the response's identity).
+    package func prepared<Prepared: AnyObject & Sendable>(_ type: Prepared.Type = Prepared.self, _ make: () -> Prepared) -> Prepared {
+        let lock = Storage.preparationLocks[Int(bitPattern: UInt(bitPattern: ObjectIdentifier(storage).hashValue) % UInt(Storage.preparationLocks.count))]
+        if let kept = lock.withLock({ storage.preparation }) as? Prepared { return kept }
+        let made = make()
+        lock.withLock { storage.preparation = made }
+        return made
+    }
+
     /// Everything above, in one immutable box: a response is copied often on the way from its
     /// queue to the transport, and a copy is then one reference instead of a dozen.
-    private final class Storage: Sendable {
+    // @unchecked Sendable: every stored property is a constant but `preparation`, which is only
+    // read and written with its stripe of `preparationLocks` held.
+    private final class Storage: @unchecked Sendable {
+        /// Guard `preparation` of every response, by the response's identity.
+        static let preparationLocks = (0..<64).map { _ in Locked<Void>() }
+        /// A transport's ``MockResponse/prepared(_:_:)`` value.
+        var preparation: (any AnyObject & Sendable)?
         let status: Status
         let lifetime: Lifetime
         let delivery: Delivery

@@ -67,6 +67,11 @@ struct ExchangeDelivery {
         func begin(_ planned: PlannedResponse, bodySize: Int?) -> Bool {
             let delivery = delivery.value
             guard delivery.context.channel.isActive else { return false }
+            if let bodySize, let prepared = PreparedAnswer.of(planned.response), prepared.bodySize == bodySize {
+                let keepAlive = delivery.keepsAlive(streaming: false)
+                delivery.context.write(NIOAny(HTTPServerResponsePart.head(delivery.responseHead(prepared, keepAlive: keepAlive))), promise: nil)
+                return true
+            }
             let head = delivery.responseHead(
                 status: planned.response.status.code,
                 reasonPhrase: planned.response.reasonPhrase,
@@ -82,7 +87,12 @@ struct ExchangeDelivery {
         func send(_ piece: Data, isLast: Bool, of planned: PlannedResponse) {
             let delivery = delivery.value
             guard delivery.context.channel.isActive else { return }
-            delivery.writeBody(piece, status: planned.response.status.code)
+            if isLast, let prepared = PreparedAnswer.of(planned.response), prepared.bodySize == piece.count {
+                // The whole body, in one piece: the buffer made once for the response.
+                delivery.writeBody(prepared)
+            } else {
+                delivery.writeBody(piece, status: planned.response.status.code)
+            }
             guard isLast else { return delivery.context.flush() }
             delivery.report(status: planned.response.status.code, fault: nil, recorder: recorder)
             delivery.connection.endResponse(keepAlive: delivery.keepsAlive(streaming: planned.response.stream != nil), in: delivery.context)
@@ -165,6 +175,12 @@ struct ExchangeDelivery {
         context.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: piece)))), promise: nil)
     }
 
+    /// Writes a prepared body, unless the response carries none (as ``writeBody(_:status:)``).
+    func writeBody(_ prepared: PreparedAnswer) {
+        guard prepared.bodySize > 0, head.method != .HEAD else { return }
+        context.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(prepared.body))), promise: nil)
+    }
+
     /// A request body over the cap: `413` with how to raise it, then the connection closes.
     func rejectOversizedBody(limit: Int) {
         let message = "Airlock: the request body is larger than this server accepts (\(limit) bytes). Raise the limit with "
@@ -176,6 +192,14 @@ struct ExchangeDelivery {
     /// response is a stream to an HTTP/1.0 client, whose end only a close can mark.
     func keepsAlive(streaming: Bool) -> Bool {
         head.isKeepAlive && !(streaming && head.version == .http1_0)
+    }
+
+    /// The head of a prepared answer: its fields as kept, `Connection: close` added when the
+    /// connection closes after it.
+    func responseHead(_ prepared: PreparedAnswer, keepAlive: Bool) -> HTTPResponseHead {
+        var fields = prepared.fields
+        if !keepAlive { fields.replaceOrAdd(name: "Connection", value: "close") }
+        return HTTPResponseHead(version: head.version, status: prepared.status, headers: fields)
     }
 
     /// The response's head. `bodySize` `nil`: a stream, sent chunked to HTTP/1.1 clients (the
@@ -195,6 +219,40 @@ struct ExchangeDelivery {
         if !keepAlive { fields.replaceOrAdd(name: "Connection", value: "close") }
         let line = reasonPhrase.map { HTTPResponseStatus.custom(code: UInt(status), reasonPhrase: $0) } ?? HTTPResponseStatus(statusCode: status)
         return HTTPResponseHead(version: head.version, status: line, headers: fields)
+    }
+
+    /// What a fixed answer looks like on the wire, made once per response and kept with it
+    /// (``MockResponse/prepared(_:_:)``): its status line, its fields with the `Content-Length`,
+    /// and its body in a `ByteBuffer`. A response served again and again is then written without
+    /// converting its fields or copying its body each time.
+    ///
+    /// Only for a body held in memory and sent whole (no dribble, no stream), and a status whose
+    /// response has a body; every other response is written as ``responseHead(status:reasonPhrase:headers:bodySize:keepAlive:)``
+    /// makes it.
+    final class PreparedAnswer: Sendable {
+        let status: HTTPResponseStatus
+        let fields: HTTPHeaders
+        let body: ByteBuffer
+        let bodySize: Int
+
+        private init(_ response: MockResponse, body: Data) {
+            let code = response.status.code
+            status = response.reasonPhrase.map { HTTPResponseStatus.custom(code: UInt(code), reasonPhrase: $0) } ?? HTTPResponseStatus(statusCode: code)
+            var fields = HTTPHeaders(response.wireHeaderFields.map { ($0.name.rawName, $0.value) })
+            fields.replaceOrAdd(name: "Content-Length", value: String(body.count))
+            self.fields = fields
+            self.body = ByteBuffer(bytes: body)
+            bodySize = body.count
+        }
+
+        /// The response's prepared answer, made on first use; `nil` for a response that is not
+        /// a fixed one.
+        static func of(_ response: MockResponse) -> PreparedAnswer? {
+            guard response.dribble == nil, response.stream == nil, let body = response.body.bytesInMemory else { return nil }
+            let code = response.status.code
+            guard code >= 200, code != 204, code != 304 else { return nil }
+            return response.prepared { PreparedAnswer(response, body: body) }
+        }
     }
 
     // MARK: Faults

@@ -21,7 +21,9 @@ final class ConnectionActivity: Sendable {
 /// which sees bytes as they arrive, and ``RequestHandler``, behind SwiftNIO's pipelining
 /// handler, which sees requests and writes responses.
 final class ServerConnection {
-    private var machine: StateMachine
+    /// Only touched on the channel's event loop, one event at a time: Swift's run-time
+    /// exclusivity check (per request, on every access) is skipped.
+    @exclusivity(unchecked) private var machine: StateMachine
     /// What the server reads about this connection from other threads.
     let activity: ConnectionActivity
     /// Where a `408` is written from: in front of the HTTP decoder and encoder, behind TLS.
