@@ -18,12 +18,17 @@ import Musl
 // `value` skips Swift's run-time exclusivity check: the mutex already makes every access
 // exclusive, and the check (an access-set insert and removal per `withLock`) was 2 % of
 // `airlock serve`'s samples under load.
-package final class Locked<Value>: @unchecked Sendable {
+//
+// Public, not `package`: the compiler serializes an `@inlinable` body for other modules only when
+// the declaration is public. An `@inlinable package` function is compiled as an ordinary call, so
+// every caller in another module ran the generic, unspecialized `withLock` (run-time metadata
+// lookups on every request). AirlockBase is not a product; nothing outside the package uses it.
+public final class Locked<Value>: @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline package var value: Value
     @usableFromInline package let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     /// Creates the lock around an initial value.
-    package init(_ value: Value) {
+    public init(_ value: Value) {
         self.value = value
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
@@ -39,7 +44,7 @@ package final class Locked<Value>: @unchecked Sendable {
 
     /// Runs `body` with exclusive access to the value.
     @inlinable @inline(__always)
-    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)
@@ -48,14 +53,14 @@ package final class Locked<Value>: @unchecked Sendable {
 
 extension Locked where Value == Void {
     /// Creates a lock that guards a critical section rather than a value.
-    package convenience init() {
+    public convenience init() {
         self.init(())
     }
 
     /// Runs `body` while holding the mutex, without touching the (empty) value: a lock that only
     /// orders critical sections never reports an access of its own to ThreadSanitizer.
     @inlinable @inline(__always)
-    package func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
+    public func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body()

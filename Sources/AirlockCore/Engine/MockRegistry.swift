@@ -82,6 +82,11 @@ public final class MockRegistry: Sendable {
     /// each at most once), and the response is taken under the lock again — at once if nothing
     /// changed meanwhile, else after matching again with the answers so far. The unmatched-request
     /// diagnosis is built from a snapshot taken under the lock.
+    // Specialized for the two transports (a type check at entry picks the specialized body): a
+    // `package` function is never specialized by its callers in other modules, and the generic
+    // body looked up type metadata on every request.
+    @_specialize(where Kind == SocketTransport)
+    @_specialize(where Kind == URLSessionTransport)
     package func resolve<Kind>(_ request: IncomingRequest, for transport: Transport<Kind>, at date: Date = Date()) -> ResolvedExchange<Kind> {
         var conditions = ConditionResults()
         while true {
