@@ -48,7 +48,7 @@ AIRLOCK = os.path.join(ROOT, ".build", "release", "airlock")
 # `airlock serve --threads 1` costs beyond it is Airlock's own.
 ANCHOR = os.path.join(ROOT, "Benchmarks", "NIOAnchor", ".build", "release", "NIOAnchor")
 BODY = '{"id":1,"name":"Alice","email":"alice@example.com","roles":["admin","editor"],"active":true}'
-PORTS = {"nginx": 18081, "swift-nio (anchor)": 18085, "airlock": 18080, "wiremock": 18082, "airlock --threads 1": 18084, "airlock (baseline)": 18083,
+PORTS = {"nginx": 18081, "swift-nio (anchor)": 18085, "swift-nio (anchor, pipelining)": 18087, "airlock": 18080, "wiremock": 18082, "airlock --threads 1": 18084, "airlock (baseline)": 18083,
          "airlock (page open)": 18086}
 
 
@@ -102,6 +102,10 @@ def command(name, work, baseline=None):
         return [baseline, "serve", os.path.join(work, "stubs.json"), "--port", str(PORTS[name]), "--quiet"]
     if name == "swift-nio (anchor)":
         return [ANCHOR, str(PORTS[name]), "1"]
+    if name == "swift-nio (anchor, pipelining)":
+        # The anchor with the pipelining handler airlock needs (it holds a pipelined request
+        # back until the response before it has ended).
+        return [ANCHOR, str(PORTS[name]), "1", "--pipelining"]
     if name == "nginx":
         return ["nginx", "-c", os.path.join(work, "nginx", "nginx.conf"), "-p", os.path.join(work, "nginx")]
     if name in ("airlock", "airlock (page open)"):
@@ -191,6 +195,7 @@ def compare(args):
     names = [name for name in PORTS if (args.baseline or name != "airlock (baseline)")
              and (args.single_thread or name != "airlock --threads 1")
              and (args.page_open or name != "airlock (page open)")
+             and (args.single_thread or name != "swift-nio (anchor, pipelining)")
              and name not in args.skip]
     try:
         for name in names:
@@ -231,6 +236,19 @@ def compare(args):
         for other in others:
             print(f"{mine} / {other}: throughput {median(mine, 0) / median(other, 0):.2f}×, "
                   f"p99 {median(mine, 2) / median(other, 2):.2f}×, start-up {startup[mine] / startup[other]:.2f}×")
+    # The speed targets (issue 38), from the rows above.
+    checks = [("airlock --threads 1", "swift-nio (anchor)", 0, "≥ 0.90", lambda r: r >= 0.90, "throughput"),
+              ("airlock", "wiremock", 0, "≥ 4", lambda r: r >= 4, "throughput"),
+              ("airlock --threads 1", "nginx", 2, "≤ 1.5", lambda r: r <= 1.5, "p99")]
+    lines = []
+    for mine, other, index, bound, met, what in checks:
+        if mine in results and other in results:
+            ratio = median(mine, index) / median(other, index)
+            lines.append(f"- {mine} / {other}, {what}: {ratio:.2f}× (target {bound}): {'met' if met(ratio) else 'missed'}")
+    if lines:
+        print()
+        print("Targets:")
+        print("\n".join(lines))
 
 
 def soak(args):
@@ -318,8 +336,10 @@ def paths(args):
                     if round_index > 0:
                         results[(label, side)].append(measured)
     finally:
+        # Killed, not stopped: a recorder would write every exchange it kept (hundreds of
+        # thousands) to its cassette first, which is not what is measured.
         for process in processes:
-            process.terminate()
+            process.kill()
         for process in processes:
             process.wait(timeout=30)
         shutil.rmtree(work, ignore_errors=True)
@@ -347,7 +367,7 @@ def main():
     c.add_argument("--connections", type=int, default=32)
     c.add_argument("--rounds", type=int, default=3)
     c.add_argument("--single-thread", action="store_true",
-                   help="also run airlock on one event loop thread, as nginx runs one worker")
+                   help="also run airlock on one event loop thread, as nginx runs one worker, and the anchor with pipelining assistance")
     c.add_argument("--baseline", help="another airlock binary (an earlier commit's release build) to run beside the others")
     c.add_argument("--page-open", action="store_true",
                    help="also run airlock with its traffic page's live feed open (a reader of /__admin/inspector/feed)")

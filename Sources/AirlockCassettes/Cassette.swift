@@ -126,7 +126,9 @@ public final class Cassette: Sendable {
     private struct State {
         var recorded: [RecordedRequest] = []
         var writeError: CassetteError?
-        var pendingWrites = 0
+        /// Whether a write is queued that has not read the entries yet: it will include every
+        /// exchange recorded meanwhile, so no other is queued.
+        var writeQueued = false
     }
 
     private let state = Locked(State())
@@ -270,8 +272,18 @@ public final class Cassette: Sendable {
                 stream: response.stream
             )
         }
-        state.withLock { $0.recorded.append(clean) }
+        // One queued write at a time, which writes every entry recorded by the time it runs: a
+        // write per exchange rewrote the whole file once per exchange (a recording of n
+        // exchanges cost n² entries' work, and `airlock record` slowed as the cassette grew).
+        let queues = state.withLock { state in
+            state.recorded.append(clean)
+            defer { state.writeQueued = true }
+            return !state.writeQueued
+        }
+        guard queues else { return }
         writer.async { [self] in
+            // Cleared before the entries are read: an exchange recorded after this queues the next write.
+            state.withLock { $0.writeQueued = false }
             write(HTTPArchive(entries: entries, maxAge: maxAge).data(redaction: .none))
         }
     }

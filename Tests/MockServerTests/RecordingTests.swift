@@ -43,6 +43,46 @@ struct RecordingTests {
         return (process, exit, lines, base)
     }
 
+    /// Many exchanges recorded at once all reach the file while the recorder runs: the file is
+    /// written in the background, one queued write at a time, each with every entry recorded
+    /// by the time it runs — none is left out.
+    @Test func everyExchangeOfAConcurrentLoadReachesTheFileWhileRecording() async throws {
+        let cassette = folder.appendingPathComponent("load.har")
+        let api = HTTPMock()
+        api.addResponses(forPath: "/n", host: "**") { MockResponse.plaintext("n", lifetime: .eternal) }
+        try await withServer(api) { real in
+            let (process, _, _, base) = try await launch(["record", "--target", real.baseURL.absoluteString, "--cassette", cassette.path, "--port", "0", "--quiet"])
+            defer { if process.isRunning { process.terminate() } }
+            let total = 240
+            try await withClient { client in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for worker in 0..<8 {
+                        group.addTask {
+                            for index in stride(from: worker, to: total, by: 8) {
+                                let answer = try await send(client, "\(base)/n?i=\(index)")
+                                #expect(answer.text == "n")
+                            }
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+            }
+            // Polled with a hang guard, not a time limit: a lost write would leave it short for good.
+            var recorded = Set<String>()
+            let deadline = ContinuousClock.now + .seconds(120)
+            while recorded.count < total, ContinuousClock.now < deadline {
+                if let data = try? Data(contentsOf: cassette),
+                    let log = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["log"] as? [String: Any],
+                    let entries = log["entries"] as? [[String: Any]]
+                {
+                    recorded = Set(entries.compactMap { ($0["request"] as? [String: Any])?["url"] as? String })
+                }
+                if recorded.count < total { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            #expect(recorded == Set((0..<total).map { "\(real.baseURL.absoluteString)/n?i=\($0)" }), "\(recorded.count) of \(total) in the file")
+        }
+    }
+
     @Test func recordsThroughTheCLIReverseProxyThenServesTheCassette() async throws {
         let cassette = folder.appendingPathComponent("api.har").path
         let api = upstream()
