@@ -12,6 +12,13 @@ airlock in release mode. Everything listens on 127.0.0.1.
     python3 Benchmarks/servers.py compare --single-thread   # airlock on one thread too, like nginx's one worker
     python3 Benchmarks/servers.py compare --page-open       # airlock with its traffic page open too
     python3 Benchmarks/servers.py paths --baseline /path/to/older/airlock   # the other paths, before and after
+    python3 Benchmarks/servers.py cpu --baseline /path/to/older/airlock     # CPU per request, one thread
+
+cpu: the CPU time each server spends per request (its user + system time from /proc over one wrk
+run, divided by the requests it answered), for the anchor, `airlock serve --threads 1` and the
+`--baseline` binary with `--threads 1`, runs interleaved; the median of `--runs`. Throughput on a
+shared 2-core machine moves with the neighbours; CPU per request much less, so a change of a few
+percent shows here first.
 
 paths: the paths beside the fixed answer, for a change's before and after (`--baseline`), rounds
 interleaved: a server-sent-event stream (three events, chunked), the admin API (`GET
@@ -157,9 +164,10 @@ def resident_megabytes(process):
     return total / 1024
 
 
-def wrk(port, seconds, connections, path="/bench.json", scheme="http"):
-    """Requests per second, p50 and p99 in ms, and the request count of one wrk run."""
-    out = subprocess.run(["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "--latency",
+def wrk(port, seconds, connections, path="/bench.json", scheme="http", pin=None):
+    """Requests per second, p50 and p99 in ms, and the request count of one wrk run (on CPU
+    `pin` if given)."""
+    out = subprocess.run((["taskset", "-c", str(pin)] if pin is not None else []) + ["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "--latency",
                           f"{scheme}://127.0.0.1:{port}{path}"], capture_output=True, text=True, check=True).stdout
     if re.search(r"Non-2xx or 3xx responses|Socket errors", out):
         raise SystemExit("wrk saw errors:\n" + out)
@@ -315,6 +323,7 @@ def paths(args):
     if tls["after"] and tls["before"]:
         cases.append(("https (TLS 1.3, keep-alive)", "/bench.json", "https"))
     processes = []
+    nginx = None
     try:
         nginx = subprocess.Popen(command("nginx", work), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         processes.append(nginx)
@@ -336,10 +345,14 @@ def paths(args):
                     if round_index > 0:
                         results[(label, side)].append(measured)
     finally:
-        # Killed, not stopped: a recorder would write every exchange it kept (hundreds of
-        # thousands) to its cassette first, which is not what is measured.
+        # The airlock servers killed, not stopped: a recorder would write every exchange it kept
+        # (hundreds of thousands) to its cassette first, which is not what is measured. nginx is
+        # stopped (a killed master leaves its worker behind, holding the port).
         for process in processes:
-            process.kill()
+            if process is nginx:
+                process.terminate()
+            else:
+                process.kill()
         for process in processes:
             process.wait(timeout=30)
         shutil.rmtree(work, ignore_errors=True)
@@ -357,6 +370,75 @@ def paths(args):
         before, after = (label, "before"), (label, "after")
         print(f"| {label} | {median(before, 0):,.0f} | {median(after, 0):,.0f} | {median(after, 0) / median(before, 0):.2f}× "
               f"| {median(before, 2):.2f} ms | {median(after, 2):.2f} ms |")
+
+
+def cpu_seconds(pid):
+    """User and system CPU seconds of a process so far (/proc/PID/stat, clock ticks)."""
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick
+
+
+def cpu(args):
+    """CPU per request of the anchor, this build and `--baseline`, each on one thread."""
+    work = tempfile.mkdtemp(prefix="airlock-cpu-")
+    prepare(work)
+    port = 18095
+    servers = {"swift-nio (anchor)": [ANCHOR, str(port), "1"],
+               "airlock --threads 1": [AIRLOCK, "serve", os.path.join(work, "stubs.json"), "--port", str(port), "--quiet", "--threads", "1"]}
+    if args.baseline:
+        servers["baseline --threads 1"] = [args.baseline, "serve", os.path.join(work, "stubs.json"), "--port", str(port), "--quiet", "--threads", "1"]
+    results = {name: [] for name in servers}
+    try:
+        for _ in range(args.runs):
+            for name, arguments in servers.items():
+                # The server on one core, wrk on the other: each run schedules alike.
+                process = subprocess.Popen(["taskset", "-c", "0"] + arguments, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                try:
+                    deadline = time.perf_counter() + 60
+                    while True:
+                        try:
+                            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
+                            connection.request("GET", "/bench.json")
+                            if connection.getresponse().status == 200:
+                                connection.close()
+                                break
+                        except OSError:
+                            if time.perf_counter() > deadline or process.poll() is not None:
+                                raise SystemExit(f"{name} did not answer: {' '.join(arguments)}")
+                            time.sleep(0.01)
+                    wrk(port, 2, args.connections, pin=1)  # warm-up
+                    (user, system) = cpu_seconds(process.pid)
+                    count = wrk(port, args.seconds, args.connections, pin=1)[3]
+                    (user_after, system_after) = cpu_seconds(process.pid)
+                    results[name].append(((user_after - user) / count * 1e6, (system_after - system) / count * 1e6))
+                finally:
+                    process.kill()
+                    process.wait(timeout=30)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"CPU per request (/proc), wrk -t1 -c{args.connections} -d{args.seconds}s on CPU 1, {args.runs} runs interleaved, "
+          f"one event loop thread each on CPU 0, {os.cpu_count()} cores; medians. User time is the server's own code; system time")
+    print("is the kernel's TCP path and moves with how requests batch (a slower server wakes up more often per request).")
+    print()
+    print("| server | user per request | system per request | user, each run |")
+    print("|---|---:|---:|---|")
+
+    def user(name):
+        return statistics.median(v[0] for v in results[name])
+
+    def system(name):
+        return statistics.median(v[1] for v in results[name])
+
+    for name, values in results.items():
+        print(f"| {name} | {user(name):.1f} µs | {system(name):.1f} µs | {', '.join(f'{v[0]:.1f}' for v in values)} |")
+    print()
+    for name in results:
+        if name != "swift-nio (anchor)":
+            print(f"{name} / anchor: user {user(name) / user('swift-nio (anchor)'):.2f}×, "
+                  f"user + system {(user(name) + system(name)) / (user('swift-nio (anchor)') + system('swift-nio (anchor)')):.2f}×")
+    if args.baseline:
+        print(f"airlock --threads 1 / baseline: user {user('airlock --threads 1') / user('baseline --threads 1'):.2f}×")
 
 
 def main():
@@ -380,11 +462,16 @@ def main():
     p.add_argument("--seconds", type=int, default=5)
     p.add_argument("--connections", type=int, default=32)
     p.add_argument("--rounds", type=int, default=3)
+    u = sub.add_parser("cpu")
+    u.add_argument("--baseline", help="an earlier airlock binary, measured the same way")
+    u.add_argument("--runs", type=int, default=5)
+    u.add_argument("--seconds", type=int, default=3)
+    u.add_argument("--connections", type=int, default=32)
     s = sub.add_parser("soak")
     s.add_argument("--requests", type=int, default=1_000_000)
     s.add_argument("--every", type=int, default=100_000)
     args = parser.parse_args()
-    {"compare": compare, "paths": paths, "soak": soak}[args.mode](args)
+    {"compare": compare, "paths": paths, "cpu": cpu, "soak": soak}[args.mode](args)
 
 
 if __name__ == "__main__":

@@ -284,7 +284,12 @@ public final class Cassette: Sendable {
         writer.async { [self] in
             // Cleared before the entries are read: an exchange recorded after this queues the next write.
             state.withLock { $0.writeQueued = false }
+            let began = DispatchTime.now().uptimeNanoseconds
             write(HTTPArchive(entries: entries, maxAge: maxAge).data(redaction: .none))
+            // The writer then rests as long as the write took: under a sustained load the
+            // rewrites of a growing file take at most half of a core from the servers' threads.
+            // `save()` still writes everything, after this rest.
+            usleep(useconds_t(min((DispatchTime.now().uptimeNanoseconds - began) / 1_000, 1_000_000)))
         }
     }
 
