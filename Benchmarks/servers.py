@@ -150,6 +150,18 @@ def start(name, work, baseline=None):
     raise SystemExit(f"{name} did not answer 200 within 60 s: {' '.join(command(name, work, baseline))}")
 
 
+def stop(processes, killing=()):
+    """Stops every process (SIGTERM; SIGKILL for those in `killing`) and waits for each."""
+    processes = list(processes)
+    for process in processes:
+        if process in killing:
+            process.kill()
+        else:
+            process.terminate()
+    for process in processes:
+        process.wait(timeout=30)
+
+
 def resident_megabytes(process):
     """VmRSS of the process and its children (nginx's worker), in MB."""
     pids = [process.pid]
@@ -218,10 +230,7 @@ def compare(args):
                     results[name].append(measured)
         rss = {name: resident_megabytes(servers[name]) for name in names}
     finally:
-        for process in servers.values():
-            process.terminate()
-        for process in servers.values():
-            process.wait(timeout=30)
+        stop(servers.values())
         shutil.rmtree(work, ignore_errors=True)
 
     def median(name, index):
@@ -348,13 +357,7 @@ def paths(args):
         # The airlock servers killed, not stopped: a recorder would write every exchange it kept
         # (hundreds of thousands) to its cassette first, which is not what is measured. nginx is
         # stopped (a killed master leaves its worker behind, holding the port).
-        for process in processes:
-            if process is nginx:
-                process.terminate()
-            else:
-                process.kill()
-        for process in processes:
-            process.wait(timeout=30)
+        stop(processes, killing=[p for p in processes if p is not nginx])
         shutil.rmtree(work, ignore_errors=True)
 
     def median(key, index):
