@@ -12,9 +12,9 @@ import FoundationNetworking
 ///
 /// - **URLSession layer**: ``AirgapURLProtocol``, registered with `URLProtocol.registerClass`
 ///   ahead of the built-in HTTP protocol (which reaches `URLSession.shared`) when Airgap loads on
-///   Linux, or at the first ``activate()`` elsewhere, and registered from then on; inactive, it
-///   declines every request. It is added to any configuration with ``protect(_:)``. It reports the method, URL and
-///   `Content-Type` and answers with ``errorCode`` after ``responseDelay``.
+///   Linux, or at the first ``activate()`` elsewhere, and registered from then on (inactive, it
+///   declines every request); ``protect(_:)`` adds it to any configuration. It reports the
+///   method, URL and `Content-Type` and answers with ``errorCode`` after ``responseDelay``.
 /// - **Socket layer**: hooks on every C-library route to the network (`connect`, sends with an
 ///   address, raw sockets, every resolver entry point, `syscall`) that catch every other client
 ///   in the process (`URLSession(configuration: .default)`, `Data(contentsOf:)`, SwiftNIO,
