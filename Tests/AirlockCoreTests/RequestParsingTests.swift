@@ -106,3 +106,25 @@ struct RequestParsingTests {
         #expect(registry.resolve(request, for: .socket).stub == nil)
     }
 }
+
+/// The authority an absolute-form target names, as the server compares it with its own address
+/// (a proxy never forwards a request addressed to itself).
+struct ServerAuthorityTests {
+    @Test(arguments: [
+        ("http://127.0.0.1:8080/x", "127.0.0.1:8080"),
+        ("http://user:secret@127.0.0.1:8080/x?y#z", "127.0.0.1:8080"),
+        ("https://host.test/", "host.test:443"),
+        ("HTTPS://host.test", "host.test:443"),
+        ("http://host.test?q", "host.test:80"),
+        ("http://[::1]:9000/", "[::1]:9000"),
+        ("http://[::1]/", "[::1]:80"),
+    ])
+    func anAbsoluteURLNamesItsServerWithThePort(url: String, authority: String) {
+        #expect(IncomingRequest.serverAuthority(ofAbsolute: url) == authority)
+    }
+
+    @Test(arguments: ["/origin/form", "http://", "http:/one-slash", "no scheme"])
+    func textThatNamesNoServerHasNoAuthority(text: String) {
+        #expect(IncomingRequest.serverAuthority(ofAbsolute: text) == nil)
+    }
+}

@@ -193,24 +193,48 @@ extension IncomingRequest {
     }
 
     /// Byte ranges of host, path and query in `scheme://[userinfo@]host[:port]/path?query#fragment`.
-    private static func split(_ bytes: UnsafeBufferPointer<UInt8>) -> (host: Range<Int>, path: Range<Int>, query: Range<Int>?)? {
-        let colon = UInt8(ascii: ":")
+    /// The authority of an absolute URL that names a server, with the scheme's port when it names
+    /// none (`http://u@127.0.0.1:8080/x` → `127.0.0.1:8080`, `https://host/` → `host:443`); `nil`
+    /// for text that is not one.
+    package static func serverAuthority(ofAbsolute url: String) -> String? {
+        var text = url
+        return text.withUTF8 { bytes -> String? in
+            guard let (schemeEnd, authority) = authority(in: bytes), !authority.isEmpty else { return nil }
+            let named = String(decoding: UnsafeBufferPointer(rebasing: bytes[authority]), as: UTF8.self)
+            let hasPort = named.hasPrefix("[") ? named.contains("]:") : named.contains(":")
+            guard !hasPort else { return named }
+            let isHTTPS = schemeEnd == 5 && String(decoding: UnsafeBufferPointer(rebasing: bytes[0..<5]), as: UTF8.self).lowercased() == "https"
+            return "\(named):\(isHTTPS ? 443 : 80)"
+        }
+    }
+
+    /// Where an absolute URL's scheme ends (its `:`) and its authority is, without the user
+    /// information; `nil` when the text has no `scheme://`.
+    private static func authority(in bytes: UnsafeBufferPointer<UInt8>) -> (schemeEnd: Int, authority: Range<Int>)? {
         let slash = UInt8(ascii: "/")
-        let question = UInt8(ascii: "?")
-        let hash = UInt8(ascii: "#")
-        guard let schemeEnd = bytes.firstIndex(of: colon), bytes.count > schemeEnd + 2,
+        guard let schemeEnd = bytes.firstIndex(of: UInt8(ascii: ":")), bytes.count > schemeEnd + 2,
             bytes[schemeEnd + 1] == slash, bytes[schemeEnd + 2] == slash
         else { return nil }
         let authorityStart = schemeEnd + 3
         var authorityEnd = authorityStart
-        while authorityEnd < bytes.count, bytes[authorityEnd] != slash, bytes[authorityEnd] != question, bytes[authorityEnd] != hash {
+        while authorityEnd < bytes.count, bytes[authorityEnd] != slash, bytes[authorityEnd] != UInt8(ascii: "?"), bytes[authorityEnd] != UInt8(ascii: "#") {
             authorityEnd += 1
         }
         var hostStart = authorityStart
-        var hostEnd = authorityEnd
         for index in authorityStart..<authorityEnd where bytes[index] == UInt8(ascii: "@") {
             hostStart = index + 1
         }
+        return (schemeEnd, hostStart..<authorityEnd)
+    }
+
+    private static func split(_ bytes: UnsafeBufferPointer<UInt8>) -> (host: Range<Int>, path: Range<Int>, query: Range<Int>?)? {
+        let colon = UInt8(ascii: ":")
+        let question = UInt8(ascii: "?")
+        let hash = UInt8(ascii: "#")
+        guard let (_, authority) = authority(in: bytes) else { return nil }
+        let authorityEnd = authority.upperBound
+        var hostStart = authority.lowerBound
+        var hostEnd = authorityEnd
         if hostStart < authorityEnd, bytes[hostStart] == UInt8(ascii: "[") {
             // [IPv6]:port
             guard let close = (hostStart..<authorityEnd).first(where: { bytes[$0] == UInt8(ascii: "]") }) else { return nil }

@@ -36,25 +36,11 @@ extension IncomingRequest {
             // Origin form: the `Host` names the server. Absolute form (a forward proxy's
             // request): the target's authority does — a request the server must not forward to
             // itself.
-            let authority = head.uri.hasPrefix("/") ? head.headers.first(name: "Host") : Self.authority(ofAbsolute: target)
+            let authority = head.uri.hasPrefix("/") ? head.headers.first(name: "Host") : (Self.serverAuthority(ofAbsolute: target) ?? "\u{0}")
             addressedToServer = {
                 IncomingRequest.isAddressedToServer(hostHeader: authority, port: localAddress.port ?? 0, boundAddress: localAddress.ipAddress)
             }
         }
-    }
-
-    /// The authority of an absolute URL (`http://127.0.0.1:8080/x` → `127.0.0.1:8080`; the
-    /// scheme's port when it names none: `https://host/` → `host:443`), or a value that names no
-    /// server when it has none.
-    static func authority(ofAbsolute url: String) -> String {
-        guard let schemeEnd = url.range(of: "://") else { return "\u{0}" }
-        let scheme = url[..<schemeEnd.lowerBound].lowercased()
-        let rest = url[schemeEnd.upperBound...]
-        var authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
-        let hasPort = authority.hasPrefix("[") ? authority.contains("]:") : authority.contains(":")
-        guard !authority.isEmpty else { return "\u{0}" }
-        return hasPort ? String(authority) : "\(authority):\(scheme == "https" ? 443 : 80)"
     }
 
     /// A WebSocket client's absolute-form target to a proxy (`ws://host/chat`, what websocket-kit
