@@ -145,8 +145,10 @@ struct CassetteVerifyTests {
         try Data(#"{"log": {"version": "1.2", "creator": {"name": "t", "version": "1"}, "entries": [\#(entry)]}}"#.utf8).write(to: file)
         try await withPythonUpstream("drift_upstream.py") { port in
             // The upstream sends its head and first event at once and then never ends the stream:
-            // the timeout closes it (5 s is ample for a loopback connection), and what came agrees.
-            let result = try runAirlock(["cassette", "verify", file.path, "--against", "http://127.0.0.1:\(port)", "--timeout", "5"])
+            // the timeout closes it, and what came agrees. The timeout is what the test waits out,
+            // and also all the time the head and first event have to arrive: 5 s once fell short
+            // with the whole suite running beside it, so 20.
+            let result = try runAirlock(["cassette", "verify", file.path, "--against", "http://127.0.0.1:\(port)", "--timeout", "20"])
             #expect(result.status == 0, "\(result.output)\(result.errors)")
             #expect(result.output.contains("1 of 1 entry agrees"), "\(result.output)")
         }
