@@ -5,7 +5,8 @@ let package = Package(
     name: "Airlock",
     // The floor of every product that builds on Apple platforms: no API they call needs more (the
     // README's "Platforms" table says what sets it; PlatformsTests keeps newer APIs out of their
-    // sources). Airgap builds on Linux only. The same standard library release on each platform.
+    // sources). Airgap's socket layer is Linux's; elsewhere its URLSession layer alone builds
+    // (unverified: no Apple platform builds this project). The same standard library release on each platform.
     platforms: [.macOS(.v12), .iOS(.v15), .tvOS(.v15), .watchOS(.v8), .visionOS(.v1)],
     products: [
         // The values and the engine every product shares (MockResponse, RecordedRequest,

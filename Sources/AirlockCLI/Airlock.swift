@@ -360,7 +360,7 @@ struct ConnectionOptions: ParsableArguments {
 
     func validate() throws {
         if let problem = limits.problem {
-            throw ValidationError("\(problem). Give timeouts above 0 and at most \(Int(ResponseLimits.maximumSeconds)) seconds and --max-connections of at least 1.")
+            throw ValidationError("\(problem.text). Give timeouts above 0 and at most \(Int(ResponseLimits.maximumSeconds)) seconds and --max-connections of at least 1.")
         }
         if let threads, !(1...Self.maximumThreads).contains(threads) {
             throw ValidationError("--threads \(threads) is out of range: give 1 to \(Self.maximumThreads) (the default is one per core).")

@@ -163,9 +163,7 @@ struct EntryComparison: Sendable {
         parts.append(headers.keys.sorted().map { "\($0):\(headers[$0]!)" }.joined(separator: "\n"))
         switch body {
         case .json(let value):
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            parts.append("json:" + ((try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? ""))
+            parts.append("json:" + ((try? value.sortingKeys().compactData()).map { String(decoding: $0, as: UTF8.self) } ?? ""))
         case .form(let fields):
             parts.append("form:" + fields.keys.sorted().map { "\($0)=\(fields[$0]!.joined(separator: ","))" }.joined(separator: "&"))
         case .bytes(let data):
@@ -282,9 +280,7 @@ struct EntryComparison: Sendable {
     }
 
     private static func short(_ value: JSONValue) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let text = (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "?"
+        let text = (try? value.sortingKeys().compactData()).map { String(decoding: $0, as: UTF8.self) } ?? "?"
         return RequestMatcher.truncate(text, to: 48)
     }
 

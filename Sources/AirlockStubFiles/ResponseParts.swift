@@ -155,10 +155,8 @@ extension JSONNode {
 
     /// The value serialised as a JSON body: keys sorted, slashes as they are.
     package func jsonBody() throws(StubFileError) -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         do {
-            return try encoder.encode(value)
+            return try value.sortingKeys().compactData()
         } catch {
             throw self.error(.invalidValue, "cannot be sent as JSON (\(error))", expected: "a JSON value of finite numbers")
         }

@@ -267,9 +267,7 @@ enum JSONText {
 
     /// Compact JSON with sorted keys.
     static func json(_ value: JSONValue) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(value) else { return "\(value)" }
+        guard let data = try? value.sortingKeys().compactData() else { return "\(value)" }
         return String(decoding: data, as: UTF8.self)
     }
 }

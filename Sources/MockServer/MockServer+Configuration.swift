@@ -144,12 +144,12 @@ extension MockServer {
         #endif
 
         /// Why these limits cannot be used, if they cannot.
-        package var problem: String? {
-            for (seconds, name) in [(headerTimeout, "the header timeout"), (idleTimeout, "the idle timeout")] {
-                if let problem = ResponseLimits.durationProblem(seconds, named: name) { return problem }
-                if seconds == 0 { return "\(name) is 0 seconds: every connection would be closed at once" }
+        package var problem: (limit: String, text: String)? {
+            for (seconds, limit, name) in [(headerTimeout, "headerTimeout", "the header timeout"), (idleTimeout, "idleTimeout", "the idle timeout")] {
+                if let problem = ResponseLimits.durationProblem(seconds, named: name) { return (limit, problem) }
+                if seconds == 0 { return (limit, "\(name) is 0 seconds: every connection would be closed at once") }
             }
-            if maxConnections < 1 { return "the connection limit \(maxConnections) is not at least 1" }
+            if maxConnections < 1 { return ("maxConnections", "the connection limit \(maxConnections) is not at least 1") }
             return nil
         }
     }

@@ -51,6 +51,10 @@ public struct MockServerError: Error, Hashable, Sendable, CustomStringConvertibl
 
     /// What kind of failure this is.
     public var code: Code
+    /// The input the failure concerns, as the configuration gave it: the host or `host:port` to
+    /// listen on, the certificate authority's file, the limit that is not usable
+    /// (`ConnectionLimits.maxConnections`), or `tls` for HTTPS in a build without it.
+    public let input: String
     /// What went wrong and how to fix it.
     public let description: String
 
@@ -58,8 +62,9 @@ public struct MockServerError: Error, Hashable, Sendable, CustomStringConvertibl
     @available(*, deprecated, renamed: "code")
     public var kind: Code { code }
 
-    private init(_ code: Code, description: String) {
+    private init(_ code: Code, input: String, description: String) {
         self.code = code
+        self.input = input
         self.description = description
     }
 
@@ -67,6 +72,7 @@ public struct MockServerError: Error, Hashable, Sendable, CustomStringConvertibl
         let resolved = address.ipAddress.map { $0 == host ? "" : " (which resolves to \($0))" } ?? ""
         return MockServerError(
             .nonLoopbackBindingRefused,
+            input: host,
             description: "refusing to bind \(host)\(resolved): only loopback addresses are allowed by default. "
                 + "Set allowsNonLoopbackBinding (airlock serve --allow-remote) to serve other machines."
         )
@@ -75,6 +81,7 @@ public struct MockServerError: Error, Hashable, Sendable, CustomStringConvertibl
     static func adminTokenRequired(host: String) -> MockServerError {
         MockServerError(
             .adminTokenRequired,
+            input: host,
             description: "binding \(host) exposes the admin API beyond this machine: set an adminToken (airlock serve --admin-token …)."
         )
     }
@@ -84,28 +91,31 @@ public struct MockServerError: Error, Hashable, Sendable, CustomStringConvertibl
         if text.contains("Address already in use") || text.contains("errno: 98") || text.contains("errno: 48") {
             return MockServerError(
                 .addressInUse,
+                input: "\(host):\(port)",
                 description: "cannot listen on \(host):\(port): another process is using the port. Choose another "
                     + "(--port N, or --port 0 for a free one), or stop the other process (`lsof -i :\(port)` names it)."
             )
         }
-        return MockServerError(.bindFailed, description: "cannot listen on \(host):\(port): \(text)")
+        return MockServerError(.bindFailed, input: "\(host):\(port)", description: "cannot listen on \(host):\(port): \(text)")
     }
 
-    static func invalidLimits(_ problem: String) -> MockServerError {
+    static func invalidLimits(_ problem: (limit: String, text: String)) -> MockServerError {
         MockServerError(
             .invalidLimits,
-            description: "cannot start: \(problem). Give timeouts above 0 and at most \(Int(ResponseLimits.maximumSeconds)) seconds and at least one connection "
+            input: "ConnectionLimits.\(problem.limit)",
+            description: "cannot start: \(problem.text). Give timeouts above 0 and at most \(Int(ResponseLimits.maximumSeconds)) seconds and at least one connection "
                 + "(MockServer.ConnectionLimits; airlock serve --header-timeout, --idle-timeout, --max-connections)."
         )
     }
 
     static func certificateAuthorityUnavailable(file: String, reason: String, fix: String) -> MockServerError {
-        MockServerError(.certificateAuthorityUnavailable, description: "cannot use the Airlock CA at \(file): \(reason). \(fix)")
+        MockServerError(.certificateAuthorityUnavailable, input: file, description: "cannot use the Airlock CA at \(file): \(reason). \(fix)")
     }
 
     static func certificateAuthorityInvalid(file: String, directory: String, reason: String) -> MockServerError {
         MockServerError(
             .certificateAuthorityInvalid,
+            input: file,
             description: "\(file) is not a usable Airlock CA: \(reason). Delete the folder \(directory) to have a new CA made "
                 + "(clients that trusted the old one must then trust the new one), or point the CA folder elsewhere "
                 + "(MockServer.TLS(certificateAuthorityDirectory:), airlock --ca-dir, AIRLOCK_CA_DIR)."
@@ -115,6 +125,7 @@ public struct MockServerError: Error, Hashable, Sendable, CustomStringConvertibl
     static func httpsUnavailable() -> MockServerError {
         MockServerError(
             .httpsUnavailable,
+            input: "tls",
             description: "HTTPS needs the Airlock package's HTTPS trait, which this build was made without. "
                 + "In your manifest: .package(path: \"../Airlock\", traits: [\"HTTPS\"]) (or url:…, traits: [\"HTTPS\"]); "
                 + "for the command: swift run --traits HTTPS airlock … --tls (in a clone of Airlock)."

@@ -42,6 +42,13 @@ struct JSONValueTests {
         #expect(try compact(parse(document)) == document)
     }
 
+    @Test func sortingKeysOrdersEveryObjectByNameAndNothingElse() throws {
+        let value = try parse(#"{"zeta": [{"b": 1, "a": "é/"}], "Alpha": 2.50, "alpha": {"y": null, "x": true}}"#)
+        #expect(try compact(value.sortingKeys()) == #"{"Alpha":2.5,"alpha":{"x":true,"y":null},"zeta":[{"a":"é/","b":1}]}"#)
+        // Equal as values: only the order changed.
+        #expect(value.sortingKeys() == value)
+    }
+
     @Test func whiteSpaceIsDroppedAndOrderKept() throws {
         let document = "{\n  \"status\" : 200,\r\n\t\"headers\": { \"X-Z\": \"1\", \"X-A\": \"2\" } ,\"body\":[ 1 , 2 ]\n}\n"
         #expect(try compact(parse(document)) == #"{"status":200,"headers":{"X-Z":"1","X-A":"2"},"body":[1,2]}"#)

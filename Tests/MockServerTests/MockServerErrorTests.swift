@@ -11,14 +11,17 @@ struct MockServerErrorTests {
         let code: MockServerError.Code
         /// Text the message must contain.
         let says: String
+        /// The input the error names.
+        let input: String
 
         var testDescription: String { "\(code)" }
     }
 
     static let cases: [Case] = [
-        Case(configuration: .init(host: "0.0.0.0"), code: .nonLoopbackBindingRefused, says: "allowsNonLoopbackBinding"),
-        Case(configuration: .init(host: "0.0.0.0", allowsNonLoopbackBinding: true), code: .adminTokenRequired, says: "set an adminToken"),
-        Case(configuration: .init(limits: .init(maxConnections: 0)), code: .invalidLimits, says: "the connection limit 0"),
+        Case(configuration: .init(host: "0.0.0.0"), code: .nonLoopbackBindingRefused, says: "allowsNonLoopbackBinding", input: "0.0.0.0"),
+        Case(configuration: .init(host: "0.0.0.0", allowsNonLoopbackBinding: true), code: .adminTokenRequired, says: "set an adminToken", input: "0.0.0.0"),
+        Case(configuration: .init(limits: .init(maxConnections: 0)), code: .invalidLimits, says: "the connection limit 0", input: "ConnectionLimits.maxConnections"),
+        Case(configuration: .init(limits: .init(idleTimeout: 0)), code: .invalidLimits, says: "the idle timeout is 0 seconds", input: "ConnectionLimits.idleTimeout"),
     ]
 
     @Test(arguments: cases)
@@ -30,6 +33,7 @@ struct MockServerErrorTests {
         #expect(error?.code == bad.code)
         #expect(error?.code.description == "\(bad.code)")
         #expect(error?.description.contains(bad.says) == true, "\(error.map { "\($0)" } ?? "no error")")
+        #expect(error?.input == bad.input)
     }
 
     @Test func aTakenPortIsAddressInUse() async throws {
@@ -37,6 +41,7 @@ struct MockServerErrorTests {
             let second = MockServer(configuration: .init(port: running.port, eventLoopGroup: testEventLoops))
             let error = await #expect(throws: MockServerError.self) { try await second.start() }
             #expect(error?.code == .addressInUse)
+            #expect(error?.input == "127.0.0.1:\(running.port)")
             #expect(error?.description.contains("another process is using the port") == true)
         }
     }

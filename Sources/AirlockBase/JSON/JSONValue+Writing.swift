@@ -89,6 +89,22 @@ extension JSONValue {
         return String(decoding: output.dropFirst().dropLast(), as: UTF8.self)
     }
 
+    /// The value with every object's members in the order of their names (by Unicode scalar,
+    /// a name's repeats kept in document order), for output that must not depend on how a
+    /// document was spelled: a stub file's `json` body, a cassette's matching key. Written with
+    /// ``compactData()``, this is the one way Airlock writes JSON with sorted keys.
+    package func sortingKeys() -> JSONValue {
+        switch self {
+        case .array(let items): return .array(items.map { $0.sortingKeys() })
+        case .object(let members):
+            let sorted = members.enumerated().sorted { left, right in
+                left.element.key == right.element.key ? left.offset < right.offset : left.element.key < right.element.key
+            }
+            return .object(JSONMembers(sorted.lazy.map { (key: $0.element.key, value: $0.element.value.sortingKeys()) }))
+        default: return self
+        }
+    }
+
     /// An object of these members, in this order.
     package static func members(_ pairs: [(String, JSONValue)]) -> JSONValue {
         .object(JSONMembers(pairs.lazy.map { (key: $0.0, value: $0.1) }))

@@ -1,3 +1,4 @@
+import AirlockBase
 import AirlockCore
 import AirlockStubFiles
 import Foundation
@@ -85,7 +86,7 @@ private struct EntrySpans {
             skipSpace()
             let keyStart = position
             try skipString()
-            let key = (try? JSONSerialization.jsonObject(with: Data(bytes[keyStart..<position]), options: .fragmentsAllowed)) as? String
+            let key: String? = if case .string(let text)? = try? JSONValue.parse(Data(bytes[keyStart..<position])) { text } else { nil }
             skipSpace()
             try expect(UInt8(ascii: ":"))
             skipSpace()

@@ -104,9 +104,7 @@ package struct TemplatedResponse: Sendable {
                 // Rendered strings are finite: the numbers are the document's own, already written once.
                 data = (try? rendered.compactData()) ?? Data()
             } else {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-                data = (try? encoder.encode(rendered)) ?? Data()
+                data = (try? rendered.sortingKeys().compactData()) ?? Data()
             }
         }
         let contentType = data.isEmpty || !writing.addsContentType ? nil : contentType

@@ -226,7 +226,7 @@ struct WireMockAdminAPI {
         }
         return withPattern(wrapped) { pattern in
             answer(registry.wireMockMappings.filter { mapping in
-                guard let metadata = mapping.metadata, let data = try? JSONEncoder().encode(metadata),
+                guard let metadata = mapping.metadata, let data = try? metadata.compactData(),
                     let request = IncomingRequest(method: "POST", absoluteURL: "http://localhost/")
                 else { return false }
                 var incoming = request
