@@ -29,6 +29,8 @@ extension MockRegistry {
         /// Host patterns; each payload indexes `pathTries`.
         private var hostTrie = SegmentTrie()
         private var pathTries: [SegmentTrie] = []
+        /// The host pattern of each path trie, shared by every route under it.
+        private var hostPatterns: [SharedPattern] = []
         /// Routes that share a host and path pattern and differ by query; path-trie payloads index it.
         private var routeGroups: [RouteGroup] = []
         /// The last host pattern parsed, since registrations tend to come in runs for one host.
@@ -111,6 +113,7 @@ extension MockRegistry {
         ) -> Int {
             let pathTrie = hostTrie.value(for: host) {
                 pathTries.append(SegmentTrie())
+                hostPatterns.append(SharedPattern(host))
                 return pathTries.count - 1
             }.value
             let group = pathTries[pathTrie].value(for: path) {
@@ -121,7 +124,8 @@ extension MockRegistry {
             // So does a stub with an explicit priority or a source: each is a stub of its own,
             // found and removed by its id. Stubs of the same scenario step share one. Found by
             // key, so that registering many stubs on one path costs the same for each.
-            let shared = SharedQueueKey(query: query, scenario: scenario)
+            let conditions = RouteConditions.make(query: query, requirement: requirement, scenario: scenario)
+            let shared = SharedQueueKey(conditions: conditions)
             let sharesQueue = requirement == nil && precedence == .specificity && !ownQueue
             if sharesQueue, let existing = routeGroups[group.value].sharedRoute(for: shared) {
                 return existing
@@ -129,13 +133,11 @@ extension MockRegistry {
             let id = routes.count
             routes.append(
                 Route(
-                    host: host,
+                    sharedHost: hostPatterns[pathTrie],
                     path: path,
-                    query: query,
-                    requirement: requirement,
-                    scenario: scenario,
-                    rank: Rank(host: host, path: path, query: query, requirement: requirement, scenario: scenario, precedence: precedence, order: id),
-                    pathTrie: pathTrie
+                    conditions: conditions,
+                    pathTrie: pathTrie,
+                    rank: Rank(host: host, path: path, query: query, requirement: requirement, scenario: scenario, precedence: precedence, order: id)
                 )
             )
             byPath.append(id: id, key: 0, path: path.source)
@@ -372,6 +374,7 @@ extension MockRegistry {
             lastHost = nil
             hostTrie = SegmentTrie()
             pathTries = []
+            hostPatterns = []
             routeGroups = []
             byPath = SortedPathIndex()
             byHostAndPath = SortedPathIndex()
@@ -383,7 +386,7 @@ extension MockRegistry {
             guard let pattern = try? Pattern.host(host), let pathTrie = hostTrie.value(for: pattern) else { return }
             hostTrie.setValue(nil, for: pattern)
             pathTries[pathTrie] = SegmentTrie()
-            for id in routes.indices where routes[id].host.source == pattern.source {
+            for id in routes.indices where routes[id].pathTrie == pathTrie {
                 routes[id].queue = ResponseQueue()
                 routes[id].cleared = true
             }
@@ -447,24 +450,60 @@ extension MockRegistry {
         }
     }
 
-    /// What makes two registrations for one host and path, both without a requirement, share a queue.
+    /// What makes two registrations for one host and path, both without a requirement, share a
+    /// queue: their query constraint and scenario step (one reference, nil for neither).
     struct SharedQueueKey: Hashable, Sendable {
+        let conditions: RouteConditions?
+
+        static func == (lhs: Self, rhs: Self) -> Bool {
+            lhs.conditions?.query == rhs.conditions?.query && lhs.conditions?.scenario == rhs.conditions?.scenario
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(conditions?.query)
+            hasher.combine(conditions?.scenario)
+        }
+    }
+
+    /// A host pattern that every route registered for it holds by one reference.
+    final class SharedPattern: Sendable {
+        let pattern: Pattern
+
+        init(_ pattern: Pattern) {
+            self.pattern = pattern
+        }
+    }
+
+    /// What a route asks of a request beyond its host and path. Few stubs ask anything more, so
+    /// it is kept out of line: a route holds one reference, nil when it asks nothing (a route is
+    /// kept for each of up to 100,000 stubs, each byte of it 100 kB).
+    final class RouteConditions: Sendable {
         let query: QueryConstraint?
+        let requirement: RequestMatcher?
+        /// The scenario state the stub needs and moves to.
         let scenario: ScenarioStep?
+
+        private init(query: QueryConstraint?, requirement: RequestMatcher?, scenario: ScenarioStep?) {
+            self.query = query
+            self.requirement = requirement
+            self.scenario = scenario
+        }
+
+        /// The conditions, or nil when there are none.
+        static func make(query: QueryConstraint?, requirement: RequestMatcher?, scenario: ScenarioStep?) -> RouteConditions? {
+            query == nil && requirement == nil && scenario == nil ? nil : RouteConditions(query: query, requirement: requirement, scenario: scenario)
+        }
     }
 
     /// A registered stub and its queue.
     struct Route: Sendable {
         /// The patterns as parsed when registered: nothing parses a route's text again.
-        let host: Pattern
+        let sharedHost: SharedPattern
         let path: Pattern
-        let query: QueryConstraint?
-        let requirement: RequestMatcher?
-        /// The scenario state the stub needs and moves to.
-        let scenario: ScenarioStep?
-        let rank: Rank
+        let conditions: RouteConditions?
         /// The path trie its host pattern leads to.
         let pathTrie: Int
+        let rank: Rank
         var queue = ResponseQueue()
         /// How many responses it has served.
         var served = 0
@@ -472,6 +511,11 @@ extension MockRegistry {
         var cleared = false
         /// Whether each response left unserved counts as unused (a cassette's).
         var reportsEachResponse = false
+
+        var host: Pattern { sharedHost.pattern }
+        var query: QueryConstraint? { conditions?.query }
+        var requirement: RequestMatcher? { conditions?.requirement }
+        var scenario: ScenarioStep? { conditions?.scenario }
 
         var stub: StubDescription {
             StubDescription(host: host.source, path: path.source, query: query, requirement: requirement?.template, scenario: scenario)
