@@ -170,7 +170,7 @@ for kind in Kind.allCases where runs("core") {
         }
         var matched = Samples()
         var looked = Samples()
-        for round in 0..<20 {
+        for round in 0..<(Int(ProcessInfo.processInfo.environment["BENCH_ROUNDS"] ?? "") ?? 20) {
             for request in requests {
                 let start = clock.now
                 let outcome = registry.resolve(request, for: .urlSession)
