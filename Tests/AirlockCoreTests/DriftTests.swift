@@ -12,18 +12,18 @@ struct DriftTests {
     private let folder = FileManager.default.temporaryDirectory.appendingPathComponent("airlock-drift-\(UUID().uuidString)")
 
     @Test(arguments: [
-        ("$.id", [FieldRule.Place.member("id")], true),
+        ("$.id", [JSONValue.Step.member("id")], true),
         ("$.id", [.member("id"), .member("inner")], true),
         ("$.id", [.member("other")], false),
-        ("$.items[*].price", [.member("items"), .element(3), .member("price")], true),
-        ("$.items[0].price", [.member("items"), .element(3), .member("price")], false),
-        ("$..updatedAt", [.member("a"), .element(0), .member("updatedAt")], true),
+        ("$.items[*].price", [.member("items"), .index(3), .member("price")], true),
+        ("$.items[0].price", [.member("items"), .index(3), .member("price")], false),
+        ("$..updatedAt", [.member("a"), .index(0), .member("updatedAt")], true),
         ("$..updatedAt", [.member("updatedAt")], true),
         ("$['odd key']", [.member("odd key")], true),
         ("$.*.id", [.member("x"), .member("id")], true),
         ("$", [.member("x")], true),
     ])
-    func aRuleCoversItsPlaceAndWhatIsUnder(rule: String, place: [FieldRule.Place], covers: Bool) throws {
+    func aRuleCoversItsPlaceAndWhatIsUnder(rule: String, place: [JSONValue.Step], covers: Bool) throws {
         #expect(try FieldRule(rule).covers(place) == covers)
     }
 
@@ -38,7 +38,7 @@ struct DriftTests {
     @Test func manyDescentsCostStepsTimesPlaces() throws {
         // A hostile rule against a deep place: a table, not backtracking.
         let rule = try FieldRule("$" + String(repeating: "..a", count: 200))
-        let place = [FieldRule.Place](repeating: .member("a"), count: 500) + [.member("b")]
+        let place = [JSONValue.Step](repeating: .member("a"), count: 500) + [.member("b")]
         #expect(rule.covers(place))
     }
 

@@ -79,7 +79,7 @@ struct ExchangeComparison {
     /// Compares two values at `place`: their types, an object's members, an array's elements —
     /// and their values where a compared rule covers them, unless `valuesToo` is false (an extra
     /// live element, compared by shape alone with a recorded element that is not its own).
-    private func compare(_ recorded: JSONValue, _ live: JSONValue, at place: [FieldRule.Place], location: String, valuesToo: Bool = true, into drifts: inout [Drift]) {
+    private func compare(_ recorded: JSONValue, _ live: JSONValue, at place: [JSONValue.Step], location: String, valuesToo: Bool = true, into drifts: inout [Drift]) {
         if ignored.contains(where: { $0.covers(place) }) { return }
         let spelled = "\(location) \(FieldRule.spelling(of: place))"
         let recordedType = Self.typeName(recorded)
@@ -116,7 +116,7 @@ struct ExchangeComparison {
             guard let shape = recordedElements.first else { break }
             for (position, element) in liveElements.enumerated() {
                 let own = position < recordedElements.count
-                compare(own ? recordedElements[position] : shape, element, at: place + [.element(position)], location: location, valuesToo: valuesToo && own, into: &drifts)
+                compare(own ? recordedElements[position] : shape, element, at: place + [.index(position)], location: location, valuesToo: valuesToo && own, into: &drifts)
             }
         default:
             if comparesValue, recorded != live {
