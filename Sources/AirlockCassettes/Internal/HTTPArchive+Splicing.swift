@@ -106,7 +106,18 @@ private struct EntrySpans {
     mutating func logMembers() throws(HTTPArchive.SpliceError) -> [(name: String, key: Range<Int>, value: Range<Int>)] {
         skipSpace()
         guard let log = try member("log", ofObjectAt: position) else { throw .init(description: "has no log object") }
-        position = log
+        return try members(ofObjectAt: log)
+    }
+
+    /// The offset of the value of member `name` of the object starting at `offset`.
+    private mutating func member(_ name: String, ofObjectAt offset: Int) throws(HTTPArchive.SpliceError) -> Int? {
+        try members(ofObjectAt: offset).first { $0.name == name }?.value.lowerBound
+    }
+
+    /// Each member of the object starting at `offset`: its name, where its key starts and ends,
+    /// and where its value does.
+    private mutating func members(ofObjectAt offset: Int) throws(HTTPArchive.SpliceError) -> [(name: String, key: Range<Int>, value: Range<Int>)] {
+        position = offset
         try expect(UInt8(ascii: "{"))
         var members: [(name: String, key: Range<Int>, value: Range<Int>)] = []
         skipSpace()
@@ -130,32 +141,6 @@ private struct EntrySpans {
             }
             try expect(UInt8(ascii: "}"))
             return members
-        }
-    }
-
-    /// The offset of the value of member `name` of the object starting at `offset`.
-    private mutating func member(_ name: String, ofObjectAt offset: Int) throws(HTTPArchive.SpliceError) -> Int? {
-        position = offset
-        try expect(UInt8(ascii: "{"))
-        skipSpace()
-        if peek == UInt8(ascii: "}") { return nil }
-        while true {
-            skipSpace()
-            let keyStart = position
-            try skipString()
-            let key = (try? JSONSerialization.jsonObject(with: Data(bytes[keyStart..<position]), options: .fragmentsAllowed)) as? String
-            skipSpace()
-            try expect(UInt8(ascii: ":"))
-            skipSpace()
-            if key == name { return position }
-            try skipValue()
-            skipSpace()
-            if peek == UInt8(ascii: ",") {
-                position += 1
-                continue
-            }
-            try expect(UInt8(ascii: "}"))
-            return nil
         }
     }
 
