@@ -67,7 +67,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("For a HAR file: how fast recorded streams (server-sent events, chunked bodies recorded with their parts) replay: as-recorded (the default) keeps the recorded pauses between parts, instant sends every part at once (still one part at a time), a number multiplies each pause (0.5 twice as fast, 2 half as fast).", valueName: "as-recorded|instant|factor"))
     var pace: String = StreamPace.asRecorded.description
 
-    @Option(help: ArgumentHelp("For a HAR file: refuse it once its oldest entry is older than this, such as 30d (s, m, h, d, w); without it, the file's own _maxAge applies, if any.", valueName: "age"))
+    @Option(help: ArgumentHelp("For a HAR file: refuse it once it is older than this, such as 30d (s, m, h, d, w), counted from its oldest entry or from when `airlock cassette verify --update` last confirmed every entry (_verifiedAt); without it, the file's own _maxAge applies, if any.", valueName: "age"))
     var maxAge: String?
 
     @Option(help: "The folder that file responses added through the admin API must stay in. Defaults to the stub file's folder.")

@@ -1,3 +1,4 @@
+import AirlockBase
 import AirlockOpenAPICore
 import ArgumentParser
 import Foundation
@@ -25,7 +26,9 @@ extension CassetteCommand {
                 With --openapi, every recorded and every live exchange is also checked against the \
                 contract. With --update, the entries that drifted are recorded again from the live answers, \
                 redacted as `airlock record` redacts (the redaction options below), and every other byte \
-                of the file is kept. \
+                of the file is kept; when every entry was verified, the file is also marked verified now \
+                (log._verifiedAt), from which its maximum age counts: this refreshes an expired cassette \
+                that still agrees. \
                 Exit status: 0 when every entry agrees, 1 when an entry drifted (also after --update), \
                 2 when nothing drifted but an entry could not be verified, or the command could not run \
                 (a bad option, an unreadable cassette).
@@ -50,7 +53,7 @@ extension CassetteCommand {
         @Option(help: "An OpenAPI 3.0 or 3.1 document (YAML or JSON): check every recorded and every live exchange against it too.", completion: .file(extensions: ["yaml", "yml", "json"]))
         var openapi: String?
 
-        @Flag(help: "Replace the entries that drifted with the live answers, redacted as `airlock record` redacts; every other byte of the file is kept.")
+        @Flag(help: "Replace the entries that drifted with the live answers, redacted as `airlock record` redacts, and mark the file verified now when every entry was (its maximum age counts from then); every other byte of the file is kept.")
         var update = false
 
         @Flag(help: "Print the report as JSON (for CI) instead of a table.")
@@ -107,10 +110,17 @@ extension CassetteCommand {
             } else {
                 printStatus(report.table)
             }
-            if update, report.hasDrift {
+            if update {
                 do {
                     let replaced = try opened.replaceDriftedEntries(from: report)
-                    printError("airlock: recorded again \(replaced.count) entr\(replaced.count == 1 ? "y" : "ies") of \(cassette) (log.entries \(replaced.map(String.init).joined(separator: ", "))); every other entry is unchanged.")
+                    if !replaced.isEmpty {
+                        printError("airlock: recorded again \(replaced.count) entr\(replaced.count == 1 ? "y" : "ies") of \(cassette) (log.entries \(replaced.map(String.init).joined(separator: ", "))); every other entry is unchanged.")
+                    }
+                    if report.hasUnverified {
+                        printError("airlock: \(cassette) is not marked verified: an entry could not be verified, so its age still counts from before (fix what the report says and run again).")
+                    } else {
+                        printError("airlock: marked \(cassette) verified at \(Timestamp.string(from: report.startedAt)) (log._verifiedAt): its maximum age counts from then.")
+                    }
                 } catch {
                     printError("airlock: \(error.description)")
                     throw Self.notVerified
@@ -125,11 +135,7 @@ extension CassetteCommand {
             var placeholders: [String: String] = [:]
             for (placeholder, variable) in redactionOptions.placeholderPairs { placeholders[placeholder] = variable }
             var options = DriftOptions(ignoredFields: ignoredFields, ignoredHeaders: ignoredHeaders, comparedValues: comparedValues, placeholders: placeholders)
-            if let contract {
-                options.exchangeCheck = { request, response in
-                    contract.violations(of: request, response: response, redaction: .standard).map { $0.description }
-                }
-            }
+            options.exchangeCheck = contract?.exchangeCheck()
             return options
         }
 

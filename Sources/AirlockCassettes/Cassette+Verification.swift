@@ -77,6 +77,7 @@ extension Cassette {
         guard let scheme = baseURL.scheme?.lowercased(), scheme == "http" || scheme == "https", baseURL.host != nil, baseURL.query == nil else {
             throw CassetteError(.invalidBaseURL, file: nil, problem: "the base URL \"\(baseURL.absoluteString)\" is not an http(s) origin", fix: "Give one such as https://staging.example.com (a path prefix is allowed, no query).")
         }
+        let startedAt = Date()
         let archive = try readForVerification()
         let comparison = ExchangeComparison(ignored: ignored, compared: compared, ignoredHeaders: options.ignoredHeaders)
         // Every request is prepared before the first goes out: a missing secret stops its entry
@@ -116,19 +117,26 @@ extension Cassette {
                 entries.append(DriftReport.Entry(index: index, recorded: recorded, drifts: drifts, problem: nil, liveExchange: live, filled: filled))
             }
         }
-        return DriftReport(baseURL: baseURL.absoluteString, entries: entries)
+        return DriftReport(baseURL: baseURL.absoluteString, entries: entries, startedAt: startedAt)
     }
 
-    /// Replaces the entries that drifted with what the live service answered, and leaves every
-    /// other byte of the file as it is.
+    /// Refreshes the cassette from a verification: replaces the entries that drifted with what the
+    /// live service answered and, when every entry was verified, stamps the file as confirmed
+    /// then — leaving every other byte of the file as it is.
     ///
     /// Each new entry is the recorded request (placeholders in place) with the live response,
     /// redacted by `redaction` as a recording is — and the values filled into placeholders hidden
     /// behind them again — then written in place of the old entry's text.
     ///
+    /// When no entry of the report is ``DriftReport/Outcome/unverified``, the file's `log` gets
+    /// `"_verifiedAt"` — the report's ``DriftReport/startedAt`` — added or replaced: a cassette's
+    /// age (for ``maxAge``) counts from it when it is later than the oldest entry, so an expired
+    /// cassette that still agrees with the service opens again, on CI too, with its entries'
+    /// bytes unchanged. This is what `airlock cassette verify --update` runs.
+    ///
     /// ```swift
     /// let report = try await cassette.verify(against: staging)
-    /// if report.hasDrift { try cassette.replaceDriftedEntries(from: report) }
+    /// try cassette.replaceDriftedEntries(from: report)
     /// ```
     ///
     /// - Parameters:
@@ -146,16 +154,18 @@ extension Cassette {
             for (placeholder, value) in entry.filled { rules.filter(value, as: placeholder) }
             replacements[entry.index] = Self.cleaned(live, redaction: rules)
         }
-        guard !replacements.isEmpty else { return [] }
+        let stamps = !report.hasUnverified
+        guard !replacements.isEmpty || stamps else { return [] }
         let original: Data
         do {
             original = try Data(contentsOf: url)
         } catch {
             throw CassetteError(.invalidFile, file: url.path, problem: "cannot be read (\(error.localizedDescription))", fix: "Check that the file exists and is readable.")
         }
-        let spliced: Data
+        var spliced: Data
         do {
             spliced = try HTTPArchive.splicing(original, replacing: replacements)
+            if stamps { spliced = try HTTPArchive.stamping(spliced, verifiedAt: report.startedAt) }
         } catch {
             throw CassetteError(.invalidFile, file: url.path, problem: error.description, fix: "Verify the cassette again: the file changed since the report.")
         }

@@ -45,7 +45,9 @@ import Foundation
 /// **Expiry**: with a ``maxAge`` (given here, or kept in the file), a cassette older than that is
 /// recorded again from scratch where the mode records, and fails to open where it does not (`CI`),
 /// saying how old it is. ``verify(against:options:send:)`` checks a cassette against the live
-/// service instead, entry by entry.
+/// service instead, entry by entry, and ``replaceDriftedEntries(from:redaction:)`` refreshes it:
+/// the entries that drifted are recorded again and, once every entry is confirmed, the file is
+/// stamped (`_verifiedAt`), from which its age counts again.
 ///
 /// A cassette writes its file after every recorded exchange (off the caller's thread); ``save()``
 /// waits for the last write and reports any error.
@@ -148,7 +150,8 @@ public final class Cassette: Sendable {
     ///     `AIRLOCK_RECORD=newEpisodes swift test`.
     ///   - environment: Where `AIRLOCK_RECORD` and `CI` are read. Defaults to the process's.
     ///   - pace: How fast recorded streams replay. Defaults to ``StreamPace/asRecorded``.
-    ///   - maxAge: How old the recording may grow (from its oldest entry) before it is recorded
+    ///   - maxAge: How old the recording may grow (from its oldest entry, or from when the live
+    ///     service last confirmed every entry, `_verifiedAt`, if later) before it is recorded
     ///     again; `nil` keeps the file's own (`_maxAge` in its `log`), if any. The file keeps it.
     ///     An older cassette records everything again where the mode records (as `all`); where
     ///     it may not (`CI` set, mode `none`) opening it fails with ``CassetteError/Code/expired``,
@@ -195,8 +198,8 @@ public final class Cassette: Sendable {
                 )
             }
             fileMaxAge = replayed.maxAge
-            if let limit = maxAge ?? fileMaxAge, let oldest = replayed.entries.map(\.date).min(), Date().timeIntervalSince(oldest) > limit.seconds {
-                let age = Date().timeIntervalSince(oldest)
+            if let limit = maxAge ?? fileMaxAge, let since = Self.ageStart(of: replayed), Date().timeIntervalSince(since.date) > limit.seconds {
+                let age = Date().timeIntervalSince(since.date)
                 guard effective != .none else {
                     let refresh = isReplayOnlyForCI
                         ? "CI only replays, so it is not recorded again here: refresh it where the service is reachable — run the test without CI, or `airlock cassette verify \(url.path) --against <origin> --update` — and commit it."
@@ -204,7 +207,7 @@ public final class Cassette: Sendable {
                     throw CassetteError(
                         .expired,
                         file: url.path,
-                        problem: "is \(MaxAge.spoken(age)) old (its oldest entry was recorded \(Timestamp.string(from: oldest))), older than its maximum age of \(limit)",
+                        problem: "is \(MaxAge.spoken(age)) old (\(since.reason) \(Timestamp.string(from: since.date))), older than its maximum age of \(limit)",
                         fix: refresh
                     )
                 }
@@ -246,7 +249,7 @@ public final class Cassette: Sendable {
     public func save() throws(CassetteError) {
         let recordedAny = state.withLock { !$0.recorded.isEmpty }
         if mode == .all || recordedAny {
-            let snapshot = HTTPArchive(entries: entries, maxAge: maxAge).data(redaction: .none)
+            let snapshot = HTTPArchive(entries: entries, maxAge: maxAge, verifiedAt: replayed.verifiedAt).data(redaction: .none)
             writer.sync { write(snapshot) }
         } else {
             writer.sync {}
@@ -285,12 +288,22 @@ public final class Cassette: Sendable {
             // Cleared before the entries are read: an exchange recorded after this queues the next write.
             state.withLock { $0.writeQueued = false }
             let began = DispatchTime.now().uptimeNanoseconds
-            write(HTTPArchive(entries: entries, maxAge: maxAge).data(redaction: .none))
+            write(HTTPArchive(entries: entries, maxAge: maxAge, verifiedAt: replayed.verifiedAt).data(redaction: .none))
             // The writer then rests as long as the write took: under a sustained load the
             // rewrites of a growing file take at most half of a core from the servers' threads.
             // `save()` still writes everything, after this rest.
             usleep(useconds_t(min((DispatchTime.now().uptimeNanoseconds - began) / 1_000, 1_000_000)))
         }
+    }
+
+    /// When a recording's age starts: its oldest entry's date, or when the live service last
+    /// confirmed every entry (`_verifiedAt`), whichever is later — with how messages say it.
+    static func ageStart(of archive: HTTPArchive) -> (date: Date, reason: String)? {
+        guard let oldest = archive.entries.map(\.date).min() else { return nil }
+        if let verified = archive.verifiedAt, verified > oldest {
+            return (verified, "the live service last confirmed every entry")
+        }
+        return (oldest, "its oldest entry was recorded")
     }
 
     /// Response fields that describe one connection's transfer, not the response: a cassette

@@ -62,6 +62,15 @@ public struct DriftReport: Sendable {
     public let baseURL: String
     /// Every entry of the cassette, in the file's order.
     public let entries: [Entry]
+    /// When the verification started: what ``Cassette/replaceDriftedEntries(from:redaction:)``
+    /// stamps the file with (`_verifiedAt`) once every entry is confirmed.
+    public let startedAt: Date
+
+    init(baseURL: String, entries: [Entry], startedAt: Date) {
+        self.baseURL = baseURL
+        self.entries = entries
+        self.startedAt = startedAt
+    }
 
     /// Whether any entry drifted.
     public var hasDrift: Bool { entries.contains { $0.outcome == .drifted } }

@@ -19,10 +19,14 @@ enum HARFormat {
         var entries: [Entry]
         /// Airlock's own field: how old the recording may grow before it is refreshed (`30d`).
         var maxAge: String?
+        /// Airlock's own field: when the live service last confirmed every entry
+        /// (`airlock cassette verify --update`), from which the cassette's age counts.
+        var verifiedAt: String?
 
         enum CodingKeys: String, CodingKey {
             case version, creator, entries
             case maxAge = "_maxAge"
+            case verifiedAt = "_verifiedAt"
         }
     }
 

@@ -26,6 +26,11 @@ public struct HTTPArchive: Sendable {
     /// How old the recording may grow before it is refreshed (Airlock's `_maxAge` in the `log`),
     /// if the file says.
     public var maxAge: MaxAge?
+    /// When the live service last confirmed every entry (Airlock's `_verifiedAt` in the `log`,
+    /// which `airlock cassette verify --update` and ``Cassette/replaceDriftedEntries(from:redaction:)``
+    /// write), if the file says. A cassette's age counts from this or its oldest entry, whichever
+    /// is later.
+    public var verifiedAt: Date?
     /// Each entry's position in the file's `log.entries` (entries left out shift the others).
     package private(set) var positions: [Int]
 
@@ -33,9 +38,11 @@ public struct HTTPArchive: Sendable {
     /// - Parameters:
     ///   - entries: The requests, each with its response.
     ///   - maxAge: How old the recording may grow before it is refreshed.
-    public init(entries: [RecordedRequest], maxAge: MaxAge? = nil) {
+    ///   - verifiedAt: When the live service last confirmed every entry.
+    public init(entries: [RecordedRequest], maxAge: MaxAge? = nil, verifiedAt: Date? = nil) {
         self.entries = entries
         self.maxAge = maxAge
+        self.verifiedAt = verifiedAt
         positions = Array(entries.indices)
     }
 
@@ -70,6 +77,12 @@ public struct HTTPArchive: Sendable {
             }
             self.maxAge = maxAge
         }
+        if let text = document.log.verifiedAt {
+            guard let date = HARFormat.date(text) else {
+                throw StubFileError(.invalidValue, file: source, location: "log._verifiedAt", problem: "is \"\(text)\"", expected: "an ISO 8601 date such as 2026-01-31T12:00:00.000Z")
+            }
+            verifiedAt = date
+        }
         for (index, entry) in document.log.entries.enumerated() {
             let place = "log.entries[\(index)]"
             guard let request = try Self.request(entry, at: place, source: source) else {
@@ -94,7 +107,8 @@ public struct HTTPArchive: Sendable {
                 version: "1.2",
                 creator: .init(name: "Airlock", version: AirlockVersion.current),
                 entries: entries.map { Self.entry(redaction.apply(to: $0), redaction: redaction) },
-                maxAge: maxAge?.description
+                maxAge: maxAge?.description,
+                verifiedAt: verifiedAt.map(HARFormat.string(from:))
             )
         )
         // Every member is a plain value; encoding cannot fail.

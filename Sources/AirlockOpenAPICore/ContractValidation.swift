@@ -46,10 +46,43 @@ public final class ContractValidation: Sendable, ExchangeObserver {
 }
 
 extension OpenAPIContract {
-    /// Every violation of one exchange, without a journal: for tools that check exchanges they
-    /// hold, such as `airlock cassette verify --openapi` (a recorded and a live one per entry).
-    package func violations(of request: RecordedRequest, response: RecordedResponse, redaction: Redaction) -> [ContractViolation] {
+    /// Every violation of one exchange, checked without a mock or a journal: for exchanges you
+    /// hold, such as a cassette's entries.
+    ///
+    /// ```swift
+    /// let contract = try OpenAPIContract(contentsOf: URL(fileURLWithPath: "openapi.yaml"))
+    /// for entry in try HTTPArchive(contentsOf: cassetteURL).entries {
+    ///     if let response = entry.response {
+    ///         print(contract.violations(of: entry, response: response))
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - request: The request, as recorded.
+    ///   - response: Its response.
+    ///   - redaction: What the violations' messages hide. Defaults to `standard`.
+    /// - Returns: Every violation, the request's first; empty when the exchange keeps the contract.
+    public func violations(of request: RecordedRequest, response: RecordedResponse, redaction: Redaction = .standard) -> [ContractViolation] {
         check(request, response: response, redaction: redaction).1
+    }
+
+    /// The contract as a check of one exchange returning each violation as a sentence: what
+    /// `DriftOptions.exchangeCheck` (AirlockCassettes) takes, so that verifying a cassette against
+    /// the live service checks every recorded and every live exchange against the contract too,
+    /// as `airlock cassette verify --openapi` does.
+    ///
+    /// ```swift
+    /// let contract = try OpenAPIContract(contentsOf: URL(fileURLWithPath: "openapi.yaml"))
+    /// var options = DriftOptions()
+    /// options.exchangeCheck = contract.exchangeCheck()
+    /// let report = try await cassette.verify(against: staging, options: options)
+    /// ```
+    ///
+    /// - Parameter redaction: What the violations' messages hide. Defaults to `standard`.
+    /// - Returns: A check giving ``violations(of:response:redaction:)``'s descriptions.
+    public func exchangeCheck(redaction: Redaction = .standard) -> @Sendable (RecordedRequest, RecordedResponse) -> [String] {
+        { request, response in violations(of: request, response: response, redaction: redaction).map(\.description) }
     }
 
     /// The request's operation and every violation of the exchange.

@@ -35,7 +35,9 @@ public struct CassetteTrait: TestTrait, SuiteTrait, TestScoping {
     /// Edits each exchange before redaction and the file see it, or leaves it out (`nil`).
     public var beforeRecord: (@Sendable (RecordedRequest) -> RecordedRequest?)? = nil
     /// How old the cassette may grow before it is recorded again (`nil`: the file's own
-    /// `_maxAge`, if any). On CI an older cassette fails the test, saying how old it is.
+    /// `_maxAge`, if any). On CI an older cassette fails the test, saying how old it is; its age
+    /// counts from its oldest entry, or from `_verifiedAt` when `airlock cassette verify --update`
+    /// confirmed every entry later.
     public var maxAge: MaxAge? = nil
 
     /// Applies to every test of a suite.

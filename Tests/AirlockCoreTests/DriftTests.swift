@@ -12,18 +12,18 @@ struct DriftTests {
     private let folder = FileManager.default.temporaryDirectory.appendingPathComponent("airlock-drift-\(UUID().uuidString)")
 
     @Test(arguments: [
-        ("$.id", [FieldRule.Place.member("id")], true),
+        ("$.id", [JSONValue.Step.member("id")], true),
         ("$.id", [.member("id"), .member("inner")], true),
         ("$.id", [.member("other")], false),
-        ("$.items[*].price", [.member("items"), .element(3), .member("price")], true),
-        ("$.items[0].price", [.member("items"), .element(3), .member("price")], false),
-        ("$..updatedAt", [.member("a"), .element(0), .member("updatedAt")], true),
+        ("$.items[*].price", [.member("items"), .index(3), .member("price")], true),
+        ("$.items[0].price", [.member("items"), .index(3), .member("price")], false),
+        ("$..updatedAt", [.member("a"), .index(0), .member("updatedAt")], true),
         ("$..updatedAt", [.member("updatedAt")], true),
         ("$['odd key']", [.member("odd key")], true),
         ("$.*.id", [.member("x"), .member("id")], true),
         ("$", [.member("x")], true),
     ])
-    func aRuleCoversItsPlaceAndWhatIsUnder(rule: String, place: [FieldRule.Place], covers: Bool) throws {
+    func aRuleCoversItsPlaceAndWhatIsUnder(rule: String, place: [JSONValue.Step], covers: Bool) throws {
         #expect(try FieldRule(rule).covers(place) == covers)
     }
 
@@ -38,7 +38,7 @@ struct DriftTests {
     @Test func manyDescentsCostStepsTimesPlaces() throws {
         // A hostile rule against a deep place: a table, not backtracking.
         let rule = try FieldRule("$" + String(repeating: "..a", count: 200))
-        let place = [FieldRule.Place](repeating: .member("a"), count: 500) + [.member("b")]
+        let place = [JSONValue.Step](repeating: .member("a"), count: 500) + [.member("b")]
         #expect(rule.covers(place))
     }
 
@@ -55,6 +55,77 @@ struct DriftTests {
             "body $.gone: removed (was boolean)",
             "body $.new: added (null)",
         ])
+    }
+
+    @Test func aJSONAnswerThatBecameHTMLDriftsInTypeAndKind() {
+        let comparison = ExchangeComparison(ignored: [], compared: [], ignoredHeaders: [])
+        let recorded = Self.response(#"{"name": "Ada"}"#)
+        let live = Self.response("<!doctype html><title>Ada</title>", type: "text/html; charset=utf-8")
+        let drifts = comparison.drifts(recorded: recorded, live: live)
+        #expect(drifts.map(\.kind) == [.contentType, .bodyKind])
+        #expect(drifts.map(\.description) == ["content-type: application/json → text/html", "body: JSON → not JSON"])
+        // An empty body is a kind of its own; two bodies that are not JSON are compared only as values.
+        #expect(comparison.drifts(recorded: recorded, live: Self.response("")).map(\.description) == ["body: JSON → empty"])
+        #expect(comparison.drifts(recorded: live, live: Self.response("")).map(\.description) == ["content-type: text/html → application/json"])
+        // Ignoring the whole body leaves the media type.
+        let ignoring = ExchangeComparison(ignored: [try! FieldRule("$")], compared: [], ignoredHeaders: [])
+        #expect(ignoring.drifts(recorded: recorded, live: live).map(\.kind) == [.contentType])
+    }
+
+    /// Every live element is checked: against the recorded one at its position, and past them
+    /// against the first recorded one, by shape alone; a recorded empty array shows no shape.
+    @Test(arguments: [
+        (#"[{"n": 1}]"#, #"[{"n": 1}, {"n": "2"}, {"n": 3}]"#, [], ["body $.items[*].n: number → string"]),
+        (#"[{"n": 1}, {"n": 2}]"#, #"[{"n": 1}]"#, [], []),
+        (#"[]"#, #"[{"n": 1}, 2]"#, [], []),
+        (#"[1]"#, #"[1, "two", null]"#, [], ["body $.items[*]: number → string", "body $.items[*]: number → null"]),
+        (#"[{"n": 1}]"#, #"[{"n": 1}, {"n": 2, "m": 0}]"#, [], ["body $.items[*].m: added (number)"]),
+        (#"[{"n": 1}]"#, #"[{"n": 1}, {"n": 5}]"#, ["$"], ["body $.items: 1 elements → 2 elements"]),
+        (#"[]"#, #"[{"n": 1}]"#, ["$.items"], ["body $.items: 0 elements → 1 elements"]),
+        (#"[[1]]"#, #"[[1], [1, "x"]]"#, [], ["body $.items[*][*]: number → string"]),
+    ] as [(String, String, [String], [String])])
+    func arraysOfOtherLengthsAreComparedElementByElement(recorded: String, live: String, comparedValues: [String], expected: [String]) throws {
+        let comparison = ExchangeComparison(ignored: [], compared: try comparedValues.map { try FieldRule($0) }, ignoredHeaders: [])
+        let drifts = comparison.drifts(recorded: Self.response(#"{"items": \#(recorded)}"#), live: Self.response(#"{"items": \#(live)}"#))
+        #expect(drifts.map(\.description) == expected)
+    }
+
+    @Test func aVerificationWithNothingUnverifiedStampsTheFileAndItsAgeCountsFromThen() async throws {
+        let original = Self.archive(paths: ["/a", "/b"], maxAge: "30d")
+        let file = try write(original)
+        #expect(throws: CassetteError.self) { try Cassette(contentsOf: file, environment: ["CI": "1"]) }
+        let cassette = try Cassette(verifying: file)
+        let agreeing = try await cassette.verify(against: URL(string: "http://127.0.0.1:1")!, options: DriftOptions(environment: [:])) { _ in Self.response(#"{"id": 2}"#) }
+        #expect(!agreeing.hasDrift && !agreeing.hasUnverified)
+        #expect(try cassette.replaceDriftedEntries(from: agreeing) == [])
+        // One member added to the `log`, every other byte kept.
+        let stamped = try String(contentsOf: file, encoding: .utf8)
+        let stamp = #""_verifiedAt" : "\#(Timestamp.string(from: agreeing.startedAt))", "#
+        #expect(stamped.replacingOccurrences(of: stamp, with: "") == original, "\(stamped)")
+        #expect(try HTTPArchive(contentsOf: file).verifiedAt.map { abs($0.timeIntervalSince(agreeing.startedAt)) < 0.001 } == true)
+        #expect(try Cassette(contentsOf: file, environment: ["CI": "1"]).entries.count == 2)
+        // Verified again, the stamp's value is replaced in place.
+        let again = try await cassette.verify(against: URL(string: "http://127.0.0.1:1")!, options: DriftOptions(environment: [:])) { _ in Self.response(#"{"id": 3}"#) }
+        try cassette.replaceDriftedEntries(from: again)
+        let restamped = try String(contentsOf: file, encoding: .utf8)
+        #expect(restamped.replacingOccurrences(of: #""_verifiedAt" : "\#(Timestamp.string(from: again.startedAt))", "#, with: "") == original, "\(restamped)")
+        // An older stamp than the oldest entry changes nothing; the message says which date counts.
+        let old = try write(original.replacingOccurrences(of: #""_maxAge""#, with: #""_verifiedAt": "2023-11-14T00:00:00Z", "_maxAge""#))
+        let error = #expect(throws: CassetteError.self) { try Cassette(contentsOf: old, environment: ["CI": "1"]) }
+        #expect(error?.description.contains("its oldest entry was recorded 2023-11-14T22:13:20") == true, "\(String(describing: error))")
+        let lapsed = try write(original.replacingOccurrences(of: #""_maxAge""#, with: #""_verifiedAt": "2024-01-01T00:00:00Z", "_maxAge""#))
+        let lapsedError = #expect(throws: CassetteError.self) { try Cassette(contentsOf: lapsed, environment: ["CI": "1"]) }
+        #expect(lapsedError?.description.contains("the live service last confirmed every entry 2024-01-01T00:00:00") == true, "\(String(describing: lapsedError))")
+    }
+
+    @Test func anEntryNotVerifiedLeavesTheFileUnstamped() async throws {
+        let original = Self.archive(paths: ["/a", "/secret/%3CMISSING_VAR%3E"], maxAge: "30d")
+        let file = try write(original)
+        let cassette = try Cassette(verifying: file)
+        let report = try await cassette.verify(against: URL(string: "http://127.0.0.1:1")!, options: DriftOptions(environment: [:])) { _ in Self.response(#"{"id": 2}"#) }
+        #expect(report.hasUnverified && !report.hasDrift)
+        #expect(try cassette.replaceDriftedEntries(from: report) == [])
+        #expect(try String(contentsOf: file, encoding: .utf8) == original)
     }
 
     @Test func streamsAreComparedByTheirEvents() {

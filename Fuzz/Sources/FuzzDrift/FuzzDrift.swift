@@ -12,7 +12,10 @@
 // the bodies are compared with it ignored and with it compared, as JSON and as server-sent
 // events; a body compared with itself never drifts. The whole input is also read as a HAR file:
 // one that loads is spliced with each of its entries replaced by itself (as `--update` writes),
-// and what that writes must load again with as many entries.
+// and what that writes must load again with as many entries. The whole input is also scanned
+// for placeholders (`<NAME>`, `%3CNAME%3E`) as a request's URL and text: with every variable
+// set, none is left and only `[REDACTED]` is a problem; with none set, each one found is a
+// problem naming its variable, and the placeholder is never what would be sent.
 //
 // Reached through `@_spi(Fuzzing) FuzzedDrift` (Sources/AirlockCassettes/Internal/Drift+Fuzzing.swift).
 import FuzzSupport
@@ -37,6 +40,18 @@ public func fuzzDrift(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     }
     let same = FuzzedDrift.compare(rule: rule, recorded: recorded, live: recorded).drifts
     guard same.isEmpty else { fatalError("a body drifted from itself: \(same)") }
+
+    for isURL in [false, true] {
+        let scan = FuzzedDrift.fillPlaceholders(in: input, isURL: isURL, value: "v")
+        for spelling in scan.found {
+            guard input.contains(spelling) else { fatalError("found \(spelling), which the input does not hold") }
+            guard !scan.filled.contains(spelling) else { fatalError("\(spelling) left in the filled text: \(scan.filled)") }
+        }
+        guard scan.problems.allSatisfy({ $0.contains("[REDACTED]") }) else { fatalError("a problem with every variable set: \(scan.problems)") }
+        guard scan.found.isEmpty || scan.unsetProblems.contains(where: { $0.contains("that fills it is not set") }) else {
+            fatalError("placeholders \(scan.found) with no variable set, but no problem named one")
+        }
+    }
 
     let (spliced, entries) = FuzzedDrift.spliceEveryEntry(of: data)
     if let spliced {

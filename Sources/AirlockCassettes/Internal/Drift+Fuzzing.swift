@@ -32,6 +32,21 @@ public enum FuzzedDrift {
         return (drifts, nil)
     }
 
+    /// Scans `text` for placeholders (`<NAME>`, in a URL also `%3CNAME%3E`) as a verification
+    /// does, and fills them twice: from an environment giving every variable a value, and from an
+    /// empty one. Returns the spellings found, the text filled with every value, and each
+    /// filling's problems. Not API.
+    public static func fillPlaceholders(in text: String, isURL: Bool, value: String) -> (found: [String], filled: String, problems: [String], unsetProblems: [String]) {
+        let found = PlaceholderFiller.namedPlaceholders(in: text, isURL: isURL)
+        var environment: [String: String] = [:]
+        for (_, name) in found { environment[name] = value }
+        var everything = PlaceholderFiller(options: DriftOptions(environment: environment), replacement: "[REDACTED]")
+        let filled = everything.fill(text, in: "the input", isURL: isURL)
+        var nothing = PlaceholderFiller(options: DriftOptions(environment: [:]), replacement: "[REDACTED]")
+        _ = nothing.fill(text, in: "the input", isURL: isURL)
+        return (found.map(\.spelling), filled, everything.problems, nothing.problems)
+    }
+
     /// Replaces every entry of a HAR document with itself, as `--update` rewrites drifted entries:
     /// `nil` when the document does not load, else the spliced document, which must load with as
     /// many entries. Not API.

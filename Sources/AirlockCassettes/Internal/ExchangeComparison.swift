@@ -76,7 +76,10 @@ struct ExchangeComparison {
         }
     }
 
-    private func compare(_ recorded: JSONValue, _ live: JSONValue, at place: [FieldRule.Place], location: String, into drifts: inout [Drift]) {
+    /// Compares two values at `place`: their types, an object's members, an array's elements —
+    /// and their values where a compared rule covers them, unless `valuesToo` is false (an extra
+    /// live element, compared by shape alone with a recorded element that is not its own).
+    private func compare(_ recorded: JSONValue, _ live: JSONValue, at place: [JSONValue.Step], location: String, valuesToo: Bool = true, into drifts: inout [Drift]) {
         if ignored.contains(where: { $0.covers(place) }) { return }
         let spelled = "\(location) \(FieldRule.spelling(of: place))"
         let recordedType = Self.typeName(recorded)
@@ -85,13 +88,13 @@ struct ExchangeComparison {
             drifts.append(Drift(.typeChanged, at: spelled, recorded: recordedType, live: liveType))
             return
         }
-        let comparesValue = compared.contains { $0.covers(place) }
+        let comparesValue = valuesToo && compared.contains { $0.covers(place) }
         switch (recorded, live) {
         case (.object(let recordedMembers), .object(let liveMembers)):
             for (key, value) in recordedMembers {
                 let inner = place + [.member(key)]
                 if let other = liveMembers[key] {
-                    compare(value, other, at: inner, location: location, into: &drifts)
+                    compare(value, other, at: inner, location: location, valuesToo: valuesToo, into: &drifts)
                 } else if !ignored.contains(where: { $0.covers(inner) }) {
                     drifts.append(Drift(.fieldRemoved, at: "\(location) \(FieldRule.spelling(of: inner))", recorded: Self.typeName(value), live: nil))
                 }
@@ -106,8 +109,14 @@ struct ExchangeComparison {
             if comparesValue, recordedElements.count != liveElements.count {
                 drifts.append(Drift(.valueChanged, at: spelled, recorded: "\(recordedElements.count) elements", live: "\(liveElements.count) elements"))
             }
-            for position in 0..<min(recordedElements.count, liveElements.count) {
-                compare(recordedElements[position], liveElements[position], at: place + [.element(position)], location: location, into: &drifts)
+            // Every live element: against the recorded one at its position, and past the recorded
+            // ones against the first (the recording's element shape), by shape alone. A recorded
+            // empty array shows no element shape, so its live elements have none to differ from
+            // (their number is a value: compared under --compare-values).
+            guard let shape = recordedElements.first else { break }
+            for (position, element) in liveElements.enumerated() {
+                let own = position < recordedElements.count
+                compare(own ? recordedElements[position] : shape, element, at: place + [.index(position)], location: location, valuesToo: valuesToo && own, into: &drifts)
             }
         default:
             if comparesValue, recorded != live {

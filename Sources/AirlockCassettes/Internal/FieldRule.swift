@@ -1,3 +1,5 @@
+import AirlockBase
+
 /// A place in a JSON body that a drift rule names — `$.id`, `$.items[*].price`, `$..updatedAt`,
 /// `$['odd key'][0]` — parsed from the text a user gives (`--ignore`, `--compare-values`), and
 /// matched against the place of each value a comparison visits.
@@ -6,21 +8,20 @@
 ///
 /// Syntax: `$` then steps — `.name`, `['name']` or `["name"]`, `.*` (any member), `[N]` (an
 /// element), `[*]` (any element), and `..` before a step (at any depth below).
+///
+/// The place of a value is the definite steps down to it, `[JSONValue.Step]` (the steps response
+/// templates' and WireMock's JSONPaths take), and a rule's definite steps are those too.
 struct FieldRule: Hashable, Sendable, CustomStringConvertible {
     /// One step of a rule.
     enum Step: Hashable, Sendable {
-        case member(String)
+        /// `.name`, `['name']` or `[N]`: that member or element.
+        case exactly(JSONValue.Step)
+        /// `.*`: any member.
         case anyMember
-        case element(Int)
+        /// `[*]`: any element.
         case anyElement
         /// Zero or more steps of any kind (`..`).
         case anyDepth
-    }
-
-    /// One step of the place of a value: a member's name, or an element's position.
-    enum Place: Hashable, Sendable {
-        case member(String)
-        case element(Int)
     }
 
     /// Why a rule's text is not a rule: what is wrong, at which character.
@@ -72,7 +73,7 @@ struct FieldRule: Hashable, Sendable, CustomStringConvertible {
                 }
                 let (member, end) = name(from: index)
                 guard !member.isEmpty else { throw failure(index, "a member name is missing after the dot") }
-                steps.append(.member(member))
+                steps.append(.exactly(.member(member)))
                 index = end
             case "[":
                 let start = index
@@ -89,7 +90,7 @@ struct FieldRule: Hashable, Sendable, CustomStringConvertible {
                     guard index + 1 < characters.count, characters[index + 1] == "]" else {
                         throw failure(start, "the quoted name is not closed with \(quote)]")
                     }
-                    steps.append(.member(String(scalars)))
+                    steps.append(.exactly(.member(String(scalars))))
                     index += 2
                 } else if quote == "*" {
                     guard index + 1 < characters.count, characters[index + 1] == "]" else { throw failure(start, "[* is not closed with ]") }
@@ -104,7 +105,7 @@ struct FieldRule: Hashable, Sendable, CustomStringConvertible {
                     guard !digits.isEmpty, digits.count <= 9, let position = Int(digits), index < characters.count, characters[index] == "]" else {
                         throw failure(start, "[ takes an index (0, 1, …), * or a quoted name")
                     }
-                    steps.append(.element(position))
+                    steps.append(.exactly(.index(position)))
                     index += 1
                 }
             default:
@@ -117,7 +118,7 @@ struct FieldRule: Hashable, Sendable, CustomStringConvertible {
     var description: String { text }
 
     /// Whether the rule names `place` or a place above it.
-    func covers(_ place: [Place]) -> Bool {
+    func covers(_ place: [JSONValue.Step]) -> Bool {
         // reachable[j]: the steps read so far match the first j places. One pass per step keeps
         // the work to steps × places, however many `..` a rule holds.
         var reachable = [Bool](repeating: false, count: place.count + 1)
@@ -142,19 +143,18 @@ struct FieldRule: Hashable, Sendable, CustomStringConvertible {
         return reachable.contains(true)
     }
 
-    private static func step(_ step: Step, matches place: Place) -> Bool {
+    private static func step(_ step: Step, matches place: JSONValue.Step) -> Bool {
         switch (step, place) {
-        case (.member(let name), .member(let other)): name == other
+        case (.exactly(let definite), _): definite == place
         case (.anyMember, .member): true
-        case (.element(let position), .element(let other)): position == other
-        case (.anyElement, .element): true
+        case (.anyElement, .index): true
         default: false
         }
     }
 
     /// `$.items[*].id`: a place as reports write it, every element position as `[*]` (a drift in
     /// one element is usually the drift of all).
-    static func spelling(of place: [Place]) -> String {
+    static func spelling(of place: [JSONValue.Step]) -> String {
         var text = "$"
         for step in place {
             switch step {
@@ -164,7 +164,7 @@ struct FieldRule: Hashable, Sendable, CustomStringConvertible {
                 } else {
                     text += "['" + name + "']"
                 }
-            case .element: text += "[*]"
+            case .index: text += "[*]"
             }
         }
         return text

@@ -42,6 +42,32 @@ extension HTTPArchive {
     }
 }
 
+extension HTTPArchive {
+    /// The file with `log._verifiedAt` set to `date`, and every other byte as it was: the value
+    /// replaced where the member is, else the member added before the first member of `log`
+    /// that sorts after it (as ``data(redaction:)`` orders them), on a line of its own.
+    static func stamping(_ original: Data, verifiedAt date: Date) throws(SpliceError) -> Data {
+        let bytes = [UInt8](original)
+        var scanner = EntrySpans(bytes)
+        let members = try scanner.logMembers()
+        let value = Array("\"\(HARFormat.string(from: date))\"".utf8)
+        var result = bytes
+        if let existing = members.first(where: { $0.name == "_verifiedAt" }) {
+            result.replaceSubrange(existing.value, with: value)
+        } else {
+            guard let next = members.first(where: { $0.name > "_verifiedAt" }) ?? members.first else {
+                throw SpliceError(description: "has an empty log object")
+            }
+            var lineStart = next.key.lowerBound
+            while lineStart > 0, bytes[lineStart - 1] != UInt8(ascii: "\n") { lineStart -= 1 }
+            let before = bytes[lineStart..<next.key.lowerBound]
+            let separator: [UInt8] = before.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) ? [UInt8(ascii: "\n")] + before : [UInt8(ascii: " ")]
+            result.insert(contentsOf: Array("\"_verifiedAt\" : ".utf8) + value + [UInt8(ascii: ",")] + separator, at: next.key.lowerBound)
+        }
+        return Data(result)
+    }
+}
+
 /// Finds where each element of `log.entries` starts and ends in a JSON document's bytes, without
 /// building values: strings (escapes included) are skipped, brackets counted.
 private struct EntrySpans {
@@ -76,29 +102,46 @@ private struct EntrySpans {
         }
     }
 
+    /// Each member of the `log` object: its name, where its key starts and ends, and where its
+    /// value does.
+    mutating func logMembers() throws(HTTPArchive.SpliceError) -> [(name: String, key: Range<Int>, value: Range<Int>)] {
+        skipSpace()
+        guard let log = try member("log", ofObjectAt: position) else { throw .init(description: "has no log object") }
+        return try members(ofObjectAt: log)
+    }
+
     /// The offset of the value of member `name` of the object starting at `offset`.
     private mutating func member(_ name: String, ofObjectAt offset: Int) throws(HTTPArchive.SpliceError) -> Int? {
+        try members(ofObjectAt: offset).first { $0.name == name }?.value.lowerBound
+    }
+
+    /// Each member of the object starting at `offset`: its name, where its key starts and ends,
+    /// and where its value does.
+    private mutating func members(ofObjectAt offset: Int) throws(HTTPArchive.SpliceError) -> [(name: String, key: Range<Int>, value: Range<Int>)] {
         position = offset
         try expect(UInt8(ascii: "{"))
+        var members: [(name: String, key: Range<Int>, value: Range<Int>)] = []
         skipSpace()
-        if peek == UInt8(ascii: "}") { return nil }
+        if peek == UInt8(ascii: "}") { return members }
         while true {
             skipSpace()
             let keyStart = position
             try skipString()
-            let key: String? = if case .string(let text)? = try? JSONValue.parse(Data(bytes[keyStart..<position])) { text } else { nil }
+            let key = keyStart..<position
+            let name: String = if case .string(let text)? = try? JSONValue.parse(Data(bytes[key])) { text } else { "" }
             skipSpace()
             try expect(UInt8(ascii: ":"))
             skipSpace()
-            if key == name { return position }
+            let valueStart = position
             try skipValue()
+            members.append((name, key, valueStart..<position))
             skipSpace()
             if peek == UInt8(ascii: ",") {
                 position += 1
                 continue
             }
             try expect(UInt8(ascii: "}"))
-            return nil
+            return members
         }
     }
 

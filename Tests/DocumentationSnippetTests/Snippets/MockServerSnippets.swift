@@ -47,4 +47,12 @@ struct KeepingRecordingsTrueSample {
         let report = try await cassette.verify(against: URL(string: "https://staging.example.com")!, options: options)
         #expect(!report.hasDrift && !report.hasUnverified, "\(report.table)")
     }
+
+    @Test func usersCassetteKeepsTheContract() async throws {
+        let cassette = try Cassette(verifying: URL(fileURLWithPath: "Fixtures/users.har"))
+        var options = DriftOptions()
+        options.exchangeCheck = try OpenAPIContract(contentsOf: URL(fileURLWithPath: "openapi.yaml")).exchangeCheck()
+        let report = try await cassette.verify(against: URL(string: "https://staging.example.com")!, options: options)
+        #expect(!report.entries.contains { $0.drifts.contains { $0.kind == .contractViolation } }, "\(report.table)")
+    }
 }

@@ -12,7 +12,10 @@ when ready. Version 1 answers until `/__admin/version?set=2` switches every rout
     GET /stable         {"same": [1, 2]}, in both versions
     GET /feed           server-sent events that never end: one `tick` at once, then nothing
                         until the client closes the connection
-    GET /accounts/ID    200 {"account": ID} when the X-Account header is ID too, else 404
+    GET /accounts/ID    200 {"account": ID} when the X-Account header is ID too, else 404;
+                        v2 adds "owner": {"account": ID} and the header Set-Cookie: session=s3cr3t-ID
+    GET /profile        {"name": "Ada"}; v2 answers text/html instead
+    GET /list           {"items": [{"n": 1}]}; v2 {"items": [{"n": 1}, {"n": "2"}, {"n": 3}]}
     GET /__admin/version?set=N    switches the version (not counted)
     GET /__admin/count            how many other requests arrived, as {"count": N}
 
@@ -66,6 +69,13 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(200, {"ok": True}, extra=[("X-Added", "yes")] if version == 2 else [])
         if path == "/status":
             return self.send(503 if version == 2 else 200, {"state": "up"})
+        if path == "/profile":
+            if version == 2:
+                return self.send(200, b"<!doctype html><title>Ada</title>", content_type="text/html; charset=utf-8")
+            return self.send(200, {"name": "Ada"})
+        if path == "/list":
+            items = [{"n": 1}, {"n": "2"}, {"n": 3}] if version == 2 else [{"n": 1}]
+            return self.send(200, {"items": items})
         if path == "/stable":
             return self.send(200, {"same": [1, 2]})
         if path == "/events":
@@ -93,6 +103,9 @@ class Handler(BaseHTTPRequestHandler):
         if path.startswith("/accounts/"):
             account = unquote(path[len("/accounts/"):])
             if self.headers.get("X-Account") == account:
+                if version == 2:
+                    return self.send(200, {"account": account, "owner": {"account": account}},
+                                     extra=[("Set-Cookie", "session=s3cr3t-%s; Path=/; HttpOnly" % account)])
                 return self.send(200, {"account": account})
             return self.send(404, {"error": "no such account"})
         self.send(404, {"error": "no route"})
