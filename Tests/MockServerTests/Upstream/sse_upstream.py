@@ -11,6 +11,10 @@ each connection on a thread of its own (one request per connection, then it clos
     GET|POST /gated?gate=NAME          one event at once, then the last only once
                                        /release?gate=NAME was requested (any connection)
     GET /release?gate=NAME             opens the gate; answers 200 `released`
+    GET|POST /split?gate=NAME          one event echoing the `Authorization` header
+                                       (`data: {"echo":"<value>"}`), cut in the middle of the
+                                       value: the first half at once, the rest only once the gate
+                                       opens, each half a chunk of its own
 
     python3 sse_upstream.py
 """
@@ -97,6 +101,13 @@ class Handler(socketserver.BaseRequestHandler):
             if b"authorization" in fields:
                 connection.sendall(chunk(event(b"echo", b'{"echo":"' + fields[b"authorization"] + b'"}')))
             connection.sendall(b"0\r\n\r\n")
+            return
+        if url.path == "/split":
+            whole = event(b"echo", b'{"echo":"' + fields.get(b"authorization", b"") + b'"}')
+            cut = whole.index(b'{"echo":"') + len(b'{"echo":"') + len(fields.get(b"authorization", b"")) // 2
+            connection.sendall(STREAM_HEAD + chunk(whole[:cut]))
+            gate(query.get("gate", "")).wait(GATE_LIMIT)
+            connection.sendall(chunk(whole[cut:]) + b"0\r\n\r\n")
             return
         if url.path == "/gated":
             connection.sendall(STREAM_HEAD + chunk(event(b"1", b'{"n":1}')))
