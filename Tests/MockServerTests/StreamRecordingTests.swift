@@ -359,11 +359,7 @@ import FoundationNetworking
         let file = folder.appendingPathComponent("limit.har")
         try await withServer(upstreamMock) { upstream in
             let cassette = try Cassette(contentsOf: file, mode: .all, environment: [:])
-            var configuration = MockServer.Configuration(upstream: upstream.baseURL)
-            configuration.eventLoopGroup = testEventLoops
-            configuration.maxRequestBodySize = 64
-            let recorder = MockServer(cassette: cassette, configuration: configuration)
-            try await withStarted(recorder) {
+            try await withRecordingServer(cassette, upstream: upstream, maxBodySize: 64) { recorder in
                 try await withClient { client in
                     let received = try await readStream(client, recorder.baseURL.absoluteString + "/long")
                     #expect(received.text.components(separatedBy: "data: ").count == 5, "every event reaches the client: \(received.text)")

@@ -15,6 +15,10 @@ each connection on a thread of its own (one request per connection, then it clos
                                        (`data: {"echo":"<value>"}`), cut in the middle of the
                                        value: the first half at once, the rest only once the gate
                                        opens, each half a chunk of its own
+    GET /flood?bytes=N&name=NAME       N bytes as fast as the connection takes them (chunked,
+                                       64 KiB chunks, byte i is i % 251), with a send buffer of
+                                       64 KiB; counts the bytes handed to the kernel under NAME
+    GET /sent?name=NAME                that count, as text (0 before the flood began)
 
     python3 sse_upstream.py
 """
@@ -28,6 +32,11 @@ from urllib.parse import parse_qs, urlsplit
 
 GATES = {}
 GATES_LOCK = threading.Lock()
+SENT = {}
+SENT_LOCK = threading.Lock()
+# 64 KiB of the flood's pattern, which starts again every 251 bytes: 65536 % 251 != 0, so each
+# chunk is cut from the pattern at the right phase.
+PATTERN = bytes(i % 251 for i in range(65536 + 251))
 # A hang guard, not a timing: a gate nobody opens ends its stream after this.
 GATE_LIMIT = 120
 
@@ -100,6 +109,26 @@ class Handler(socketserver.BaseRequestHandler):
                 connection.sendall(chunk(event(str(number).encode(), b'{"n":%d}' % number)))
             if b"authorization" in fields:
                 connection.sendall(chunk(event(b"echo", b'{"echo":"' + fields[b"authorization"] + b'"}')))
+            connection.sendall(b"0\r\n\r\n")
+            return
+        if url.path == "/sent":
+            with SENT_LOCK:
+                text = str(SENT.get(query.get("name", ""), 0)).encode()
+            connection.sendall(head(b"200 OK", [(b"Content-Type", b"text/plain"), (b"Content-Length", str(len(text)).encode()), (b"Connection", b"close")]) + text)
+            return
+        if url.path == "/flood":
+            total = int(query.get("bytes", "0"))
+            name = query.get("name", "")
+            connection.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 65536)
+            connection.sendall(head(b"200 OK", [(b"Content-Type", b"application/octet-stream"), (b"Transfer-Encoding", b"chunked"), (b"Connection", b"close")]))
+            sent = 0
+            while sent < total:
+                size = min(65536, total - sent)
+                phase = sent % 251
+                connection.sendall(chunk(PATTERN[phase:phase + size]))
+                sent += size
+                with SENT_LOCK:
+                    SENT[name] = sent
             connection.sendall(b"0\r\n\r\n")
             return
         if url.path == "/split":
