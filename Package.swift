@@ -67,8 +67,8 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         // `ClientTransport`, for AirlockTransport: swift-openapi-generator's clients in-process.
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
-        // A WebSocket client no one here wrote, for MockServer's WebSocket tests only (a test
-        // target's dependency: no product builds it).
+        // A WebSocket client no one here wrote, for MockServer's WebSocket tests and the
+        // WebSocket documentation samples only (test targets' dependency: no product builds it).
         .package(url: "https://github.com/vapor/websocket-kit.git", from: "2.16.2"),
         // `swift package generate-documentation --target <Product>` builds the DocC catalogs.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
@@ -237,6 +237,7 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "WebSocketKit", package: "websocket-kit"),
+                "WebSocketTestSupport",
                 .product(name: "X509", package: "swift-certificates", condition: .when(traits: ["HTTPS"])),
                 .product(name: "SwiftASN1", package: "swift-asn1", condition: .when(traits: ["HTTPS"])),
             ],
@@ -301,8 +302,23 @@ let package = Package(
                 "ProcessSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                // The WebSocket samples are run with a client no one here wrote.
+                "WebSocketTestSupport",
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             resources: [.process("Fixtures")]
+        ),
+        // The websocket-kit client (a client no one here wrote) that MockServer's WebSocket tests
+        // and the WebSocket documentation samples talk to the server with. Not a product.
+        .target(
+            name: "WebSocketTestSupport",
+            dependencies: [
+                "AirlockCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "WebSocketKit", package: "websocket-kit"),
+            ],
+            path: "Tests/WebSocketTestSupport"
         ),
         // What the tests of HTTPMock, HTTPMockTesting and HTTPLogging share: a loopback HTTP
         // server, a refusing port, request helpers and hang guards. Not a product.

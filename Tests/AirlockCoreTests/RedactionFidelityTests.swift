@@ -446,6 +446,74 @@ struct RedactionFidelityTests {
         #expect(same, "\(redacted.count) vs \(expected.count) bytes, first difference at \(same ? -1 : zip(redacted, expected).prefix { $0 == $1 }.count)")
     }
 
+    // MARK: Streams
+
+    /// A stream whose parts cut a secret in two: what the parts are, what they become.
+    struct StreamCase: Sendable, CustomTestStringConvertible {
+        let name: String
+        var headers: [(String, String)] = []
+        let parts: [String]
+        let expected: [String]
+        var contentType = "text/event-stream"
+
+        var testDescription: String { name }
+    }
+
+    static let splitSecrets: [StreamCase] = [
+        StreamCase(
+            name: "a request's token, half in each event part",
+            headers: [("Authorization", "Bearer abcd1234")],
+            parts: [#"data: {"echo": "abcd"#, "1234\"}\n\n"],
+            expected: [#"data: {"echo": "[REDACTED]"#, "\"}\n\n"]
+        ),
+        StreamCase(
+            name: "a secret-named JSON field's value, half in each NDJSON part",
+            parts: [#"{"access_token": "eyJh"#, #"bGci", "n": 1}"# + "\n", #"{"n": 2}"# + "\n"],
+            expected: [#"{"access_token": "[REDACTED]"#, #"", "n": 1}"# + "\n", #"{"n": 2}"# + "\n"],
+            contentType: "application/x-ndjson"
+        ),
+        StreamCase(
+            name: "a secret-named field in an event, its name in one part and its value in the next",
+            parts: ["data: access_", "token=gho_16C7e42F", "292c scope=repo\n\n"],
+            expected: ["data: access_", "token=[REDACTED]", " scope=repo\n\n"]
+        ),
+        StreamCase(
+            name: "a token across three parts",
+            headers: [("X-Api-Key", "abcd1234")],
+            parts: ["seen abc", "d12", "34 twice: abcd1234\n"],
+            expected: ["seen [REDACTED]", "", " twice: [REDACTED]\n"],
+            contentType: "text/plain"
+        ),
+    ]
+
+    @Test(arguments: splitSecrets)
+    func aSecretSplitAcrossStreamPartsIsHiddenInThePartsAndTheBody(_ example: StreamCase) throws {
+        let delays = example.parts.indices.map { Double($0) * 0.25 }
+        var request = exchange(headers: example.headers, response: "")
+        let stream = ResponseStream(kind: ResponseStream.Kind(contentType: example.contentType), parts: zip(example.parts, delays).map { StreamPart($0, after: $1) })
+        request.response = RecordedResponse(
+            outcome: .response(status: 200),
+            headers: HTTPFields(sortedDictionary: ["Content-Type": example.contentType]),
+            body: Data(),
+            duration: 0,
+            stream: stream
+        )
+        let shown = try #require(Redaction.standard.apply(to: request).response)
+        let parts = try #require(shown.stream?.parts)
+        #expect(parts.map { String(decoding: $0.bytes, as: UTF8.self) } == example.expected)
+        #expect(parts.map(\.delay) == delays)
+        // The recording's `content.text` (the parts one after the other) is the whole body redacted.
+        var whole = request
+        whole.response = RecordedResponse(
+            outcome: .response(status: 200),
+            headers: HTTPFields(sortedDictionary: ["Content-Type": example.contentType]),
+            body: Data(example.parts.joined().utf8),
+            duration: 0
+        )
+        #expect(shown.body == Redaction.standard.apply(to: whole).response?.body)
+        #expect(String(decoding: shown.body, as: UTF8.self) == example.expected.joined())
+    }
+
     // MARK: Helpers
 
     /// A recorded exchange; the response is JSON (or `responseType`) with status 200.

@@ -1,6 +1,7 @@
 import AirlockBase
 import Foundation
 import HTTPMock
+import ProcessSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -76,6 +77,22 @@ struct StreamingDocumentationTests {
         request.setValue("2", forHTTPHeaderField: "Last-Event-ID")
         let (resumed, _) = try await mock.urlSession.data(for: request)
         #expect(String(decoding: resumed, as: UTF8.self) == "id: 3\ndata: three\n\n")
+    }
+
+    /// The recorded-stream sample on a real recording (`Tests/Fixtures/Streams/chat.har`: three
+    /// events 0.3 s apart): replayed at once, each part still reaches the delegate on its own.
+    @Test func theRecordedStreamSampleReplaysChatHarsPartsAtOnce() async throws {
+        let mock = try recordedStreamReplayedAtOnce(fixtures: Repository.fixture("Streams"))
+        let reader = EventReader()
+        let session = mock.makeURLSession(configuration: .ephemeral, delegate: reader)
+        session.dataTask(with: URL(string: "https://api.example.com/events?count=3&pause=0.3")!).resume()
+        for await _ in reader.ended {}
+        #expect(reader.pieces.withLock { $0 } == [
+            "id: 1\ndata: {\"n\":1}\n\n",
+            "id: 2\ndata: {\"n\":2}\n\n",
+            "id: 3\ndata: {\"n\":3}\n\n",
+        ])
+        session.invalidateAndCancel()
     }
 
     @Test func theNDJSONAndPaceSamplesKeepTheirParts() {

@@ -57,6 +57,28 @@ struct JournalCapacityTests {
         #expect(mock.droppedRequestCount == 1)
     }
 
+    /// Response bodies count toward the byte limit, and a stream's twice: its parts are kept
+    /// beside its body.
+    @Test func responseBodiesAndStreamsCountTowardTheByteLimit() async throws {
+        let mock = HTTPMock()
+        mock.addResponses(forPath: "/text", host: "api.example.com") { MockResponse.plaintext(String(repeating: "t", count: 30), lifetime: .eternal) }
+        mock.addResponses(forPath: "/stream", host: "api.example.com") {
+            MockResponse.stream([StreamPart(String(repeating: "a", count: 10)), StreamPart(String(repeating: "b", count: 10))], lifetime: .eternal)
+        }
+        mock.journalCapacity = JournalCapacity(entries: 10, bytes: 100)
+        try await get(mock, "/text")
+        try await get(mock, "/text")
+        try await get(mock, "/text")
+        #expect(mock.requests.count == 3, "90 bytes of response bodies fit in 100")
+        // A stream of 20 bytes holds 40: its body and its parts.
+        try await get(mock, "/stream")
+        #expect(mock.requests.map(\.path) == ["/text", "/text", "/stream"], "130 bytes: the oldest went")
+        try await get(mock, "/stream")
+        #expect(mock.requests.map(\.path) == ["/stream", "/stream"], "140 bytes, then 110: the two oldest went")
+        #expect(mock.requests.last?.response?.stream?.parts.count == 2)
+        #expect(mock.droppedRequestCount == 3)
+    }
+
     @Test func aJournalThatIsOffCountsOnlyAndStubsStillAnswer() async throws {
         let mock = HTTPMock()
         mock.addResponses(forPath: "/x", host: "api.example.com") { MockResponse.plaintext("ok", lifetime: .eternal) }

@@ -5,6 +5,7 @@ import MockServer
 import NIOCore
 import NIOHTTP1
 import Testing
+import WebSocketTestSupport
 
 struct AdminAPITests {
     @Test func stubsRequestsAndResetRoundTrip() async throws {
@@ -45,6 +46,72 @@ struct AdminAPITests {
                 #expect(try await send(client, "\(base)/__admin/reset", method: .POST, headers: [("Content-Type", "application/json")]).status == 200)
                 #expect(mock.requests.isEmpty)
             }
+        }
+    }
+
+    /// Streams and WebSockets added over HTTP, as another process would: events (a `POST`),
+    /// NDJSON parts and a WebSocket script, each read as a client reads it. Parts may merge on a
+    /// loaded machine (a client reads late); when they arrive apart, each is its own and no part
+    /// comes before its pauses have passed.
+    @Test func streamAndWebSocketStubsAddedOverTheAdminAPIAreServedPartByPart() async throws {
+        let mock = HTTPMock()
+        try await withServer(mock) { server in
+            try await withClient { client in
+                let base = server.baseURL.absoluteString
+                let added = try await send(client, "\(base)/__admin/stubs", method: .POST, headers: [("Content-Type", "application/json")], body: #"""
+                    {"stubs": [
+                      {"path": "/v1/chat/completions", "method": "POST", "responses": [{"events": [
+                        {"data": {"delta": "Hel"}, "id": "1"},
+                        {"data": {"delta": "lo"}, "id": "2", "event": "delta", "delay": 0.2},
+                        {"data": "[DONE]", "retry": 1500, "delay": 0.2}
+                      ]}]},
+                      {"path": "/api/generate", "responses": [{"headers": {"Content-Type": "application/x-ndjson"}, "parts": [
+                        {"json": {"response": "Hel"}},
+                        {"text": "{\"response\":\"lo\",\"done\":true}\n", "delay": 0.2}
+                      ]}]},
+                      {"path": "/chat", "responses": [{"webSocket": {"script": [
+                        {"send": "welcome"}, {"expect": "hello*"}, {"send": "hi"}, {"echo": 1}, {"close": 4000, "reason": "bye"}
+                      ]}}]}
+                    ]}
+                    """#)
+                #expect(added.status == 201, "\(added.text)")
+                #expect(added.text.contains(#""added" : 3"#))
+
+                let events = try await readStream(client, "\(base)/v1/chat/completions", method: .POST, body: #"{"stream":true}"#)
+                let expectedEvents = [
+                    "id: 1\ndata: {\"delta\":\"Hel\"}\n\n",
+                    "event: delta\nid: 2\ndata: {\"delta\":\"lo\"}\n\n",
+                    "retry: 1500\ndata: [DONE]\n\n",
+                ]
+                #expect(events.status == 200)
+                #expect(events.headers["Content-Type"] == ["text/event-stream"])
+                #expect(events.headers["Content-Length"].isEmpty)
+                #expect(events.text == expectedEvents.joined())
+                if events.parts.count == expectedEvents.count {
+                    #expect(events.parts.map(\.text) == expectedEvents)
+                    #expect(events.arrivals[1] >= 0.2)
+                    #expect(events.arrivals[2] >= 0.4)
+                }
+
+                let lines = try await readStream(client, "\(base)/api/generate")
+                let expectedLines = [#"{"response":"Hel"}"# + "\n", #"{"response":"lo","done":true}"# + "\n"]
+                #expect(lines.headers["Content-Type"] == ["application/x-ndjson"])
+                #expect(lines.headers["Content-Length"].isEmpty)
+                #expect(lines.text == expectedLines.joined())
+                if lines.parts.count == expectedLines.count {
+                    #expect(lines.parts.map(\.text) == expectedLines)
+                    #expect(lines.arrivals[1] >= 0.2)
+                }
+            }
+
+            let chat = try await WebSocketTestClient.connect("ws://127.0.0.1:\(server.port)/chat")
+            #expect(await chat.next() == .text("welcome"))
+            try await chat.send("hello there")
+            #expect(await chat.next() == .text("hi"))
+            try await chat.send("again")
+            #expect(await chat.next() == .text("again"))
+            #expect(try await chat.closed() == .unknown(4000))
+            #expect(mock.requests(matching: .path("/chat")).first?.webSocketMessagesFromClient == [.text("hello there"), .text("again")])
         }
     }
 

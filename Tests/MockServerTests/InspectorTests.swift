@@ -7,6 +7,7 @@ import NIOHTTP1
 import ProcessSupport
 import Testing
 import WebSocketKit
+import WebSocketTestSupport
 
 /// The traffic page (`/__admin/inspector/`): its live feed through a real socket, its protections,
 /// and the page itself in headless Chromium, driven by Selenium (`Tests/Tools/browser_clients.py`).

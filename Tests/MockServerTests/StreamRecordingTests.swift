@@ -17,8 +17,8 @@ import FoundationNetworking
 /// Streams from a live upstream: relayed part by part while they are recorded (a client sees an
 /// event before the upstream has sent the next — by construction: the upstream holds it until
 /// the test, having seen the first, opens a gate), written to the HAR with their parts and pauses
-/// (`content._parts`), redacted part by part, and replayed with their boundaries at the recorded
-/// pace, scaled, or at once. Times are lower bounds only: a part can arrive late, never early.
+/// (`content._parts`), redacted as one body (a secret two parts share included), and replayed
+/// with their boundaries at the recorded pace, scaled, or at once. Times are lower bounds only: a part can arrive late, never early.
 @Suite struct StreamRecordingTests {
     private let folder = FileManager.default.temporaryDirectory.appendingPathComponent("airlock-relay-\(UUID().uuidString)")
 
@@ -144,6 +144,35 @@ import FoundationNetworking
         #expect(Self.chunks(ofRawResponse: raw) == events.parts.map(\.text))
         instant.process.interrupt()
         #expect(await instant.exit.status() == 0)
+    }
+
+    /// A credential the upstream echoes cut in two by the chunks it sends (the second half only
+    /// once the client has the first): the recording is redacted as one body, so neither a part
+    /// nor the text keeps either half, and the parts keep their boundary.
+    @Test func aSecretTheUpstreamSplitsAcrossTwoPartsIsRedactedInTheHARsPartsAndText() async throws {
+        let cassette = folder.appendingPathComponent("split.har").path
+        let secret = "split-secret-40961"
+        try await withPythonUpstream("sse_upstream.py") { upstream in
+            let recorder = try LaunchedAirlock(["record", "--target", "http://127.0.0.1:\(upstream)", "--cassette", cassette, "--port", "0"])
+            defer { recorder.stopIfRunning() }
+            let base = "http://127.0.0.1:\(try lastPort(in: try await recorder.banner().line))"
+            try await withClient { client in
+                let received = try await readStream(client, "\(base)/split?gate=split", headers: [("Authorization", "Bearer \(secret)")]) { index, text in
+                    guard index == 0 else { return }
+                    #expect(!text.contains(secret), "the first part holds only half of the secret: \(text)")
+                    try await release("split", upstream: upstream, client: client)
+                }
+                #expect(received.text == "id: echo\ndata: {\"echo\":\"Bearer \(secret)\"}\n\n", "the client sees the upstream's answer as sent")
+                #expect(received.parts.count == 2)
+            }
+            let (status, _) = await recorder.interrupt()
+            #expect(status == 0)
+        }
+        let file = try String(contentsOfFile: cassette, encoding: .utf8)
+        #expect(!file.contains(String(secret.prefix(secret.count / 2))) && !file.contains(String(secret.suffix(secret.count / 2))), "a half of the secret reached the cassette")
+        let split = try #require(try recordedParts(cassette)["/split?gate=split"])
+        #expect(split.parts.map(\.text) == ["id: echo\ndata: {\"echo\":\"Bearer [REDACTED]", "\"}\n\n"])
+        #expect(split.text == "id: echo\ndata: {\"echo\":\"Bearer [REDACTED]\"}\n\n")
     }
 
     /// `curl -N` (when the machine has it) prints the first event through the recording proxy
@@ -330,11 +359,7 @@ import FoundationNetworking
         let file = folder.appendingPathComponent("limit.har")
         try await withServer(upstreamMock) { upstream in
             let cassette = try Cassette(contentsOf: file, mode: .all, environment: [:])
-            var configuration = MockServer.Configuration(upstream: upstream.baseURL)
-            configuration.eventLoopGroup = testEventLoops
-            configuration.maxRequestBodySize = 64
-            let recorder = MockServer(cassette: cassette, configuration: configuration)
-            try await withStarted(recorder) {
+            try await withRecordingServer(cassette, upstream: upstream, maxBodySize: 64) { recorder in
                 try await withClient { client in
                     let received = try await readStream(client, recorder.baseURL.absoluteString + "/long")
                     #expect(received.text.components(separatedBy: "data: ").count == 5, "every event reaches the client: \(received.text)")

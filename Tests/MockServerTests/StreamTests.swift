@@ -98,6 +98,41 @@ import Testing
         }
     }
 
+    /// `keepOpen`: after its last part the stream stays open until the client leaves. By
+    /// construction: a stream that ends writes its end, and reports the exchange to the
+    /// configuration's exchange handler, in the same turn of its event loop as its last part; so a
+    /// request sent on another connection once the client has the last part, reported while the
+    /// stream is not, shows the stream still open.
+    @Test func aStreamKeptOpenStaysOpenAfterItsLastPartUntilTheClientLeaves() async throws {
+        let mock = HTTPMock()
+        mock.registerResponses {
+            Host("**") {
+                Path("/feed") { MockResponse.events([ServerSentEvent("first"), ServerSentEvent("last", after: 0.05)], ending: .keepOpen) }
+                Path("/ping") { MockResponse.plaintext("pong", lifetime: .eternal) }
+            }
+        }
+        let reported = Locked<[String]>([])
+        let configuration = MockServer.Configuration(exchangeHandler: { exchange in reported.withLock { $0.append(exchange.target) } })
+        try await withServer(mock, configuration: configuration) { server in
+            try await withRawConnection(to: server) { feed in
+                try await feed.send("GET /feed HTTP/1.1\r\nHost: localhost\r\n\r\n")
+                await feed.read { String(decoding: $0, as: UTF8.self).contains("data: last\n\n") }
+                #expect(feed.ending == nil, "the stream ended: \(feed.text)")
+                let ping = try await rawExchange(port: server.port, "GET /ping HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+                #expect(ping.hasSuffix("pong"), "\(ping)")
+                #expect(reported.withLock { $0 } == ["/ping"], "the stream ended after its last part")
+            }
+            // The client has left: its entry holds the whole stream, with no failure, and the
+            // server serves on.
+            let entry = try #require(mock.requests(matching: .path("/feed")).first?.response)
+            #expect(entry.status == 200)
+            #expect(entry.error == nil)
+            #expect(entry.stream?.ending == .keepOpen)
+            #expect(entry.stream?.parts.map { String(decoding: $0.bytes, as: UTF8.self) } == ["data: first\n\n", "data: last\n\n"])
+            #expect(try await rawExchange(port: server.port, "GET /ping HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n").hasSuffix("pong"))
+        }
+    }
+
     @Test func lastEventIDReachesMatchersSoAReconnectResumes() async throws {
         let mock = HTTPMock()
         mock.registerResponses {

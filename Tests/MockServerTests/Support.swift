@@ -35,6 +35,21 @@ func withServer(
     try await withStarted(server) { try await body(server) }
 }
 
+/// Starts a server that records `upstream` into `cassette` as its reverse proxy (with a body limit
+/// of `maxBodySize`, if given), runs `body`, and always shuts the server down.
+func withRecordingServer(
+    _ cassette: Cassette,
+    upstream: MockServer,
+    maxBodySize: Int? = nil,
+    _ body: (MockServer) async throws -> Void
+) async throws {
+    var configuration = MockServer.Configuration(upstream: upstream.baseURL)
+    configuration.eventLoopGroup = testEventLoops
+    if let maxBodySize { configuration.maxRequestBodySize = maxBodySize }
+    let recorder = MockServer(cassette: cassette, configuration: configuration)
+    try await withStarted(recorder) { try await body(recorder) }
+}
+
 /// Starts `server`, runs `body`, and always shuts the server down: after `body`, so that what ends
 /// with the server (a stream or a WebSocket a recording keeps) has ended when this returns.
 func withStarted(_ server: MockServer, _ body: () async throws -> Void) async throws {

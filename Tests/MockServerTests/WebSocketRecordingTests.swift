@@ -5,6 +5,7 @@ import MockServer
 import ProcessSupport
 import Testing
 import WebSocketKit
+import WebSocketTestSupport
 
 /// WebSocket conversations recorded live and replayed: relayed frame by frame to a real upstream
 /// (PyPI `websockets`' server) through `airlock record` and through a recording `MockServer`,
@@ -151,6 +152,37 @@ import WebSocketKit
         }
         server.process.interrupt()
         #expect(await server.exit.status() == 0)
+    }
+
+    /// A conversation longer than the body limit is relayed whole, but not recorded: the relay
+    /// stops keeping its frames at the limit, the cassette gets nothing, and the journal says why.
+    @Test func aConversationOverTheBodyLimitIsRelayedWholeButNotRecorded() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("over-limit.har")
+        let upstreamMock = HTTPMock()
+        upstreamMock.registerResponses {
+            Host("**") { Path("/socket") { MockResponse.webSocket([.send(.text("ready")), .echo(count: 3), .close(code: 4002, reason: "enough")]) } }
+        }
+        try await withServer(upstreamMock) { upstream in
+            let cassette = try Cassette(contentsOf: file, mode: .all, environment: [:])
+            var recording: MockServer?
+            try await withRecordingServer(cassette, upstream: upstream, maxBodySize: 64) { recorder in
+                recording = recorder
+                let client = try await WebSocketTestClient.connect("ws://127.0.0.1:\(recorder.port)/socket")
+                #expect(await client.next() == .text("ready"))
+                for index in 1...3 {
+                    let message = String(repeating: "\(index)", count: 20)
+                    try await client.send(message)
+                    #expect(await client.next() == .text(message), "every frame reaches the client")
+                }
+                #expect(try await client.closed() == .unknown(4002))
+            }
+            // The server has stopped, which ends every conversation.
+            let entry = try #require(recording?.requests.first?.response)
+            #expect(entry.error?.contains("relayed to the client, but not recorded: its frames passed the limit of 64 bytes") == true, "\(entry.error ?? "")")
+            try cassette.save()
+            #expect(cassette.recordedEntries.isEmpty)
+        }
     }
 
     @Test func aRecordingMockServerRelaysAndRedactsAndAMockServerReplaysTheConversation() async throws {

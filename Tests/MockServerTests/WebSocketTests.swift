@@ -8,53 +8,16 @@ import NIOHTTP1
 import NIOWebSocket
 import Testing
 import WebSocketKit
+import WebSocketTestSupport
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// A websocket-kit client (a client no one here wrote) whose messages a test awaits one by one.
-struct WebSocketTestClient: Sendable {
-    let socket: WebSocket
-    private let messages: AsyncStream<WebSocketMessage>
-
-    /// Connects to `url` (directly, or through the server as an HTTP proxy with `CONNECT`).
+extension WebSocketTestClient {
+    /// Connects to `url` on these tests' event loops.
     static func connect(_ url: String, proxyPort: Int? = nil, configuration: WebSocketClient.Configuration = .init()) async throws -> WebSocketTestClient {
-        let (messages, continuation) = AsyncStream.makeStream(of: WebSocketMessage.self)
-        let opened = testEventLoops.next().makePromise(of: WebSocket.self)
-        let onUpgrade: @Sendable (WebSocket) -> Void = { socket in
-            // Set before the first frame is read: the upgrade runs on the socket's event loop.
-            socket.onText { _, text in continuation.yield(.text(text)) }
-            socket.onBinary { _, buffer in continuation.yield(.binary(Data(buffer.readableBytesView))) }
-            socket.onClose.whenComplete { _ in continuation.finish() }
-            opened.succeed(socket)
-        }
-        let connecting: EventLoopFuture<Void>
-        if let proxyPort {
-            connecting = WebSocket.connect(to: url, proxy: "127.0.0.1", proxyPort: proxyPort, configuration: configuration, on: testEventLoops, onUpgrade: onUpgrade)
-        } else {
-            connecting = WebSocket.connect(to: url, configuration: configuration, on: testEventLoops, onUpgrade: onUpgrade)
-        }
-        connecting.whenFailure { opened.fail($0) }
-        return WebSocketTestClient(socket: try await opened.futureResult.get(), messages: messages)
-    }
-
-    /// The next message the server sends; `nil` once the connection has closed.
-    func next() async -> WebSocketMessage? {
-        var iterator = messages.makeAsyncIterator()
-        return await iterator.next()
-    }
-
-    func send(_ text: String) async throws {
-        let sent = socket.eventLoop.makePromise(of: Void.self)
-        socket.send(text, promise: sent)
-        try await sent.futureResult.get()
-    }
-
-    /// Waits until the connection has closed; returns the close code the server sent.
-    func closed() async throws -> WebSocketErrorCode? {
-        try await socket.onClose.get()
-        return socket.closeCode
+        try await connect(url, proxyPort: proxyPort, configuration: configuration, on: testEventLoops)
     }
 }
 
@@ -179,6 +142,83 @@ struct WebSocketTests {
                 let bad = try await send(http, base + "/__admin/websockets/send", method: .POST, headers: [("Content-Type", "application/json")], body: #"{"path": "/feed"}"#)
                 #expect(bad.status == 400)
             }
+            try await client.socket.close().get()
+        }
+    }
+
+    /// `GET /__admin/websockets` shows frames as the journal's other views do: a secret-named
+    /// field the client sent is hidden, and so is its value wherever else it comes back (the echo).
+    @Test func theAdminAPIListsFramesWithTheirSecretsRedacted() async throws {
+        let secret = "hunter2-frame-secret"
+        let mock = HTTPMock()
+        mock.registerResponses { Host("**") { Path("/login") { MockResponse.webSocket([.send(.text("ready")), .echoUntilClosed]) } } }
+        try await withServer(mock) { server in
+            let client = try await WebSocketTestClient.connect("ws://127.0.0.1:\(server.port)/login")
+            #expect(await client.next() == .text("ready"))
+            try await client.send(#"{"user": "ann", "password": "\#(secret)"}"#)
+            #expect(await client.next() == .text(#"{"user": "ann", "password": "\#(secret)"}"#), "the client gets the echo as sent")
+            try await withClient { http in
+                let listed = try await send(http, "http://127.0.0.1:\(server.port)/__admin/websockets")
+                #expect(!listed.text.contains(secret), "\(listed.text)")
+                let object = try #require(try JSONSerialization.jsonObject(with: Data(listed.text.utf8)) as? [String: Any])
+                let frames = try #require((object["webSockets"] as? [[String: Any]])?.first?["frames"] as? [[String: Any]])
+                #expect(frames.map { $0["data"] as? String } == ["ready", #"{"user": "ann", "password": "[REDACTED]"}"#, #"{"user": "ann", "password": "[REDACTED]"}"#])
+            }
+            try await client.socket.close().get()
+        }
+    }
+
+    /// The journal keeps a conversation's frames up to the per-body limit and counts the rest
+    /// (`webSocketFramesDropped`, `"framesDropped"` in the admin API); the client gets them all.
+    @Test func theJournalKeepsAConversationsFramesUpToTheBodyLimitAndCountsTheRest() async throws {
+        let mock = HTTPMock()
+        mock.registerResponses { Host("**") { Path("/feed") { MockResponse.webSocket([.send(.text("ready")), .echoUntilClosed]) } } }
+        // "ready" (5 bytes) and the first message (10) fit in 16 bytes; nothing after them does.
+        mock.journalCapacity = JournalCapacity(entries: 10, bodyBytes: 16)
+        try await withServer(mock) { server in
+            let client = try await WebSocketTestClient.connect("ws://127.0.0.1:\(server.port)/feed")
+            #expect(await client.next() == .text("ready"))
+            for message in ["0123456789", "abcdefghij"] {
+                try await client.send(message)
+                #expect(await client.next() == .text(message), "the client gets every frame")
+            }
+            let entry = try #require(mock.requests(matching: .path("/feed")).first)
+            #expect(entry.webSocketFrames.compactMap(\.message) == [.text("ready"), .text("0123456789")])
+            #expect(entry.webSocketFramesDropped == 3)
+            try await withClient { http in
+                let listed = try await send(http, "http://127.0.0.1:\(server.port)/__admin/websockets")
+                let object = try #require(try JSONSerialization.jsonObject(with: Data(listed.text.utf8)) as? [String: Any])
+                let open = try #require((object["webSockets"] as? [[String: Any]])?.first)
+                #expect(open["framesDropped"] as? Int == 3)
+                #expect((open["frames"] as? [[String: Any]])?.count == 2)
+            }
+            try await client.socket.close().get()
+        }
+    }
+
+    /// Frames count toward the journal's byte limit: a long conversation pushes older entries out
+    /// (the newest entry always stays).
+    @Test func framesCountTowardTheJournalsByteLimit() async throws {
+        let mock = HTTPMock()
+        mock.registerResponses {
+            Host("**") {
+                Path("/ping") { MockResponse.plaintext("pong", lifetime: .eternal) }
+                Path("/feed") { MockResponse.webSocket([.send(.text("ready")), .echoUntilClosed]) }
+            }
+        }
+        mock.journalCapacity = JournalCapacity(entries: 10, bytes: 40)
+        try await withServer(mock) { server in
+            #expect(try await rawExchange(port: server.port, "GET /ping HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n").hasSuffix("pong"))
+            let client = try await WebSocketTestClient.connect("ws://127.0.0.1:\(server.port)/feed")
+            #expect(await client.next() == .text("ready"))
+            #expect(mock.requests.map(\.path) == ["/ping", "/feed"], "5 + 4 bytes so far")
+            let message = String(repeating: "x", count: 20)
+            try await client.send(message)
+            #expect(await client.next() == .text(message))
+            // "ready", the message and its echo: 45 bytes of frames, over 40 with "pong".
+            #expect(mock.requests.map(\.path) == ["/feed"])
+            #expect(mock.droppedRequestCount == 1)
+            #expect(mock.requests.first?.webSocketFrames.count == 3, "the newest entry keeps its frames")
             try await client.socket.close().get()
         }
     }

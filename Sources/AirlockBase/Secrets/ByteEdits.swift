@@ -62,6 +62,55 @@ package struct ByteEdits {
         } ?? text
     }
 
+    /// The pieces of one body, `parts` one after the other, with the edits (whose ranges are
+    /// offsets in the joined body) made, so that the pieces joined are the joined body edited.
+    /// A replaced range that spans a boundary puts its replacement in the piece where the range
+    /// starts and drops the rest of the range from the pieces after; every piece stays, empty or
+    /// not. Pieces no edit touches are returned themselves.
+    package func applied(toParts parts: [Data]) -> [Data] {
+        guard !edits.isEmpty else { return parts }
+        var joined = Data(capacity: parts.reduce(0) { $0 + $1.count })
+        for part in parts { joined.append(part) }
+        return joined.withUnsafeBytes { raw -> [Data] in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            let edits = resolved(in: bytes)
+            guard !edits.isEmpty else { return parts }
+            var result: [Data] = []
+            result.reserveCapacity(parts.count)
+            var start = 0
+            var next = 0
+            for (index, part) in parts.enumerated() {
+                let end = start + part.count
+                let isLast = index == parts.count - 1
+                var output: [UInt8] = []
+                var copied = start
+                var touched = false
+                // An edit that began in an earlier piece removes its bytes from this one.
+                if next > 0, edits[next - 1].range.upperBound > start {
+                    copied = min(edits[next - 1].range.upperBound, end)
+                    touched = true
+                }
+                // The edits that start here (one at the very end of the body goes to the last piece).
+                while next < edits.count, edits[next].range.lowerBound < end || (isLast && edits[next].range.lowerBound == end) {
+                    let edit = edits[next]
+                    output += bytes[copied..<edit.range.lowerBound]
+                    output += edit.bytes
+                    copied = min(edit.range.upperBound, end)
+                    touched = true
+                    next += 1
+                }
+                if touched {
+                    output += bytes[copied..<end]
+                    result.append(Data(output))
+                } else {
+                    result.append(part)
+                }
+                start = end
+            }
+            return result
+        }
+    }
+
     private static func splice(_ bytes: UnsafeBufferPointer<UInt8>, _ edits: [Edit]) -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count + edits.reduce(0) { $0 + max(0, $1.bytes.count - $1.range.count) })

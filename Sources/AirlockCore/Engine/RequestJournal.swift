@@ -17,7 +17,8 @@ public final class RequestJournal: Sendable {
         var firstSequence = 1
         /// Every request seen since the last clear, kept or not.
         var seen = 0
-        /// The bytes of the bodies kept.
+        /// The bytes the kept entries hold (``RecordedRequest/journalBytes``): bodies both ways,
+        /// streams' parts, WebSocket frames.
         var bytes = 0
         var generation = 0
         var redaction: Redaction = .standard
@@ -26,6 +27,27 @@ public final class RequestJournal: Sendable {
 
         var kept: Int { entries.count - head }
         var dropped: Int { seen - kept }
+
+        /// The index of entry `sequence` of `generation`, if it is still kept.
+        func index(of sequence: Int, generation: Int) -> Int? {
+            let index = head + sequence - firstSequence
+            guard self.generation == generation, sequence >= firstSequence, entries.indices.contains(index) else { return nil }
+            return index
+        }
+
+        /// Drops the oldest entries while a limit is passed; the newest always stays.
+        mutating func dropOldestOverCapacity() {
+            while kept > 1, kept > capacity.entries || capacity.bytes.map({ bytes > $0 }) == true {
+                bytes -= entries[head].journalBytes
+                entries[head] = RecordedRequest.dropped
+                head += 1
+                firstSequence += 1
+            }
+            if head >= 1024, head * 2 >= entries.count {
+                entries.removeFirst(head)
+                head = 0
+            }
+        }
     }
 
     private let state = Locked(State())
@@ -63,19 +85,10 @@ public final class RequestJournal: Sendable {
             if let limit = capacity.bodyBytes, let body = numbered.body, body.count > limit {
                 numbered.truncateBody(to: limit)
             }
-            state.bytes += numbered.body?.count ?? 0
+            state.bytes += numbered.journalBytes
             state.entries.append(numbered)
             // Oldest entries go first when a limit is passed; the newest always stays.
-            while state.kept > 1, state.kept > capacity.entries || capacity.bytes.map({ state.bytes > $0 }) == true {
-                state.bytes -= state.entries[state.head].body?.count ?? 0
-                state.entries[state.head] = RecordedRequest.dropped
-                state.head += 1
-                state.firstSequence += 1
-            }
-            if state.head >= 1024, state.head * 2 >= state.entries.count {
-                state.entries.removeFirst(state.head)
-                state.head = 0
-            }
+            state.dropOldestOverCapacity()
             return recorder(recordedRequest: keptForRecording, observed: observed)
         }
     }
@@ -88,20 +101,26 @@ public final class RequestJournal: Sendable {
     /// Stores what was delivered for entry `sequence` of `generation`, if it is still kept.
     fileprivate func record(_ response: RecordedResponse, operationID: String?, problems: [String], generation: Int, sequence: Int) {
         state.withLock { state in
-            let index = state.head + sequence - state.firstSequence
-            guard state.generation == generation, sequence >= state.firstSequence, state.entries.indices.contains(index) else { return }
+            guard let index = state.index(of: sequence, generation: generation) else { return }
+            let before = state.entries[index].journalBytes
             state.entries[index].response = response
             if let operationID { state.entries[index].operationID = operationID }
             if !problems.isEmpty { state.entries[index].problems = problems }
+            // The response's body (and a stream's parts) count toward the capacity too.
+            state.bytes += state.entries[index].journalBytes - before
+            state.dropOldestOverCapacity()
         }
     }
 
-    /// Adds a WebSocket frame to entry `sequence` of `generation`, if it is still kept.
+    /// Adds a WebSocket frame to entry `sequence` of `generation`, if it is still kept: up to
+    /// ``JournalCapacity/bodyBytes`` of frames per entry (later ones are counted in
+    /// ``RecordedRequest/webSocketFramesDropped``), each counted toward ``JournalCapacity/bytes``.
     fileprivate func record(_ frame: RecordedWebSocketFrame, generation: Int, sequence: Int) {
         let observers = state.withLock { state -> [any ExchangeObserver] in
-            let index = state.head + sequence - state.firstSequence
-            guard state.generation == generation, sequence >= state.firstSequence, state.entries.indices.contains(index) else { return [] }
-            state.entries[index].webSocketFrames.append(frame)
+            guard let index = state.index(of: sequence, generation: generation) else { return [] }
+            guard state.entries[index].appendWebSocketFrame(frame, limit: state.capacity.bodyBytes) else { return [] }
+            state.bytes += frame.size
+            state.dropOldestOverCapacity()
             return state.observers
         }
         for observer in observers {
@@ -165,8 +184,9 @@ public final class RequestJournal: Sendable {
     }
 }
 
-/// How much of the traffic a journal keeps: the newest entries up to a count and a total of body
-/// bytes, each body up to a size. Counts of everything seen stay exact.
+/// How much of the traffic a journal keeps: the newest entries up to a count and a total of bytes
+/// (request and response bodies, streams' parts, WebSocket frames), each request body and each
+/// WebSocket conversation up to a size. Counts of everything seen stay exact.
 ///
 /// ```swift
 /// mock.journalCapacity = .unlimited                                   // tests: the default
@@ -176,17 +196,25 @@ public final class RequestJournal: Sendable {
 public struct JournalCapacity: Sendable, Hashable {
     /// The most entries kept; older ones are dropped first.
     public var entries: Int
-    /// The most body bytes kept across entries, if limited.
+    /// The most bytes kept across entries, if limited: request bodies, response bodies (a
+    /// stream's parts counted apart from its body, since both are kept), and the messages and
+    /// close reasons of WebSocket frames. Older entries are dropped first; the newest stays
+    /// whatever its size.
     public var bytes: Int?
-    /// The most bytes kept of one body, if limited: a longer body keeps this prefix, its full
-    /// length (``RecordedRequest/bodySize``) and a digest (``RecordedRequest/bodyDigest``).
+    /// The most bytes kept of one request body, if limited: a longer body keeps this prefix, its
+    /// full length (``RecordedRequest/bodySize``) and a digest (``RecordedRequest/bodyDigest``).
+    /// It also bounds the frames kept of one WebSocket conversation: the frames that come once
+    /// it is reached are not kept, only counted (``RecordedRequest/webSocketFramesDropped``).
+    /// Response bodies are kept whole (a relayed one is bounded by the server's body limit).
     public var bodyBytes: Int?
 
     /// A capacity.
     /// - Parameters:
     ///   - entries: The most entries kept (0 keeps none).
-    ///   - bytes: The most body bytes kept in all, or `nil` for no limit.
-    ///   - bodyBytes: The most bytes kept of one body, or `nil` for no limit.
+    ///   - bytes: The most bytes kept in all (bodies both ways, streams' parts, WebSocket
+    ///     frames), or `nil` for no limit.
+    ///   - bodyBytes: The most bytes kept of one request body and of one WebSocket
+    ///     conversation's frames, or `nil` for no limit.
     public init(entries: Int, bytes: Int? = nil, bodyBytes: Int? = nil) {
         self.entries = max(0, entries)
         self.bytes = bytes
@@ -197,7 +225,9 @@ public struct JournalCapacity: Sendable, Hashable {
     public static let unlimited = JournalCapacity(entries: .max)
     /// Keep nothing, only count: for tests that never look at the journal.
     public static let off = JournalCapacity(entries: 0)
-    /// What `airlock serve` keeps by default: 10,000 entries, 64 MiB of bodies, 1 MiB per body.
+    /// What `airlock serve` keeps by default: 10,000 entries and 64 MiB in all (bodies both
+    /// ways, streams' parts, WebSocket frames), 1 MiB per request body and per WebSocket
+    /// conversation.
     public static let server = JournalCapacity(entries: 10_000, bytes: 64 << 20, bodyBytes: 1 << 20)
 }
 

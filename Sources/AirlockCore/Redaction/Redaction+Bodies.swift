@@ -24,6 +24,20 @@ struct BodyRedactor {
         return edits.applied(to: data)
     }
 
+    /// The parts of a streamed body with secrets replaced as in the whole body: the parts joined
+    /// are read and redacted once (so a secret, or a field, that one part starts and the next
+    /// ends is found), and each edit lands in the part where its range starts; the rest of a
+    /// range that crosses a boundary is dropped from the parts after. The parts keep their count.
+    func redact(parts: [Data], contentType: String?, scrubbing scrubber: SecretScrubber? = nil) -> [Data] {
+        var joined = Data(capacity: parts.reduce(0) { $0 + $1.count })
+        for part in parts { joined.append(part) }
+        guard !joined.isEmpty else { return parts }
+        let edits = joined.withUnsafeBytes { raw in
+            self.edits(in: raw.bindMemory(to: UInt8.self), contentType: contentType, scrubber: scrubber)
+        }
+        return edits.applied(toParts: parts)
+    }
+
     /// The values of secret fields in a body.
     func secrets(in data: Data, contentType: String?) -> [String] {
         data.withUnsafeBytes { raw in

@@ -346,13 +346,15 @@ public struct Redaction: Sendable, Hashable {
             let (body, isEncoded) = redactedBody(of: response, contentType: contentType) {
                 BodyRedactor(redaction: self, names: names, side: .response).redact($0, contentType: contentType, scrubbing: secrets)
             }
-            // A stream's parts are redacted one by one: each keeps its boundary and its pause.
+            // A stream's parts are redacted as one body (a secret may start in one part and end
+            // in the next), each keeping its boundary and its pause: the redacted parts, one
+            // after the other, are the redacted body.
             let stream = response.stream.map { stream in
-                ResponseStream(
+                let redacted = BodyRedactor(redaction: self, names: names, side: .response)
+                    .redact(parts: stream.parts.map(\.bytes), contentType: contentType, scrubbing: secrets)
+                return ResponseStream(
                     kind: stream.kind,
-                    parts: stream.parts.map { part in
-                        StreamPart(bytes: BodyRedactor(redaction: self, names: names, side: .response).redact(part.bytes, contentType: contentType, scrubbing: secrets), after: part.delay)
-                    },
+                    parts: zip(stream.parts, redacted).map { StreamPart(bytes: $1, after: $0.delay) },
                     ending: stream.ending
                 )
             }

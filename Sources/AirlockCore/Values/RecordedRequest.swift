@@ -113,7 +113,48 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
     /// earlier keeps the frames it had).
     public package(set) var webSocketFrames: [RecordedWebSocketFrame] {
         get { storage.webSocketFrames }
-        set { writable.webSocketFrames = newValue }
+        set {
+            let storage = writable
+            storage.webSocketFrames = newValue
+            storage.webSocketFrameBytes = newValue.reduce(0) { $0 + $1.size }
+        }
+    }
+
+    /// How many frames of the WebSocket this request opened the journal did not keep: those that
+    /// came once the frames kept had reached the journal's limit for one body
+    /// (``JournalCapacity/bodyBytes``, 1 MiB in `airlock serve`). `0` when every frame was kept;
+    /// the conversation itself went on, and the client got every frame.
+    public package(set) var webSocketFramesDropped: Int {
+        get { storage.webSocketFramesDropped }
+        set { writable.webSocketFramesDropped = newValue }
+    }
+
+    /// The bytes of the frames in ``webSocketFrames``, as ``RecordedWebSocketFrame/size`` counts them.
+    package var webSocketFrameBytes: Int { storage.webSocketFrameBytes }
+
+    /// Adds a frame to ``webSocketFrames``, or counts it in ``webSocketFramesDropped`` when the
+    /// frames kept would pass `limit` bytes. Returns whether it was kept.
+    package mutating func appendWebSocketFrame(_ frame: RecordedWebSocketFrame, limit: Int?) -> Bool {
+        let storage = writable
+        if let limit, storage.webSocketFrameBytes + frame.size > limit {
+            storage.webSocketFramesDropped += 1
+            return false
+        }
+        storage.webSocketFrames.append(frame)
+        storage.webSocketFrameBytes += frame.size
+        return true
+    }
+
+    /// The bytes the journal counts for this entry toward ``JournalCapacity/bytes``: its body (as
+    /// kept), its response's body and, for a stream, its parts (kept apart from the body), and
+    /// its WebSocket frames.
+    package var journalBytes: Int {
+        var bytes = (body?.count ?? 0) + storage.webSocketFrameBytes
+        if let response = storage.response {
+            bytes += response.body.count
+            if let stream = response.stream { bytes += stream.parts.reduce(0) { $0 + $1.bytes.count } }
+        }
+        return bytes
     }
 
     /// The messages of the WebSocket this request opened that the client sent, in order.
@@ -163,6 +204,8 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
         var operationID: String?
         var problems: [String] = []
         var webSocketFrames: [RecordedWebSocketFrame] = []
+        var webSocketFrameBytes = 0
+        var webSocketFramesDropped = 0
 
         init(sequence: Int, request: IncomingRequest, date: Date) {
             self.sequence = sequence
@@ -178,6 +221,8 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
             copy.operationID = operationID
             copy.problems = problems
             copy.webSocketFrames = webSocketFrames
+            copy.webSocketFrameBytes = webSocketFrameBytes
+            copy.webSocketFramesDropped = webSocketFramesDropped
             return copy
         }
     }

@@ -39,6 +39,16 @@ public struct RecordedWebSocketFrame: Hashable, Sendable {
         self.date = date
     }
 
+    /// The bytes the frame carried, as the journal counts them: a message's (text as UTF-8), or
+    /// a close frame's reason and code.
+    package var size: Int {
+        switch content {
+        case .message(.text(let text)): text.utf8.count
+        case .message(.binary(let data)): data.count
+        case .close(let code, let reason): reason.utf8.count + (code == nil ? 0 : 2)
+        }
+    }
+
     /// The message the frame carried; `nil` for a close frame.
     public var message: WebSocketMessage? {
         if case .message(let message) = content { return message }

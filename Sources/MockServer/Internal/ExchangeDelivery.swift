@@ -1,3 +1,4 @@
+import AirlockBase
 @_spi(AirlockTransport) import AirlockCore
 import Foundation
 import HTTPTypes
@@ -118,9 +119,11 @@ struct ExchangeDelivery {
             }
             let relay = PassthroughRelay(forwarder: delivery.server.forwarder, limit: delivery.server.configuration.maxRequestBodySize)
             let loopBound = self.delivery
+            let handle = Locked<Forwarder.Handle?>(nil)
             let forward = relay.relay(incoming, to: target, head: delivery.head, recording: recording, recorder: recorder, on: eventLoop, streams: true) { relayed in
-                loopBound.value.relay(relayed, recorder: recorder)
+                loopBound.value.relay(relayed, recorder: recorder, readingPausedBy: handle.withLock { $0 })
             }
+            handle.withLock { $0 = forward }
             // A client that goes away mid-stream stops the forward (and its recording).
             delivery.context.channel.closeFuture.whenComplete { _ in forward.cancel() }
         }
@@ -136,7 +139,9 @@ struct ExchangeDelivery {
 
     /// Sends what a passthrough relay received as it arrives: the whole answer (or its `502`), or
     /// a stream's head, each piece flushed at once, and its end; the recorder has each ending.
-    func relay(_ delivery: PassthroughRelay.Delivery, recorder: ExchangeRecorder) {
+    /// A piece that leaves the client's connection unwritable (the client reads slower than the
+    /// real host sends) pauses `forward` until that piece has gone out.
+    func relay(_ delivery: PassthroughRelay.Delivery, recorder: ExchangeRecorder, readingPausedBy forward: Forwarder.Handle? = nil) {
         switch delivery {
         case .answer(let answer):
             report(status: answer.status, fault: nil, recorder: recorder)
@@ -147,8 +152,13 @@ struct ExchangeDelivery {
             context.flush()
         case .piece(let piece):
             guard context.channel.isActive else { return }
-            writeBody(piece, status: 200)
+            let written = writeBody(piece, status: 200)
             context.flush()
+            // Back-pressure: no more is read from the real host until the client has taken this.
+            if let forward, let written, !context.channel.isWritable {
+                forward.pauseReading()
+                written.whenComplete { _ in forward.resumeReading() }
+            }
         case .end(let status):
             report(status: status, fault: nil, recorder: recorder)
             guard context.channel.isActive else { return }
@@ -170,9 +180,11 @@ struct ExchangeDelivery {
 
     /// Writes a piece of a response's body, unless the response carries none: HEAD responses,
     /// 204 and 304 (their Content-Length still describes it).
-    func writeBody(_ piece: Data, status: Int) {
-        guard !piece.isEmpty, head.method != .HEAD, status != 204, status != 304 else { return }
-        context.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: piece)))), promise: nil)
+    /// Returns when the piece has gone out, if one was written.
+    @discardableResult
+    func writeBody(_ piece: Data, status: Int) -> EventLoopFuture<Void>? {
+        guard !piece.isEmpty, head.method != .HEAD, status != 204, status != 304 else { return nil }
+        return context.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: piece)))))
     }
 
     /// Writes a prepared body, unless the response carries none (as ``writeBody(_:status:)``).

@@ -14,7 +14,9 @@ import NIOSSL
 /// A body with a `Content-Length` (or none at all) is collected and handed on whole. A body
 /// without one — chunked, or ended by the server closing — is a stream: its head is handed on at
 /// once and each piece as it arrives, so that a client of server-sent events sees each event when
-/// the real host sends it, not when the stream ends.
+/// the real host sends it, not when the stream ends. A stream goes no faster than its client
+/// reads: while the client's connection is not writable, the relay stops reading the real host
+/// (``Handle/pauseReading()``), so a slow client never makes the server hold the stream.
 ///
 /// A mock server forwards a few requests, one at a time, to hosts that differ: a pool, HTTP/2 and
 /// redirects would buy nothing, and a full HTTP client would cost every build of the server.
@@ -52,10 +54,34 @@ final class Forwarder: Sendable {
     /// is stopped: a whole answer is still collected (and recorded) when its client has left, as
     /// a recording proxy always did.
     final class Handle: Sendable {
-        private let state = Locked<(channel: (any Channel)?, isCancelled: Bool, isStreaming: Bool)>((nil, false, false))
+        private let state = Locked<(channel: (any Channel)?, isCancelled: Bool, isStreaming: Bool, isPaused: Bool)>((nil, false, false, false))
 
         /// Whether ``cancel()`` was called.
         var isCancelled: Bool { state.withLock { $0.isCancelled } }
+
+        /// Whether ``pauseReading()`` stopped reading the stream (its idle timeout waits then).
+        var isPaused: Bool { state.withLock { $0.isPaused } }
+
+        /// Stops reading the real host's stream: the client cannot take more for now (its
+        /// connection is not writable), so what the host sends waits in its own buffers, not in
+        /// the server's memory.
+        func pauseReading() {
+            setReading(false)
+        }
+
+        /// Reads the real host's stream again, once the client has taken what it was sent.
+        func resumeReading() {
+            setReading(true)
+        }
+
+        private func setReading(_ reads: Bool) {
+            let channel = state.withLock { state -> (any Channel)? in
+                guard state.isPaused == reads else { return nil }
+                state.isPaused = !reads
+                return state.channel
+            }
+            channel?.setOption(ChannelOptions.autoRead, value: reads).whenFailure { _ in }
+        }
 
         /// Closes the connection to the real host if it carries a stream (now, or as soon as one
         /// begins).
@@ -370,6 +396,8 @@ private final class ResponseRelay: ChannelInboundHandler, RemovableChannelHandle
     /// (Re)starts the timer that fails the forward with `message`.
     private func arm(on channel: any Channel, message: String) {
         let deadline = channel.eventLoop.scheduleTask(in: timeout) { [self] in
+            // A stream paused for a client that reads slowly is not idle: it waits again.
+            if handle.isPaused { return arm(on: channel, message: message) }
             fail(Forwarder.Failure(description: message), channel: channel)
         }
         let previous = state.withLock { state -> Scheduled<Void>? in

@@ -18,7 +18,8 @@ import NIOHTTP1
 /// unless its body is in a content coding (the pieces of a gzip stream mean nothing apart: the
 /// body is recorded whole) or passes the body limit (it is relayed whole but not recorded, and the
 /// journal says why). A stream may run any time as long as the real host sends something at
-/// least every 60 seconds.
+/// least every 60 seconds; it goes no faster than its client reads (the client's connection not
+/// writable, the real host is not read: ``Forwarder/Handle/pauseReading()``).
 struct PassthroughRelay {
     /// What the client is sent, whole.
     struct Answer: Sendable {

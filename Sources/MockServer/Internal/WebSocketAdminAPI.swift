@@ -26,7 +26,12 @@ struct WebSocketAdminAPI {
             let kept = Dictionary(context.registry.journal.all.map { ($0.sequence, $0) }) { first, _ in first }
             let open = context.webSockets.openRequests.map { opening -> JSONValue in
                 let request = redaction.apply(to: kept[opening.sequence] ?? opening)
-                return .object(["sequence": .number(Double(request.sequence)), "url": .string(request.url), "frames": .array(request.webSocketFrames.map(Self.frame))])
+                var members: [JSONMembers.Element] = [
+                    ("sequence", .number(Double(request.sequence))), ("url", .string(request.url)), ("frames", .array(request.webSocketFrames.map(Self.frame))),
+                ]
+                // Frames past the journal's limit for one conversation: not kept, only counted.
+                if request.webSocketFramesDropped > 0 { members.append(("framesDropped", .number(Double(request.webSocketFramesDropped)))) }
+                return .object(JSONMembers(members))
             }
             return AdminAPI.json(200, ["webSockets": .array(open)])
         case (.POST, "/__admin/websockets/send"):

@@ -338,11 +338,12 @@ func cassetteLandingPage() throws {
     _ = mock
 }
 
-// Recording.md, "Recording and replaying streams": a recorded stream replayed at once.
-func recordedStreamReplayedAtOnce() throws {
-    let replay = try Cassette(contentsOf: URL(fileURLWithPath: "Fixtures/chat.har"), mode: .none, pace: .instant)
+// Recording.md and Streaming.md: a recorded stream replayed at once. StreamingDocumentationTests
+// runs it on Tests/Fixtures/Streams/chat.har.
+func recordedStreamReplayedAtOnce(fixtures: URL) throws -> HTTPMock {
+    let replay = try Cassette(contentsOf: fixtures.appendingPathComponent("chat.har"), mode: .none, pace: .instant)
     let mock = HTTPMock(cassette: replay)
-    _ = mock
+    return mock
 }
 
 // Recording.md, "Expiry".

@@ -4,9 +4,10 @@ import MockServer
 import Testing
 
 // The Swift samples of WebSockets.md (MockServer) and of the HTTPMock and Airgap articles'
-// WebSocket notes, verbatim; compiled, not run.
+// WebSocket notes, verbatim. WebSocketDocumentationTests runs the script and push samples with a
+// websocket-kit client.
 
-func webSocketScriptSample() async throws {
+func webSocketScriptSample(chatWithTheApp: (String) async throws -> Void) async throws {
     let server = MockServer()
     server.registerResponses {
         Host("**") {
@@ -22,7 +23,8 @@ func webSocketScriptSample() async throws {
         }
     }
     try await server.start()
-    // Any WebSocket client: ws://127.0.0.1:<server.port>/chat
+    try await chatWithTheApp("ws://127.0.0.1:\(server.port)/chat")   // any WebSocket client
+    try await server.shutdown()
 }
 
 func webSocketPushSample(server: MockServer) {

@@ -11,9 +11,23 @@ each connection on a thread of its own (one request per connection, then it clos
     GET|POST /gated?gate=NAME          one event at once, then the last only once
                                        /release?gate=NAME was requested (any connection)
     GET /release?gate=NAME             opens the gate; answers 200 `released`
+    GET|POST /split?gate=NAME          one event echoing the `Authorization` header
+                                       (`data: {"echo":"<value>"}`), cut in the middle of the
+                                       value: the first half at once, the rest only once the gate
+                                       opens, each half a chunk of its own
+    GET /flood?bytes=N&name=NAME       N bytes as fast as the connection takes them (chunked,
+                                       64 KiB chunks, byte i is i % 251), with a send buffer of
+                                       64 KiB; counts the bytes handed to the kernel under NAME
+    GET /ws-flood?bytes=N&name=NAME    a WebSocket (the upgrade answered by hand, RFC 6455) that
+                                       sends N bytes as fast as the connection takes them, in binary
+                                       messages of 60000 bytes (the same pattern), then closes with
+                                       1000; counts like /flood
+    GET /sent?name=NAME                that count, as text (0 before the flood began)
 
     python3 sse_upstream.py
 """
+import base64
+import hashlib
 import signal
 import socket
 import socketserver
@@ -24,6 +38,11 @@ from urllib.parse import parse_qs, urlsplit
 
 GATES = {}
 GATES_LOCK = threading.Lock()
+SENT = {}
+SENT_LOCK = threading.Lock()
+# 64 KiB of the flood's pattern, which starts again every 251 bytes: 65536 % 251 != 0, so each
+# chunk is cut from the pattern at the right phase.
+PATTERN = bytes(i % 251 for i in range(65536 + 251))
 # A hang guard, not a timing: a gate nobody opens ends its stream after this.
 GATE_LIMIT = 120
 
@@ -97,6 +116,56 @@ class Handler(socketserver.BaseRequestHandler):
             if b"authorization" in fields:
                 connection.sendall(chunk(event(b"echo", b'{"echo":"' + fields[b"authorization"] + b'"}')))
             connection.sendall(b"0\r\n\r\n")
+            return
+        if url.path == "/sent":
+            with SENT_LOCK:
+                text = str(SENT.get(query.get("name", ""), 0)).encode()
+            connection.sendall(head(b"200 OK", [(b"Content-Type", b"text/plain"), (b"Content-Length", str(len(text)).encode()), (b"Connection", b"close")]) + text)
+            return
+        if url.path == "/ws-flood":
+            total = int(query.get("bytes", "0"))
+            name = query.get("name", "")
+            accept = base64.b64encode(hashlib.sha1(fields.get(b"sec-websocket-key", b"") + b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11").digest())
+            connection.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 65536)
+            connection.sendall(head(b"101 Switching Protocols", [(b"Upgrade", b"websocket"), (b"Connection", b"Upgrade"), (b"Sec-WebSocket-Accept", accept)]))
+            sent = 0
+            while sent < total:
+                size = min(60000, total - sent)
+                phase = sent % 251
+                connection.sendall(bytes([0x82, 126]) + size.to_bytes(2, "big") + PATTERN[phase:phase + size])
+                sent += size
+                with SENT_LOCK:
+                    SENT[name] = sent
+            connection.sendall(bytes([0x88, 2]) + (1000).to_bytes(2, "big"))
+            # Until the client's close comes back (or the connection ends).
+            connection.settimeout(GATE_LIMIT)
+            try:
+                while connection.recv(65536):
+                    pass
+            except OSError:
+                pass
+            return
+        if url.path == "/flood":
+            total = int(query.get("bytes", "0"))
+            name = query.get("name", "")
+            connection.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 65536)
+            connection.sendall(head(b"200 OK", [(b"Content-Type", b"application/octet-stream"), (b"Transfer-Encoding", b"chunked"), (b"Connection", b"close")]))
+            sent = 0
+            while sent < total:
+                size = min(65536, total - sent)
+                phase = sent % 251
+                connection.sendall(chunk(PATTERN[phase:phase + size]))
+                sent += size
+                with SENT_LOCK:
+                    SENT[name] = sent
+            connection.sendall(b"0\r\n\r\n")
+            return
+        if url.path == "/split":
+            whole = event(b"echo", b'{"echo":"' + fields.get(b"authorization", b"") + b'"}')
+            cut = whole.index(b'{"echo":"') + len(b'{"echo":"') + len(fields.get(b"authorization", b"")) // 2
+            connection.sendall(STREAM_HEAD + chunk(whole[:cut]))
+            gate(query.get("gate", "")).wait(GATE_LIMIT)
+            connection.sendall(chunk(whole[cut:]) + b"0\r\n\r\n")
             return
         if url.path == "/gated":
             connection.sendall(STREAM_HEAD + chunk(event(b"1", b'{"n":1}')))

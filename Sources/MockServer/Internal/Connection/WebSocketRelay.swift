@@ -16,7 +16,14 @@ import NIOWebSocket
 /// and pongs (each endpoint answers its own), and close frames with their code and reason; once
 /// both sides have sent a close, both connections close. Every message and close frame goes into
 /// the journal entry as it passes, and the recording cassette gets the exchange with all its
-/// frames when the conversation ends (the server stopping ends it too).
+/// frames when the conversation ends (the server stopping ends it too) — up to the body limit
+/// (`Configuration.maxRequestBodySize`) of messages and close reasons: a longer conversation is
+/// relayed whole but not recorded, and its journal entry says why, as a stream's does.
+///
+/// Each side goes no faster than the other reads: while a side's connection is not writable,
+/// the relay stops reading the other (`autoRead` off) until what was written has gone out, so a
+/// client that stops reading leaves the upstream's frames in the upstream's buffers, not in the
+/// server's memory.
 ///
 /// No extension is negotiated (the client's `Sec-WebSocket-Extensions` is not passed on): frames
 /// are relayed as SwiftNIO reads them, and it reads no compressed ones. An upstream that answers
@@ -31,8 +38,13 @@ final class WebSocketRelay {
     /// Frames from the upstream that came before the client's side was in place.
     private var early: [WebSocketFrame] = []
     private let recorder: ExchangeRecorder
-    /// The conversation as recorded, for the cassette.
+    /// The conversation as recorded, for the cassette: emptied, and no longer kept, once its
+    /// frames pass `limit` bytes.
     private var frames: [RecordedWebSocketFrame] = []
+    private var frameBytes = 0
+    private var isOverLimit = false
+    /// The most bytes of frames recorded for the cassette (the server's body limit).
+    private let limit: Int
     /// The `101` the client got, as recorded.
     private var opening: RecordedResponse?
     private var closeFromClient = false
@@ -42,8 +54,9 @@ final class WebSocketRelay {
     private var lastWriteToUpstream: EventLoopFuture<Void>?
     private var isFinished = false
 
-    private init(recorder: ExchangeRecorder) {
+    private init(recorder: ExchangeRecorder, limit: Int) {
         self.recorder = recorder
+        self.limit = limit
     }
 
     /// Fields of the client's request that are not passed on: the connection's own, and the
@@ -73,7 +86,7 @@ final class WebSocketRelay {
             head.headers.add(name: field.name, value: field.value)
         }
         let requestHead = head
-        let relay = NIOLoopBound(WebSocketRelay(recorder: recorder), eventLoop: eventLoop)
+        let relay = NIOLoopBound(WebSocketRelay(recorder: recorder, limit: delivery.server.configuration.maxRequestBodySize), eventLoop: eventLoop)
         let answer = NIOLoopBound(HandshakeAnswer(origin: endpoint.origin, limit: delivery.server.configuration.maxRequestBodySize), eventLoop: eventLoop)
         answer.value.done = { outcome in
             let delivery = loopBoundDelivery.value
@@ -193,6 +206,14 @@ final class WebSocketRelay {
         if let target, target.isActive {
             let written = target.writeAndFlush(relayed)
             if fromClient { lastWriteToUpstream = written } else { lastWriteToClient = written }
+            // Back-pressure: the side that sent this is not read again until it has gone out.
+            if !target.isWritable, let source = fromClient ? client : upstream {
+                source.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in }
+                written.whenComplete { _ in
+                    guard source.isActive else { return }
+                    source.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in }
+                }
+            }
         }
         guard frame.opcode == .connectionClose else { return }
         if fromClient { closeFromClient = true } else { closeFromUpstream = true }
@@ -201,7 +222,15 @@ final class WebSocketRelay {
 
     private func record(_ direction: RecordedWebSocketFrame.Direction, _ content: RecordedWebSocketFrame.Content) {
         let frame = RecordedWebSocketFrame(direction: direction, content: content, date: Date())
-        frames.append(frame)
+        if !isOverLimit {
+            frameBytes += frame.size
+            if frameBytes > limit {
+                isOverLimit = true
+                frames = []
+            } else {
+                frames.append(frame)
+            }
+        }
         recorder.record(frame)
     }
 
@@ -218,6 +247,10 @@ final class WebSocketRelay {
         (fromClient ? upstream : client)?.close(promise: nil)
         guard !isFinished, let opening else { return }
         isFinished = true
+        guard !isOverLimit else {
+            recorder.record(.failure("Airlock: the WebSocket was relayed to the client, but not recorded: its frames passed the limit of \(limit) bytes"))
+            return
+        }
         recorder.recordConversation(opening, frames: frames)
     }
 }
