@@ -119,11 +119,11 @@ struct ExchangeDelivery {
             }
             let relay = PassthroughRelay(forwarder: delivery.server.forwarder, limit: delivery.server.configuration.maxRequestBodySize)
             let loopBound = self.delivery
-            let handle = Locked<Forwarder.Handle?>(nil)
+            let control = Locked<Forwarder.UpstreamControl?>(nil)
             let forward = relay.relay(incoming, to: target, head: delivery.head, recording: recording, recorder: recorder, on: eventLoop, streams: true) { relayed in
-                loopBound.value.relay(relayed, recorder: recorder, readingPausedBy: handle.withLock { $0 })
+                loopBound.value.relay(relayed, recorder: recorder, readingPausedBy: control.withLock { $0 })
             }
-            handle.withLock { $0 = forward }
+            control.withLock { $0 = forward }
             // A client that goes away mid-stream stops the forward (and its recording).
             delivery.context.channel.closeFuture.whenComplete { _ in forward.cancel() }
         }
@@ -141,7 +141,7 @@ struct ExchangeDelivery {
     /// a stream's head, each piece flushed at once, and its end; the recorder has each ending.
     /// A piece that leaves the client's connection unwritable (the client reads slower than the
     /// real host sends) pauses `forward` until that piece has gone out.
-    func relay(_ delivery: PassthroughRelay.Delivery, recorder: ExchangeRecorder, readingPausedBy forward: Forwarder.Handle? = nil) {
+    func relay(_ delivery: PassthroughRelay.Delivery, recorder: ExchangeRecorder, readingPausedBy forward: Forwarder.UpstreamControl? = nil) {
         switch delivery {
         case .answer(let answer):
             report(status: answer.status, fault: nil, recorder: recorder)

@@ -16,7 +16,7 @@ import NIOSSL
 /// once and each piece as it arrives, so that a client of server-sent events sees each event when
 /// the real host sends it, not when the stream ends. A stream goes no faster than its client
 /// reads: while the client's connection is not writable, the relay stops reading the real host
-/// (``Handle/pauseReading()``), so a slow client never makes the server hold the stream.
+/// (``UpstreamControl/pauseReading()``), so a slow client never makes the server hold the stream.
 ///
 /// A mock server forwards a few requests, one at a time, to hosts that differ: a pool, HTTP/2 and
 /// redirects would buy nothing, and a full HTTP client would cost every build of the server.
@@ -41,7 +41,7 @@ final class Forwarder: Sendable {
         case end
         /// Forwarding failed: before the head, or in the middle of a stream.
         case failed(Failure)
-        /// ``Handle/cancel()`` stopped it (the client went away).
+        /// ``UpstreamControl/cancel()`` stopped it (the client went away).
         case cancelled
     }
 
@@ -50,10 +50,11 @@ final class Forwarder: Sendable {
         let description: String
     }
 
-    /// One forwarded request, which its relay cancels when the client goes away. Only a stream
-    /// is stopped: a whole answer is still collected (and recorded) when its client has left, as
-    /// a recording proxy always did.
-    final class Handle: Sendable {
+    /// The control of one forwarded request's connection to the real host: its relay cancels it
+    /// when the client goes away, and pauses its reading while the client is not taking what it
+    /// is sent. Only a stream is stopped: a whole answer is still collected (and recorded) when
+    /// its client has left, as a recording proxy always did.
+    final class UpstreamControl: Sendable {
         private let state = Locked<(channel: (any Channel)?, isCancelled: Bool, isStreaming: Bool, isPaused: Bool)>((nil, false, false, false))
 
         /// Whether ``cancel()`` was called.
@@ -131,7 +132,7 @@ final class Forwarder: Sendable {
     ///   - streams: Whether a body without a length is handed on in pieces (`false`: collected
     ///     whole, as any other).
     ///   - events: Called on the forwarding connection's event loop, in order.
-    /// - Returns: The handle that cancels the forward.
+    /// - Returns: The control that cancels or pauses the forward.
     @discardableResult
     func execute(
         method: HTTPMethod,
@@ -142,12 +143,12 @@ final class Forwarder: Sendable {
         timeout: TimeAmount,
         streams: Bool,
         events: @escaping @Sendable (Event) -> Void
-    ) -> Handle {
-        let handle = Handle()
+    ) -> UpstreamControl {
+        let control = UpstreamControl()
         let eventLoop = group.next()
         guard let endpoint = Endpoint(url) else {
             eventLoop.execute { events(.failed(Failure(description: "\(url) is not an http or https URL"))) }
-            return handle
+            return control
         }
 
         var head = HTTPRequestHead(version: .http1_1, method: method, uri: endpoint.target)
@@ -165,7 +166,7 @@ final class Forwarder: Sendable {
         let origin = endpoint.origin
 
         let relay = ResponseRelay(
-            method: method, limit: limit, timeout: timeout, streams: streams, origin: origin, handle: handle, events: events
+            method: method, limit: limit, timeout: timeout, streams: streams, origin: origin, control: control, events: events
         )
         connect(to: endpoint, on: eventLoop, timeout: timeout) { channel in
             try channel.pipeline.syncOperations.addHTTPClientHandlers()
@@ -175,7 +176,7 @@ final class Forwarder: Sendable {
             case .failure(let error):
                 events(.failed(Failure(description: "could not connect to \(origin): \(error)")))
             case .success(let channel):
-                handle.connected(channel)
+                control.connected(channel)
                 channel.write(HTTPClientRequestPart.head(requestHead), promise: nil)
                 if let body, !body.isEmpty {
                     channel.write(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: body))), promise: nil)
@@ -185,7 +186,7 @@ final class Forwarder: Sendable {
                 }
             }
         }
-        return handle
+        return control
     }
 
     /// Connects to `endpoint` on `eventLoop`, TLS first for `https` (the system's trust roots, the
@@ -293,19 +294,19 @@ private final class ResponseRelay: ChannelInboundHandler, RemovableChannelHandle
     private let timeout: TimeAmount
     private let streams: Bool
     private let origin: String
-    private let handle: Forwarder.Handle
+    private let control: Forwarder.UpstreamControl
     private let events: @Sendable (Forwarder.Event) -> Void
     // Locked although only the channel's event loop touches it: the connect callback may fail the
     // forward from the loop too, and a lock keeps the handler Sendable without a loop-bound box.
     private let state = Locked(State())
 
-    init(method: HTTPMethod, limit: Int, timeout: TimeAmount, streams: Bool, origin: String, handle: Forwarder.Handle, events: @escaping @Sendable (Forwarder.Event) -> Void) {
+    init(method: HTTPMethod, limit: Int, timeout: TimeAmount, streams: Bool, origin: String, control: Forwarder.UpstreamControl, events: @escaping @Sendable (Forwarder.Event) -> Void) {
         self.method = method
         self.limit = limit
         self.timeout = timeout
         self.streams = streams
         self.origin = origin
-        self.handle = handle
+        self.control = control
         self.events = events
     }
 
@@ -327,7 +328,7 @@ private final class ResponseRelay: ChannelInboundHandler, RemovableChannelHandle
                 // From here on, a quiet stream times out, not a long one.
                 arm(on: context.channel, message: "the stream from \(origin) sent nothing for \(timeout.nanoseconds / 1_000_000_000) s")
                 events(.streamHead(head))
-                if handle.streamBegan() { context.close(promise: nil) }
+                if control.streamBegan() { context.close(promise: nil) }
             }
         case .body(var part):
             let isStream = state.withLock { $0.isStream }
@@ -365,7 +366,7 @@ private final class ResponseRelay: ChannelInboundHandler, RemovableChannelHandle
 
     func channelInactive(context: ChannelHandlerContext) {
         // A stream the relay stopped (its client left) ends; anything else that closes early failed.
-        if handle.isCancelled, state.withLock({ $0.isStream }) {
+        if control.isCancelled, state.withLock({ $0.isStream }) {
             finish(.cancelled, channel: context.channel)
         } else {
             fail(Forwarder.Failure(description: "the connection closed before the response was complete"), channel: context.channel)
@@ -388,7 +389,7 @@ private final class ResponseRelay: ChannelInboundHandler, RemovableChannelHandle
             return true
         }
         guard first else { return }
-        handle.finished()
+        control.finished()
         events(event)
         channel.close(promise: nil)
     }
@@ -397,7 +398,7 @@ private final class ResponseRelay: ChannelInboundHandler, RemovableChannelHandle
     private func arm(on channel: any Channel, message: String) {
         let deadline = channel.eventLoop.scheduleTask(in: timeout) { [self] in
             // A stream paused for a client that reads slowly is not idle: it waits again.
-            if handle.isPaused { return arm(on: channel, message: message) }
+            if control.isPaused { return arm(on: channel, message: message) }
             fail(Forwarder.Failure(description: message), channel: channel)
         }
         let previous = state.withLock { state -> Scheduled<Void>? in

@@ -19,7 +19,7 @@ import NIOHTTP1
 /// body is recorded whole) or passes the body limit (it is relayed whole but not recorded, and the
 /// journal says why). A stream may run any time as long as the real host sends something at
 /// least every 60 seconds; it goes no faster than its client reads (the client's connection not
-/// writable, the real host is not read: ``Forwarder/Handle/pauseReading()``).
+/// writable, the real host is not read: ``Forwarder/UpstreamControl/pauseReading()``).
 struct PassthroughRelay {
     /// What the client is sent, whole.
     struct Answer: Sendable {
@@ -56,7 +56,7 @@ struct PassthroughRelay {
     ///     offered only the content codings Airlock reads, so that secrets can be redacted.
     ///   - target: The URL to send it to instead of its own (a stub that proxies).
     ///   - streams: Whether a body without a length is relayed live (`false`: collected whole).
-    /// - Returns: The handle that stops the forward when the client goes away.
+    /// - Returns: The control that stops the forward when the client goes away and pauses it while the client is not reading.
     @discardableResult
     func relay(
         _ incoming: IncomingRequest,
@@ -67,7 +67,7 @@ struct PassthroughRelay {
         on eventLoop: any EventLoop,
         streams: Bool,
         deliver: @escaping @Sendable (Delivery) -> Void
-    ) -> Forwarder.Handle {
+    ) -> Forwarder.UpstreamControl {
         var fields: [(name: String, value: String)] = []
         for field in head.headers where !Self.hopByHop.contains(field.name.lowercased()) {
             if recording, field.name.lowercased() == "accept-encoding" {
