@@ -86,7 +86,7 @@ final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .tunnel(let tunnel):
             open(tunnel, for: head, in: context)
         case .admin:
-            let admin = AdminAPI(context: server, localPort: context.channel.localAddress?.port ?? 0)
+            let admin = AdminAPI(context: server, localPort: context.channel.localAddress?.port ?? 0, isSecure: isSecure(context))
             if let page = InspectorRoute(head) {
                 return inspect(page, admin: admin, head: head, delivery: delivery)
             }
