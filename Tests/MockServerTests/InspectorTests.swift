@@ -318,7 +318,7 @@ import WebSocketKit
 
     /// The page's views of bodies in headless Chromium: header fields in the order sent, JSON as a
     /// folded tree, a form's fields and a multipart body's parts split, a stream's parts and a
-    /// WebSocket's frames each with its time.
+    /// WebSocket's frames each with its time; and a row answered by a WireMock mapping names it.
     @Test func theBodyViewsInABrowser() async throws {
         let file = try Self.write(#"""
             {"stubs": [
@@ -333,7 +333,13 @@ import WebSocketKit
         let airlock = try LaunchedAirlock(["serve", file.path, "--port", "0", "--quiet"])
         defer { airlock.stopIfRunning() }
         let (_, base) = try await airlock.banner()
+        try await withClient { client in
+            let mapping = #"{"name": "greeting", "request": {"method": "GET", "url": "/greeting"}, "response": {"status": 200, "body": "hi"}}"#
+            let added = try await send(client, base + "/__admin/mappings", method: .POST, headers: [("Content-Type", "application/json")], body: mapping)
+            #expect(added.status == 201, "\(added.text)")
+        }
         guard let page = try await Self.browserReport(["bodies", "--server", base], key: "bodies") else { return }
+        #expect((page["greetingAnsweredBy"] as? String)?.hasSuffix(#" · WireMock mapping "greeting""#) == true, "\(page["greetingAnsweredBy"] ?? "")")
         #expect(page["console"] as? [String] == [], "the page logged errors")
         #expect(page["headerOrder"] as? [String] == ["X-Zeta", "X-Alpha", "X-Middle"], "header fields in the order sent")
 

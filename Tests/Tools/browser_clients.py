@@ -445,6 +445,8 @@ def bodies(arguments):
         send(server, "POST", "/upload", {"Content-Type": f"multipart/form-data; boundary={BOUNDARY}"}, MULTIPART.encode())
         status, _ = send(server, "GET", "/events", {"Accept": "text/event-stream"}, None)
         result["eventsStatus"] = status
+        # Answered by a WireMock mapping the test posted: the row names it.
+        send(server, "GET", "/greeting", {}, None)
         import websocket  # websocket-client, which Selenium brings
 
         socket = websocket.create_connection(server.replace("http://", "ws://") + "/chat", timeout=30)
@@ -454,6 +456,9 @@ def bodies(arguments):
         socket.close()
         wait_for(browser, "return [...document.querySelectorAll('#rows tr')].some((tr) => tr.children[2].textContent.endsWith('/chat') && tr.children[3].textContent === '101')", "the WebSocket's row", report)
 
+        result["greetingAnsweredBy"] = wait_for(
+            browser, "const row = [...document.querySelectorAll('#rows tr')].find((tr) => tr.children[2].textContent.endsWith('/greeting')); return row ? row.children[4].textContent : null",
+            "the row of /greeting", report)
         rows = "[...document.querySelectorAll('#detail-body tbody')]"
         if open_row(browser, "/profile", report):
             result["headerOrder"] = browser.execute_script(
