@@ -27,6 +27,17 @@ extension WireMockSnapshot {
         return .members(members)
     }
 
+    /// A mapping that answers exactly `request` with a placeholder — `200` and the body `…`, as
+    /// a stub-file entry for a request that got no response has it: what the traffic page copies
+    /// for an unmatched request, to be given its real response.
+    /// - Parameter request: The request, already through the output's redaction.
+    package static func placeholderMapping(for request: RecordedRequest) -> JSONValue {
+        .members([
+            ("request", requestPattern(request, target: RequestTarget(url: request.url), placeholders: [])),
+            ("response", .members([("status", .number(200)), ("body", .string("…"))])),
+        ])
+    }
+
     /// One entry per name, in the order names first occur: `equalTo`, `matches` for a redacted
     /// value, `hasExactly` for a repeated name.
     private static func queryParameters(_ items: [RecordedRequest.QueryItem], placeholders: Set<String>) -> [(String, JSONValue)] {

@@ -29,6 +29,20 @@ import WebSocketTestSupport
         ]}
         """#
 
+    /// Runs `Tests/Tools/browser_clients.py` with `arguments` and returns what it reported under
+    /// `key`; `nil` on a machine without Chromium, which the script reports as a finding (CI
+    /// installs it).
+    private static func browserReport(_ arguments: [String], key: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [String: Any]? {
+        let run = try await ToolScriptRun.run(arguments, script: "browser_clients.py")
+        run.expectSuccess(sourceLocation: sourceLocation)
+        let result = try #require(run.resultLine.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }, sourceLocation: sourceLocation)
+        guard let report = result[key] as? [String: Any] else {
+            #expect(run.findings.contains { $0.contains("Chromium") }, "\(run.lines.suffix(20))", sourceLocation: sourceLocation)
+            return nil
+        }
+        return report
+    }
+
     /// The `exchange` events of a feed's text, parsed.
     private static func events(in text: String) -> [[String: Any]] {
         text.components(separatedBy: "\n\n").compactMap { block in
@@ -152,6 +166,7 @@ import WebSocketTestSupport
             _ = try await send(client, "\(base)/v1/pets", method: .POST, headers: [("Content-Type", "application/json")], body: #"{"name": "Rex"}"#)
             let row = try #require(Self.events(in: try await reading.value).last)
             #expect(row["problems"] as? Int == 1)
+            #expect(row["operation"] as? String == "createPets", "the row names the contract's operation")
             let sequence = try #require(row["sequence"] as? Int)
             let exchange = try #require(try JSONSerialization.jsonObject(with: Data(try await send(client, base + "/__admin/inspector/exchanges/\(sequence)").text.utf8)) as? [String: Any])
             #expect(exchange["operation"] as? String == "createPets")
@@ -174,7 +189,9 @@ import WebSocketTestSupport
         try await withServer(upstream) { real in
             let recorder = try LaunchedAirlock(["record", "--target", real.baseURL.absoluteString, "--cassette", folder.appendingPathComponent("api.har").path, "--port", "0", "--quiet"])
             defer { recorder.stopIfRunning() }
-            let port = try lastPort(in: try #require(await recorder.lines.next(), "airlock record printed nothing"))
+            let banner = try #require(await recorder.lines.next(), "airlock record printed nothing")
+            #expect(banner.contains("(traffic page: /__admin/inspector/)"), "\(banner)")
+            let port = try lastPort(in: banner)
             let base = "http://127.0.0.1:\(port)"
             try await withClient { client in
                 #expect(try await send(client, base + "/items").text == "one")
@@ -186,6 +203,20 @@ import WebSocketTestSupport
                 #expect(cassette["recording"] as? Bool == true)
                 #expect(cassette["recorded"] as? Int == 1)
             }
+            recorder.process.interrupt()
+            #expect(await recorder.exit.status() == 0)
+        }
+        // The cassette replayed: its row names the entry that answered.
+        let replay = try LaunchedAirlock(["serve", folder.appendingPathComponent("api.har").path, "--port", "0", "--quiet"])
+        defer { replay.stopIfRunning() }
+        let (_, replayBase) = try await replay.banner()
+        try await withClient { client in
+            let feed = try await client.execute(HTTPClientRequest(url: replayBase + "/__admin/inspector/feed"), timeout: hangGuard)
+            let reading = Task { try await Self.readFeed(feed, untilPath: "/items") }
+            #expect(try await send(client, replayBase + "/items").text == "one")
+            let row = try #require(Self.events(in: try await reading.value).last)
+            #expect(row["matched"] as? Bool == true)
+            #expect((row["stub"] as? String)?.contains("api.har entry 1") == true, "\(row["stub"] ?? "")")
         }
         let stubs = try Self.write(#"{"stubs": [{"path": "/next", "scenarioName": "checkout", "newScenarioState": "paid", "responses": [{"body": "ok"}]}]}"#, named: "s.json")
         defer { try? FileManager.default.removeItem(at: stubs.deletingLastPathComponent()) }
@@ -253,6 +284,95 @@ import WebSocketTestSupport
         }
     }
 
+    /// The page, its feed, its state and an exchange's detail each behind the admin API's
+    /// protections, through a raw socket: a DNS-rebinding page (its own name in `Host`) is refused
+    /// all four, token or not; without the token only the page opens (it holds no data); with it,
+    /// all do.
+    @Test(arguments: ["", "feed", "state", "exchanges/1"])
+    func everyPartOfThePageIsProtected(_ part: String) async throws {
+        try await withServer(HTTPMock(), configuration: .init(adminToken: "open-sesame")) { server in
+            _ = try await rawExchange(port: server.port, Self.raw("/missing", host: "127.0.0.1:\(server.port)"))
+            let path = "/__admin/inspector/" + part
+            let token = "Authorization: Bearer open-sesame"
+            func status(host: String, _ headers: [String] = []) async throws -> Int {
+                let answer = try await rawExchange(port: server.port, Self.raw(path, host: host, headers: headers))
+                return Int(answer.split(separator: " ").dropFirst().first ?? "") ?? 0
+            }
+            let own = "127.0.0.1:\(server.port)"
+            #expect(try await status(host: "evil.example:\(server.port)", [token]) == 403, "rebinding, with the token")
+            #expect(try await status(host: "evil.example:\(server.port)") == (part.isEmpty ? 403 : 401), "rebinding, without the token")
+            #expect(try await status(host: "127.0.0.1:1", [token]) == 403, "another port")
+            #expect(try await status(host: own) == (part.isEmpty ? 200 : 401), "without the token")
+            #expect(try await status(host: own, ["Authorization: Bearer wrong"]) == (part.isEmpty ? 200 : 401), "with a wrong token")
+            #expect(try await status(host: own, [token, "Origin: http://evil.example"]) == 403, "from another origin")
+            if part != "feed" {  // the feed never ends: InspectorTests.theFeedNeedsTheTokenAndItsOwnOrigin opens it
+                #expect(try await status(host: own, [token]) == 200, "with the token")
+                #expect(try await status(host: "localhost:\(server.port)", [token, "Origin: http://localhost:\(server.port)"]) == 200, "from its own origin")
+            }
+        }
+    }
+
+    /// A raw `GET` with `Connection: close`.
+    private static func raw(_ path: String, host: String, headers: [String] = []) -> String {
+        (["GET \(path) HTTP/1.1", "Host: \(host)", "Connection: close"] + headers).joined(separator: "\r\n") + "\r\n\r\n"
+    }
+
+    /// The page's views of bodies in headless Chromium: header fields in the order sent, JSON as a
+    /// folded tree, a form's fields and a multipart body's parts split, a stream's parts and a
+    /// WebSocket's frames each with its time; and a row answered by a WireMock mapping names it.
+    @Test func theBodyViewsInABrowser() async throws {
+        let file = try Self.write(#"""
+            {"stubs": [
+              {"path": "/profile", "responses": [{"json": {"user": {"name": "Ada", "langs": ["en", "fr"]}, "active": true}, "lifetime": "eternal"}]},
+              {"path": "/form", "method": "POST", "responses": [{"status": 204, "lifetime": "eternal"}]},
+              {"path": "/upload", "method": "POST", "responses": [{"status": 201, "lifetime": "eternal"}]},
+              {"path": "/events", "responses": [{"events": [{"data": "one"}, {"data": "two", "delay": 0.05}, {"data": "three", "delay": 0.1}], "lifetime": "eternal"}]},
+              {"path": "/chat", "responses": [{"webSocket": {"script": [{"send": "welcome"}, {"echo": 1}, {"close": 1000, "reason": "bye"}]}, "lifetime": "eternal"}]}
+            ]}
+            """#, named: "bodies.json")
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let airlock = try LaunchedAirlock(["serve", file.path, "--port", "0", "--quiet"])
+        defer { airlock.stopIfRunning() }
+        let (_, base) = try await airlock.banner()
+        try await withClient { client in
+            let mapping = #"{"name": "greeting", "request": {"method": "GET", "url": "/greeting"}, "response": {"status": 200, "body": "hi"}}"#
+            let added = try await send(client, base + "/__admin/mappings", method: .POST, headers: [("Content-Type", "application/json")], body: mapping)
+            #expect(added.status == 201, "\(added.text)")
+        }
+        guard let page = try await Self.browserReport(["bodies", "--server", base], key: "bodies") else { return }
+        #expect((page["greetingAnsweredBy"] as? String)?.hasSuffix(#" · WireMock mapping "greeting""#) == true, "\(page["greetingAnsweredBy"] ?? "")")
+        #expect(page["console"] as? [String] == [], "the page logged errors")
+        #expect(page["headerOrder"] as? [String] == ["X-Zeta", "X-Alpha", "X-Middle"], "header fields in the order sent")
+
+        let tree = page["jsonTree"] as? [String: Any]
+        let folds = tree?["folds"] as? [[String: Any]] ?? []
+        #expect(folds.map { $0["summary"] as? String } == ["{2}", "user: {2}", "langs: [2]"])
+        #expect(folds.allSatisfy { $0["open"] as? Bool == true }, "the tree opens unfolded")
+        #expect(Set(tree?["leaves"] as? [String] ?? []) == [#"name: "Ada""#, #"0: "en""#, #"1: "fr""#, "active: true"])
+        #expect(page["folded"] as? Bool == true, "a click on a level's summary folds it")
+
+        #expect(page["form"] as? [[String]] == [["name", "Ada Lovelace"], ["city", "London"], ["markup", "<b>x</b>"]])
+        let parts = page["multipart"] as? [[String: Any]] ?? []
+        #expect(parts.map { $0["heading"] as? String } == ["Part 1", "Part 2"])
+        #expect(parts.first?["texts"] as? [String] == [#"Content-Disposition: form-data; name="title""#, "Notes"])
+        #expect(parts.last?["texts"] as? [String] == ["Content-Disposition: form-data; name=\"file\"; filename=\"a.txt\"\r\nContent-Type: text/plain", "line one"])
+
+        #expect(page["eventsStatus"] as? Int == 200)
+        let stream = page["stream"] as? [String: Any]
+        #expect(stream?["heading"] as? String == "Stream: 3 parts")
+        let streamParts = stream?["parts"] as? [[String: Any]] ?? []
+        #expect(streamParts.map { $0["at"] as? String } == ["at 0 ms", "at 50 ms", "at 150 ms"], "each part with its time")
+        #expect(streamParts.map { $0["text"] as? String } == ["data: one\n\n", "data: two\n\n", "data: three\n\n"])
+
+        #expect(page["webSocket"] as? [String] == ["welcome", "marco"])
+        let frames = page["frames"] as? [[String: Any]] ?? []
+        let notes = frames.compactMap { $0["note"] as? String }
+        #expect(notes.prefix(3).map { $0.components(separatedBy: " at ").first } == ["to client", "from client", "to client"])
+        #expect(frames.prefix(3).map { $0["text"] as? String } == ["welcome", "marco", "marco"])
+        let times = notes.compactMap { note in note.components(separatedBy: " at ").last.flatMap { Int($0.replacingOccurrences(of: " ms ", with: "")) } }
+        #expect(times.count == notes.count && times == times.sorted(), "each frame with its time, in order: \(notes)")
+    }
+
     /// The page in headless Chromium against `airlock serve`: it loads with no console error,
     /// shows exchanges without a reload, marks a near miss's differences, runs no script of an
     /// XSS corpus, and "Add as stub" answers the next such request; its "copy as stub-file
@@ -264,20 +384,29 @@ import WebSocketTestSupport
         defer { airlock.stopIfRunning() }
         let (_, base) = try await airlock.banner()
         let screenshots = Self.root.appendingPathComponent(".build/inspector-screenshots")
-        let run = try await ToolScriptRun.run(["inspector", "--server", base, "--token", "page-token", "--screenshots", screenshots.path], script: "browser_clients.py")
-        run.expectSuccess()
-        let result = try #require(run.resultLine.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] })
-        guard let page = result["page"] as? [String: Any] else {
-            // No Chromium on this machine: the script says so as a finding (CI installs it).
-            #expect(run.findings.contains { $0.contains("Chromium") }, "\(run.lines.suffix(20))")
-            return
-        }
+        // Only this run's pictures: the set is compared with the article's.
+        try? FileManager.default.removeItem(at: screenshots)
+        guard let page = try await Self.browserReport(["inspector", "--server", base, "--token", "page-token", "--screenshots", screenshots.path], key: "page") else { return }
         #expect(page["console"] as? [String] == [], "the page logged errors")
         #expect(page["sameDocument"] as? Bool == true, "exchanges appear without a reload")
+        let sent = try #require(page["sent"] as? Int)
         let rows = page["rows"] as? [[String]] ?? []
-        #expect(rows.count == 8)
-        #expect(rows.map { $0.first } == ["8", "7", "6", "5", "4", "3", "2", "1"], "newest first")
+        #expect(rows.count == sent)
+        #expect(rows.map { $0.first } == (1...sent).reversed().map { String($0) }, "newest first")
         #expect(rows.last?[3] == "200" && rows.last?[4] == #"host "**", path "/users/1""#)
+        // The corpus sent raw (markup in the request target, bytes that are not UTF-8 in the
+        // path, a header and the body) reached the server as requests: unmatched, each a row;
+        // raw bytes that are not UTF-8 in the request target are refused before the journal.
+        #expect(page["rawStatuses"] as? [Int] == [404, 404, 404, 400])
+        // Each exchange checked while it was the one shown, every section open.
+        let details = page["details"] as? [[String: Any]] ?? []
+        #expect(details.count == sent)
+        for detail in details {
+            let sequence = detail["sequence"] as? String ?? "?"
+            #expect(detail["shown"] as? Bool == true, "exchange #\(sequence)'s detail was not shown")
+            #expect(detail["xss"] is NSNull, "a script from the traffic ran with exchange #\(sequence) shown: \(detail["xss"] ?? "")")
+            #expect((detail["foreign"] as? [String])?.isEmpty == true, "elements from the traffic got into exchange #\(sequence)'s detail: \(detail["foreign"] ?? "")")
+        }
         #expect(page["xss"] is NSNull, "a script from the traffic ran")
         #expect(page["injectedElements"] as? Int == 0)
         let bytes = page["bytesDetail"] as? [String: Any]
@@ -290,12 +419,33 @@ import WebSocketTestSupport
         #expect((page["addResult"] as? String)?.hasPrefix("Added") == true, "\(page["addResult"] ?? "")")
         let afterAdd = page["afterAdd"] as? [String: Any]
         #expect(afterAdd?["status"] as? Int == 200 && afterAdd?["body"] as? String == "…", "the added stub answers the next such request")
+        let copy = page["copy"] as? [String: String] ?? [:]
+
+        // "Copy as curl", run by a shell: the same request again — method, URL and header fields —
+        // which the server (its added stub used up by the request after it) answers with the
+        // diagnosis that repeats them.
+        let curl = try #require(copy["curl"])
+        #expect(curl.hasPrefix("curl -X 'GET' '\(base)/users/2?page=3'"), "\(curl)")
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/curl") {  // .ci/run installs it
+            let log = FileManager.default.temporaryDirectory.appendingPathComponent("airlock-curl-\(UUID().uuidString).log")
+            defer { try? FileManager.default.removeItem(at: log) }
+            let answer = try await runShellCommand(curl + " --silent --show-error --write-out '\\n%{http_code}'", in: Self.root, log: log, hangGuard: .seconds(300))
+            #expect(answer.status == 0, "\(answer.output)")
+            #expect(answer.output.hasPrefix("Airlock: no stub for GET \(base)/users/2?page=3\n"), "\(answer.output)")
+            #expect(answer.output.contains("\n  Accept: application/json\n"), "\(answer.output)")
+            #expect(answer.output.hasSuffix("\n404"), "\(answer.output)")
+        }
+        // "Copy as Swift": the registerResponses block a test pastes, type-checked against the
+        // built HTTPMock module.
+        let swift = try #require(copy["swift"])
+        #expect(swift.hasPrefix("mock.registerResponses {\n    Host(\"127.0.0.1\") {\n        Path(\"/users/2\", query: [\"page\": \"3\"]) {"), "\(swift)")
+        try await Self.expectTypeChecks(swift)
 
         // The keyboard alone reaches the rows (the newest is the request after "Add as stub")
         // and opens one; axe-core finds no violation.
         let keyboard = page["keyboard"] as? [String: Any]
-        #expect(keyboard?["firstRowReached"] as? String == "9")
-        #expect(keyboard?["opened"] as? String == "Exchange #8")
+        #expect(keyboard?["firstRowReached"] as? String == String(sent + 1))
+        #expect(keyboard?["opened"] as? String == "Exchange #\(sent)")
         // Search, filter, pause: an exchange that ends while paused is held back, then shown.
         #expect(page["searched"] as? [String] == [base + "/users/2?page=3", base + "/users/2?page=3"])
         #expect(page["filteredMatched"] as? [String] == [base + "/users/2?page=3", base + "/users/1"], "the stub added from the page answered #9")
@@ -308,7 +458,7 @@ import WebSocketTestSupport
         #expect((axe?["violations"] as? [[String: Any]])?.isEmpty == true, "\(axe?["violations"] ?? "")")
 
         // "Copy as stub-file entry", pasted into a stub file: another server answers the request.
-        let copied = try #require((page["copy"] as? [String: String])?["stub-file"])
+        let copied = try #require(copy["stub-file"])
         let pasted = try Self.write(#"{"stubs": ["# + copied + "]}", named: "pasted.json")
         defer { try? FileManager.default.removeItem(at: pasted.deletingLastPathComponent()) }
         let second = try LaunchedAirlock(["serve", pasted.path, "--port", "0", "--quiet"])
@@ -318,17 +468,82 @@ import WebSocketTestSupport
             let answer = try await send(client, secondBase + "/users/2?page=3")
             #expect(answer.status == 200 && answer.text == "…")
         }
+        // "Copy as WireMock mapping" of the unmatched request (its placeholder answer), posted to
+        // another server's WireMock admin API: that server answers the request, and its page
+        // names the mapping that did.
+        let mapping = try #require(copy["wiremock"])
+        try await Self.expectWireMockServerAnswers(mapping, path: "/users/2?page=3")
+
         airlock.process.interrupt()
         #expect(await airlock.exit.status() == 0)
+        if let whole = page["nearMissShotShowsAll"] as? Bool {
+            #expect(whole, "the near miss's picture shows its detail whole, down to \"Add as stub\"")
+        }
+        // The article's pictures are the ones this test takes, no more and no fewer.
+        let resources = Self.root.appendingPathComponent("Sources/MockServer/Documentation.docc/Resources")
+        let taken = Set(try FileManager.default.contentsOfDirectory(atPath: screenshots.path).filter { $0.hasSuffix(".png") })
+        #expect(taken == ["inspector-list.png", "inspector-near-miss.png"])
         if ProcessInfo.processInfo.environment["AIRLOCK_UPDATE_SCREENSHOTS"] == "1" {
             // The article's pictures, taken by this test: `AIRLOCK_UPDATE_SCREENSHOTS=1 swift test --filter thePageInABrowser`.
-            let resources = Self.root.appendingPathComponent("Sources/MockServer/Documentation.docc/Resources")
             try FileManager.default.createDirectory(at: resources, withIntermediateDirectories: true)
-            for name in ["inspector-list.png", "inspector-near-miss.png"] {
+            for name in try FileManager.default.contentsOfDirectory(atPath: resources.path) where name.hasPrefix("inspector-") && !taken.contains(name) {
+                try FileManager.default.removeItem(at: resources.appendingPathComponent(name))
+            }
+            for name in taken {
                 let target = resources.appendingPathComponent(name)
                 try? FileManager.default.removeItem(at: target)
                 try FileManager.default.copyItem(at: screenshots.appendingPathComponent(name), to: target)
             }
+        }
+        let committed = Set(try FileManager.default.contentsOfDirectory(atPath: resources.path).filter { $0.hasPrefix("inspector-") })
+        #expect(committed == taken, "the article's pictures differ from the ones this test takes: run AIRLOCK_UPDATE_SCREENSHOTS=1 swift test --filter thePageInABrowser")
+        let article = try String(contentsOf: Self.root.appendingPathComponent("Sources/MockServer/Documentation.docc/InspectingTraffic.md"), encoding: .utf8)
+        for name in taken {
+            #expect(article.contains("(\(name))"), "InspectingTraffic.md shows no \(name)")
+        }
+    }
+
+    /// Type-checks `snippet` — a `registerResponses` block on a `mock` — against the built
+    /// HTTPMock module (the `Modules` folder beside the `airlock` executable), as a test that
+    /// pastes it compiles it.
+    private static func expectTypeChecks(_ snippet: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let executable = try #require(CLITests.executable, "build the airlock executable first (swift build)")
+        let modules = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("Modules")
+        let file = try write("import Foundation\nimport HTTPMock\n\nfunc register(on mock: HTTPMock) {\n\(snippet)\n}\n", named: "Pasted.swift")
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let command = ["swiftc", "-typecheck", "-I", modules.path, "-I", root.appendingPathComponent("Sources/CZlib").path, file.path]
+            .map(InspectorTests.shellQuoted).joined(separator: " ")
+        let result = try await runShellCommand(command, in: file.deletingLastPathComponent(), log: file.deletingLastPathComponent().appendingPathComponent("swiftc.log"), hangGuard: .seconds(600))
+        #expect(result.status == 0, "the copied Swift block does not type-check:\n\(snippet)\n\(result.output)", sourceLocation: sourceLocation)
+    }
+
+    private static func shellQuoted(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
+    /// Posts `mapping` (as copied from the page) to the WireMock admin API of a fresh
+    /// `airlock serve --wiremock`, then checks that the server answers `path` with the mapping's
+    /// placeholder and that its feed names the mapping in the row.
+    private static func expectWireMockServerAnswers(_ mapping: String, path: String) async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("airlock-wiremock-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("mappings"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let server = try LaunchedAirlock(["serve", "--wiremock", root.path, "--port", "0", "--quiet"])
+        defer { server.stopIfRunning() }
+        let (_, base) = try await server.banner()
+        var named = try #require(try JSONSerialization.jsonObject(with: Data(mapping.utf8)) as? [String: Any])
+        #expect((named["response"] as? [String: Any])?["body"] as? String == "…")
+        named["name"] = "pasted from the page"
+        let body = String(decoding: try JSONSerialization.data(withJSONObject: named), as: UTF8.self)
+        try await withClient { client in
+            let added = try await send(client, base + "/__admin/mappings", method: .POST, headers: [("Content-Type", "application/json")], body: body)
+            #expect(added.status == 201, "\(added.text)")
+            let feed = try await client.execute(HTTPClientRequest(url: base + "/__admin/inspector/feed"), timeout: hangGuard)
+            let reading = Task { try await Self.readFeed(feed, untilPath: path.components(separatedBy: "?")[0]) }
+            let answer = try await send(client, base + path)
+            #expect(answer.status == 200 && answer.text == "…", "\(answer.status) \(answer.text)")
+            let row = try #require(Self.events(in: try await reading.value).last)
+            #expect(row["source"] as? String == #"WireMock mapping "pasted from the page""#)
         }
     }
 
@@ -361,13 +576,7 @@ import WebSocketTestSupport
         let elsewhere = try LaunchedAirlock(["serve", page.path, "--port", "0", "--quiet"])
         defer { elsewhere.stopIfRunning() }
         let (_, elsewhereBase) = try await elsewhere.banner()
-        let run = try await ToolScriptRun.run(["page-results", "--page", elsewhereBase + "/attack"], script: "browser_clients.py")
-        run.expectSuccess()
-        let result = try #require(run.resultLine.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] })
-        guard let results = result["results"] as? [String: String] else {
-            #expect(run.findings.contains { $0.contains("Chromium") }, "\(run.lines.suffix(20))")
-            return
-        }
+        guard let results = try await Self.browserReport(["page-results", "--page", elsewhereBase + "/attack"], key: "results")?.compactMapValues({ $0 as? String }) else { return }
         #expect(results["feed"] == "blocked")
         #expect(results["add"] == "blocked")
         try await withClient { client in

@@ -140,6 +140,41 @@ struct TLSTests {
         }
     }
 
+    /// The traffic page's "Add as stub" over HTTPS: a browser sends the page's own origin,
+    /// `https://127.0.0.1:PORT`, with its POST; the admin API takes it, and still refuses another
+    /// origin and the same host and port under the other scheme. A plain-HTTP connection to the
+    /// same port (one port serves both) is the other way round.
+    @Test func theAdminAPIAcceptsItsOwnHTTPSOriginAndRefusesOthers() async throws {
+        try await Self.withCAFolder { folder in
+            try await withServer(HTTPMock(), configuration: .init(tls: .init(certificateAuthorityDirectory: folder))) { server in
+                var configuration = HTTPClient.Configuration()
+                var tls = TLSConfiguration.makeClientConfiguration()
+                tls.additionalTrustRoots = [.file(try #require(server.certificateAuthority).certificateFile.path)]
+                configuration.tlsConfiguration = tls
+                try await Self.withClient(configuration) { (client: HTTPClient) async throws -> Void in
+                    let add = { (path: String, base: String, origin: String) async throws -> Int in
+                        let stub = #"{"stubs": [{"path": "\#(path)", "responses": [{"body": "added", "lifetime": "eternal"}]}]}"#
+                        return try await send(client, base + "/__admin/stubs", method: .POST, headers: [("Content-Type", "application/json"), ("Origin", origin)], body: stub).status
+                    }
+                    let https = "https://127.0.0.1:\(server.port)"
+                    let http = "http://127.0.0.1:\(server.port)"
+                    #expect(server.baseURL.absoluteString == https)
+                    #expect(try await add("/own", https, https) == 201)
+                    #expect(try await add("/own-localhost", https, "https://localhost:\(server.port)") == 201)
+                    #expect(try await add("/foreign", https, "https://evil.example") == 403)
+                    #expect(try await add("/other-port", https, "https://127.0.0.1:\(server.port == 1 ? 2 : server.port - 1)") == 403)
+                    #expect(try await add("/wrong-scheme", https, http) == 403)
+                    #expect(try await add("/plain", http, http) == 201)
+                    #expect(try await add("/plain-wrong-scheme", http, https) == 403)
+                    #expect(try await send(client, https + "/own").text == "added")
+                    #expect(try await send(client, https + "/foreign").status == 404)
+                    #expect(try await send(client, https + "/wrong-scheme").status == 404)
+                    #expect(try await send(client, https + "/plain-wrong-scheme").status == 404)
+                }
+            }
+        }
+    }
+
     // MARK: Certificates
 
     @Test(arguments: [("api.example.test", GeneralName.dnsName("api.example.test")), (nil, GeneralName.ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1])))])

@@ -3,6 +3,7 @@
 
     python3 Tests/Tools/browser_clients.py eventsource --page URL
     python3 Tests/Tools/browser_clients.py inspector --server URL [--screenshots DIR]
+    python3 Tests/Tools/browser_clients.py bodies --server URL
     python3 Tests/Tools/browser_clients.py page-results --page URL
     python3 Tests/Tools/browser_clients.py install
 
@@ -22,10 +23,18 @@ browser console's errors in the closing line for the test to check.
 `inspector` opens the traffic page of the Airlock server at URL (`URL/__admin/inspector/`),
 waits for its feed, then sends the server traffic of its own (a matched request, a near miss, and
 an XSS corpus: script tags, event handlers and `javascript:` URLs in paths, headers and bodies,
-and bytes that are not UTF-8) and reports what the page shows without a reload: the rows, the
-marked verdicts of the near miss, the "copy as" texts, whether any injected script ran, what
+markup sent raw in the request target, and bytes that are not UTF-8 in the path, a header and
+the body) and reports what the page shows without a reload: the rows, the marked verdicts of the
+near miss, the "copy as" texts, whether any injected script ran or element got in (checked with
+each exchange's detail shown and every section open, and at the end), what
 "Add as stub" did to the next such request, and the console's errors; with `--screenshots`, a PNG
 of the list and of the near miss's detail.
+
+`bodies` opens the traffic page of the Airlock server at URL, sends it a request whose header
+fields come in a set order and gets JSON back, a form, a multipart body, a stream of server-sent
+events and a WebSocket's messages, opens each and reports what the page shows: the header names in
+order, the JSON tree's folds and leaves, the form's fields, the multipart parts, the stream's parts
+with their times and the frames with theirs.
 
 `page-results` opens PAGE (served by the test), waits for `window.finished`, and prints
 `window.results`.
@@ -160,6 +169,67 @@ XSS = [
 ]
 
 
+# Sent over a socket byte for byte: markup in the request target itself (not percent-encoded, as
+# http.client and browsers would), and bytes that are not UTF-8 in the path (percent-encoded: the
+# server refuses raw ones in a request target with 400, the last request, which makes no row), a
+# header and the body. `{authority}` becomes the server's. Every payload that could run would set
+# window.__xss.
+RAW = [
+    b"GET /xss/<script>window.__xss=13</script> HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n",
+    b"GET /xss/<img/src=x/onerror=window.__xss=14>?q=\"><svg/onload=window.__xss=15> HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n",
+    b"POST /xss/%FF%FE<script>window.__xss=16</script>/%C3%28 HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n"
+    b"X-Broken: \xc3\x28\xe2\x82<img src=x onerror=window.__xss=17>\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {length}\r\n\r\n"
+    b"{body}",
+    b"GET /xss/\xff\xfe<script>window.__xss=20</script> HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n",
+]
+# How many of RAW the server refuses before they reach the journal (the last).
+RAW_REFUSED = 1
+RAW_BODY = b"\xe2\x82<img src=x onerror=window.__xss=18>\xed\xa0\x80<script>window.__xss=19</script>\xc0\xaf"
+
+# The only elements the page makes (inspector.html and inspector.js): any other in the list or the
+# detail came from traffic.
+PAGE_ELEMENTS = ["tr", "td", "span", "details", "summary", "div", "pre", "table", "caption", "thead", "tbody", "th", "h3",
+                 "h4", "ol", "ul", "li", "mark", "dl", "dt", "dd", "p", "button", "section"]
+FOREIGN_ELEMENTS = ("const allowed = new Set(arguments[0]);"
+                    "return [...document.querySelectorAll('#rows *, #detail-body *')].filter((e) => !allowed.has(e.localName) "
+                    "|| [...e.attributes].some((a) => a.name.startsWith('on') || /^\\s*javascript:/i.test(a.value))).map((e) => e.outerHTML.slice(0, 80))")
+
+
+def send_raw(server, template):
+    """Sends one request exactly as `template`'s bytes (its `{authority}`, `{length}` and `{body}`
+    filled in) over a socket; returns the status (None when the server closed without one)."""
+    import socket
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(server)
+    authority = f"{parts.hostname}:{parts.port}".encode()
+    request = template.replace(b"{authority}", authority).replace(b"{length}", str(len(RAW_BODY)).encode()).replace(b"{body}", RAW_BODY)
+    with socket.create_connection((parts.hostname, parts.port), timeout=30) as connection:
+        connection.sendall(request)
+        answer = b""
+        while b"\r\n" not in answer:
+            chunk = connection.recv(4096)
+            if not chunk:
+                break
+            answer += chunk
+    words = answer.split(b"\r\n", 1)[0].split(b" ")
+    return int(words[1]) if len(words) > 1 and words[1].isdigit() else None
+
+
+def settle(browser):
+    """Gives the page what it needs to run anything the detail could have let in: a round trip to
+    the server (an injected image's request and its error go the same way) and two frames."""
+    browser.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "fetch('favicon.svg', {cache: 'no-store'}).catch(() => null).finally(() => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))")
+
+
+def script_ran(browser):
+    """window.__xss (None when no script of the corpus ran) and the elements the page did not make."""
+    return (browser.execute_script("return window.__xss === undefined ? null : window.__xss"),
+            browser.execute_script(FOREIGN_ELEMENTS, PAGE_ELEMENTS))
+
+
 def send(server, method, path, headers, body):
     """Sends one request with http.client (which sends header bytes as given, Latin-1) and
     returns the status and body."""
@@ -198,6 +268,20 @@ def wait_for(browser, script, what, report, limit=PAGE_LIMIT):
         time.sleep(0.05)
 
 
+def open_traffic_page(browser, server, report, token=None):
+    """Opens the traffic page of the server at `server` and waits for its feed to be live."""
+    browser.set_window_size(1400, 900)
+    browser.set_page_load_timeout(PAGE_LIMIT)
+    browser.get(server + "/__admin/inspector/" + (f"#token={token}" if token else ""))
+    wait_for(browser, "return document.getElementById('connection').textContent === 'Live'", "its feed as live", report)
+
+
+def wait_for_detail(browser, sequence, what, report):
+    """Waits until the detail shows exchange `sequence`: its heading and its facts in place."""
+    script = f"return document.getElementById('detail-heading').textContent === 'Exchange #{sequence}' && document.querySelector('#detail-body dl') !== null"
+    return bool(wait_for(browser, script, what, report))
+
+
 def click_row(browser, path_part):
     """Clicks the newest row whose URL contains `path_part`; whether there was one."""
     return browser.execute_script(
@@ -211,14 +295,10 @@ def inspector(arguments):
     if paths is None:
         return without_browser(report, "page")
     server = arguments.server.rstrip("/")
-    page = server + "/__admin/inspector/" + (f"#token={arguments.token}" if arguments.token else "")
     browser = open_browser(*paths)
     result = {}
     try:
-        browser.set_window_size(1400, 900)
-        browser.set_page_load_timeout(PAGE_LIMIT)
-        browser.get(page)
-        wait_for(browser, "return document.getElementById('connection').textContent === 'Live'", "its feed as live", report)
+        open_traffic_page(browser, server, report, arguments.token)
         # A mark that a reload would wipe: exchanges must appear without one.
         browser.execute_script("window.__sameDocument = true")
         status, _ = send(server, "GET", "/users/1", {"Accept": "application/json"}, None)
@@ -227,19 +307,27 @@ def inspector(arguments):
         result["nearMissStatus"] = status
         for method, path, headers, body in XSS:
             send(server, method, path, headers, body)
-        expected = 2 + len(XSS)
+        result["rawStatuses"] = [send_raw(server, template) for template in RAW]
+        expected = 2 + len(XSS) + len(RAW) - RAW_REFUSED
+        result["sent"] = expected
         wait_for(browser, f"return document.querySelectorAll('#rows tr').length >= {expected}", f"{expected} rows", report)
         result["sameDocument"] = bool(browser.execute_script("return window.__sameDocument === true"))
         result["rows"] = browser.execute_script("return [...document.querySelectorAll('#rows tr')].map((tr) => [...tr.children].map((td) => td.textContent))")
         if arguments.screenshots:
             os.makedirs(arguments.screenshots, exist_ok=True)
             browser.save_screenshot(os.path.join(arguments.screenshots, "inspector-list.png"))
-        # Every exchange opened, the XSS corpus included; then the near miss.
-        for index in range(len(result["rows"])):
-            browser.execute_script("document.querySelectorAll('#rows tr')[arguments[0]].click()", index)
-        result["xss"] = browser.execute_script("return window.__xss === undefined ? null : window.__xss")
-        result["injectedElements"] = browser.execute_script(
-            "return document.querySelectorAll('#rows img, #rows script, #rows svg, #detail img, #detail svg, #detail script').length")
+        # Every exchange opened, the XSS corpus included, each checked while it is the one shown:
+        # its detail in place, every section open, then what ran and what got in.
+        result["details"] = []
+        for sequence in [row[0] for row in result["rows"]]:
+            browser.execute_script("document.querySelector('#rows tr[data-sequence=\"' + arguments[0] + '\"]').click()", sequence)
+            shown = wait_for_detail(browser, sequence, f"exchange #{sequence}'s detail", report)
+            browser.execute_script("for (const d of document.querySelectorAll('#detail details')) d.open = true")
+            settle(browser)
+            xss, foreign = script_ran(browser)
+            result["details"].append({"sequence": sequence, "shown": bool(shown), "xss": xss, "foreign": foreign})
+        result["xss"], foreign = script_ran(browser)
+        result["injectedElements"] = len(foreign)
         if click_row(browser, "/xss/bytes"):
             result["bytesDetail"] = browser.execute_script(
                 "const d = document.getElementById('detail-body'); return {headerShown: d.textContent.includes('<b onmouseover=window.__xss=11>'), hex: [...d.querySelectorAll('pre.hex')].map((p) => p.textContent)}")
@@ -250,8 +338,15 @@ def inspector(arguments):
             result["copy"] = browser.execute_script(
                 "const texts = {}; for (const pre of document.querySelectorAll('#detail pre[id^=copy-]')) texts[pre.id.slice(5)] = pre.textContent; return texts")
             if arguments.screenshots:
+                # Tall enough for the marked verdicts and, below them, the copy sections and
+                # "Add as stub", the stub-file entry open.
+                browser.set_window_size(1400, 1900)
                 browser.execute_script("for (const d of document.querySelectorAll('#detail details.copy')) d.open = (d.querySelector('pre').id === 'copy-stub-file')")
+                result["nearMissShotShowsAll"] = browser.execute_script(
+                    "const d = document.getElementById('detail'); const add = document.getElementById('add-as-stub').getBoundingClientRect();"
+                    "return d.scrollTop === 0 && window.scrollY === 0 && add.bottom <= Math.min(window.innerHeight, d.getBoundingClientRect().bottom)")
                 browser.save_screenshot(os.path.join(arguments.screenshots, "inspector-near-miss.png"))
+                browser.set_window_size(1400, 900)
             # Add as stub: the next such request gets the stub's response.
             browser.execute_script("document.getElementById('add-as-stub').click()")
             result["addResult"] = wait_for(browser, "const r = document.getElementById('add-result'); return r && r.textContent.startsWith('Added') ? r.textContent : (r && r.textContent.startsWith('Not added') ? r.textContent : null)", "the add's result", report)
@@ -313,6 +408,90 @@ def inspector(arguments):
     return report.finish()
 
 
+# What `bodies` sends: a JSON answer to a request whose header fields come in a set order, a form, a
+# multipart body, a stream of server-sent events, and a WebSocket's frames (the server's stubs
+# answer each: InspectorTests).
+FORM = "name=Ada+Lovelace&city=London&markup=%3Cb%3Ex%3C%2Fb%3E"
+BOUNDARY = "airlock-boundary"
+MULTIPART = (f"--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nNotes\r\n"
+             f"--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.txt\"\r\nContent-Type: text/plain\r\n\r\nline one\r\n"
+             f"--{BOUNDARY}--\r\n")
+ORDERED_HEADERS = {"X-Zeta": "1", "X-Alpha": "2", "X-Middle": "3"}
+
+
+def open_row(browser, path_part, report):
+    """Opens the newest row whose URL contains `path_part` and waits for its detail."""
+    sequence = browser.execute_script(
+        "const row = [...document.querySelectorAll('#rows tr')].find((tr) => tr.children[2].textContent.includes(arguments[0]));"
+        "if (!row) return null; row.click(); return row.dataset.sequence;", path_part)
+    if sequence is None:
+        report.problem(f"no row for {path_part}")
+        return False
+    return wait_for_detail(browser, sequence, f"the detail of {path_part}", report)
+
+
+def bodies(arguments):
+    report = toolenv.Report(TOOL, "bodies")
+    paths = browser_paths()
+    if paths is None:
+        return without_browser(report, "bodies")
+    server = arguments.server.rstrip("/")
+    browser = open_browser(*paths)
+    result = {}
+    try:
+        open_traffic_page(browser, server, report)
+        send(server, "GET", "/profile", ORDERED_HEADERS, None)
+        send(server, "POST", "/form", {"Content-Type": "application/x-www-form-urlencoded"}, FORM.encode())
+        send(server, "POST", "/upload", {"Content-Type": f"multipart/form-data; boundary={BOUNDARY}"}, MULTIPART.encode())
+        status, _ = send(server, "GET", "/events", {"Accept": "text/event-stream"}, None)
+        result["eventsStatus"] = status
+        # Answered by a WireMock mapping the test posted: the row names it.
+        send(server, "GET", "/greeting", {}, None)
+        import websocket  # websocket-client, which Selenium brings
+
+        socket = websocket.create_connection(server.replace("http://", "ws://") + "/chat", timeout=30)
+        result["webSocket"] = [socket.recv()]
+        socket.send("marco")
+        result["webSocket"].append(socket.recv())
+        socket.close()
+        wait_for(browser, "return [...document.querySelectorAll('#rows tr')].some((tr) => tr.children[2].textContent.endsWith('/chat') && tr.children[3].textContent === '101')", "the WebSocket's row", report)
+
+        result["greetingAnsweredBy"] = wait_for(
+            browser, "const row = [...document.querySelectorAll('#rows tr')].find((tr) => tr.children[2].textContent.endsWith('/greeting')); return row ? row.children[4].textContent : null",
+            "the row of /greeting", report)
+        rows = "[...document.querySelectorAll('#detail-body tbody')]"
+        if open_row(browser, "/profile", report):
+            result["headerOrder"] = browser.execute_script(
+                f"return [...{rows}[0].querySelectorAll('tr')].map((tr) => tr.children[0].textContent).filter((name) => name.startsWith('X-'))")
+            result["jsonTree"] = browser.execute_script(
+                "const tree = document.querySelector('#detail-body .json'); if (!tree) return null;"
+                "return {folds: [...tree.querySelectorAll('details')].map((d) => ({summary: d.querySelector('summary').textContent, open: d.open})),"
+                " leaves: [...tree.querySelectorAll('div:not(.json)')].filter((d) => !d.querySelector('details')).map((d) => d.textContent)}")
+            # Folding: a click on a level's summary closes it.
+            result["folded"] = browser.execute_script(
+                "const d = document.querySelector('#detail-body .json details details'); d.querySelector('summary').click(); return d.open === false")
+        if open_row(browser, "/form", report):
+            result["form"] = browser.execute_script(
+                f"return [...{rows}[1].querySelectorAll('tr')].map((tr) => [...tr.children].map((td) => td.textContent))")
+        if open_row(browser, "/upload", report):
+            result["multipart"] = browser.execute_script(
+                "return [...document.querySelectorAll('#detail-body .part')].map((part) => ({heading: part.querySelector('h4').textContent, texts: [...part.querySelectorAll('pre')].map((pre) => pre.textContent)}))")
+        if open_row(browser, "/events", report):
+            result["stream"] = browser.execute_script(
+                "const h = [...document.querySelectorAll('#detail-body h4')].find((h) => h.textContent.startsWith('Stream')); "
+                "return {heading: h ? h.textContent : null, parts: [...document.querySelectorAll('#detail-body ol.parts > li')].map((li) => ({at: li.querySelector('.note').textContent, text: li.querySelector('pre') ? li.querySelector('pre').textContent : null}))}")
+        if open_row(browser, "/chat", report):
+            # The detail follows the frames as they come (the row comes again with each).
+            wait_for(browser, "return document.querySelectorAll('#detail-body ol.frames > li').length >= 3", "the WebSocket's frames", report)
+            result["frames"] = browser.execute_script(
+                "return [...document.querySelectorAll('#detail-body ol.frames > li')].map((li) => ({note: li.querySelector('.note').textContent, text: li.querySelector('pre') ? li.querySelector('pre').textContent : li.textContent}))")
+        result["console"] = [entry["message"] for entry in browser.get_log("browser") if entry.get("level") == "SEVERE"]
+    finally:
+        browser.quit()
+    report.extra["bodies"] = result
+    return report.finish()
+
+
 def page_results(arguments):
     report = toolenv.Report(TOOL, "page-results")
     finished_page(report, arguments.page, "results", "results")
@@ -337,6 +516,9 @@ def parser():
     traffic.add_argument("--token", help="the server's admin token, given to the page in its URL's fragment")
     traffic.add_argument("--screenshots", help="a folder for PNGs of the page")
     traffic.set_defaults(run=inspector)
+    views = commands.add_parser("bodies", help="open a server's traffic page, send it a JSON, form, multipart, event-stream and WebSocket exchange, and report how the page shows each")
+    views.add_argument("--server", required=True, help="the server's base URL")
+    views.set_defaults(run=bodies)
     results = commands.add_parser("page-results", help="open a page, wait for window.finished, and print window.results")
     results.add_argument("--page", required=True)
     results.set_defaults(run=page_results)

@@ -23,7 +23,9 @@ enum InspectorExchange {
     /// The exchange's row in the page's list, as the live feed sends it: what the row shows and
     /// the filters use, built from the request's URL through the redaction and a few counts —
     /// not the fields, bodies or stubs-to-copy, which the page asks for when a row is opened.
-    static func summary(_ request: RecordedRequest, redaction: Redaction) -> JSONValue {
+    /// Besides the stub, it names the WireMock mapping that answered (`source`) and the contract
+    /// operation the request belongs to (`operation`).
+    static func summary(_ request: RecordedRequest, redaction: Redaction, registry: MockRegistry) -> JSONValue {
         let response = request.response
         return .members([
             ("sequence", .number(Double(request.sequence))),
@@ -32,6 +34,8 @@ enum InspectorExchange {
             ("url", .string(redaction.url(request.url))),
             ("matched", .bool(request.wasMatched)),
             ("stub", request.stub.map { .string(redaction.text($0)) } ?? .null),
+            ("source", mapping(of: request, registry: registry).map { .string(redaction.text($0)) } ?? .null),
+            ("operation", request.operationID.map(JSONValue.string) ?? .null),
             ("status", response?.status.map { .number(Double($0)) } ?? .null),
             ("error", response?.error.map { .string(redaction.text($0)) } ?? .null),
             ("ended", .bool(response != nil)),
@@ -59,7 +63,7 @@ enum InspectorExchange {
             ("matched", .bool(shown.wasMatched)),
         ]
         members.append(("stub", shown.stub.map(JSONValue.string) ?? .null))
-        members.append(("source", shown.sourceID.map { .string($0.uuidString.lowercased()) } ?? .null))
+        members.append(("source", mapping(of: original, registry: registry).map { .string(redaction.text($0)) } ?? .null))
         members.append(("operation", shown.operationID.map(JSONValue.string) ?? .null))
         members.append(("problems", .array(shown.problems.map { .string(redaction.text($0)) })))
         members.append(("request", .members([
@@ -103,15 +107,22 @@ enum InspectorExchange {
             members.append(("diagnosis", diagnosis(original, registry: registry, redaction: redaction)))
         }
         // A stub answers with the response the request got, except the unmatched-request answer
-        // (a stub with a placeholder body instead).
+        // (a stub with a placeholder body instead, in every format).
         let answer = shown.response?.headerFields[unmatchedMark] == "true" ? nil : shown.response
         members.append(("copy", .members([
             ("swift", .string(RegistrationSnippet.lines(for: shown, response: answer).joined(separator: "\n"))),
             ("stubFile", .string(String(decoding: StubFile.entry(for: shown, response: answer).prettyText, as: UTF8.self))),
-            ("wireMock", .string(answer == nil ? "" : wireMockMapping(shown))),
+            ("wireMock", .string(answer?.status == nil ? String(decoding: WireMockSnapshot.placeholderMapping(for: shown).prettyText, as: UTF8.self) : wireMockMapping(shown))),
             ("curl", .string(curl(shown))),
         ])))
         return .members(members)
+    }
+
+    /// The WireMock mapping that answered `request`, as the page names it: by its `name`, or by
+    /// its id when it has none (`nil` when no mapping answered, or it has been removed since).
+    static func mapping(of request: RecordedRequest, registry: MockRegistry) -> String? {
+        guard let id = request.mappingID, let mapping = registry.source(id: id, as: StubMapping.self) else { return nil }
+        return mapping.name.map { "WireMock mapping \"\($0)\"" } ?? "WireMock mapping \(id.uuidString.lowercased())"
     }
 
     /// Header fields as `[{name, value}]`, in order, repeated names kept.

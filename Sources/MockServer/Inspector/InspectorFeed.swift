@@ -6,7 +6,7 @@ import NIOCore
 import NIOHTTP1
 
 /// The traffic page's live feed: one connection's stream of server-sent events, an `exchange`
-/// event per exchange — its row: ``InspectorExchange/summary(_:redaction:)`` — for the journal's
+/// event per exchange — its row: ``InspectorExchange/summary(_:redaction:registry:)`` — for the journal's
 /// entries when the page connects (the newest ``pendingLimit`` of them), then for each exchange
 /// as it ends. The page asks for an
 /// exchange's detail (`GET /__admin/inspector/exchanges/<sequence>`) when it opens one.
@@ -33,18 +33,20 @@ final class InspectorFeed: ExchangeObserver {
     }
 
     private let delivery: NIOLoopBound<ExchangeDelivery>
-    private let journal: RequestJournal
+    private let registry: MockRegistry
+    private var journal: RequestJournal { registry.journal }
     private let pending = Locked(Pending())
 
-    private init(delivery: ExchangeDelivery, journal: RequestJournal) {
+    private init(delivery: ExchangeDelivery, registry: MockRegistry) {
         self.delivery = NIOLoopBound(delivery, eventLoop: delivery.context.eventLoop)
-        self.journal = journal
+        self.registry = registry
     }
 
     /// Answers `GET /__admin/inspector/feed` on `delivery`'s connection: the stream's head, the
     /// journal so far, then every exchange as it ends, until the client goes away.
-    static func open(on delivery: ExchangeDelivery, journal: RequestJournal) {
-        let feed = InspectorFeed(delivery: delivery, journal: journal)
+    static func open(on delivery: ExchangeDelivery, registry: MockRegistry) {
+        let feed = InspectorFeed(delivery: delivery, registry: registry)
+        let journal = registry.journal
         var fields: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store"]
         fields.append(contentsOf: InspectorRoute.protectiveFields.filter { $0.name != .cacheControl })
         let context = delivery.context
@@ -62,7 +64,7 @@ final class InspectorFeed: ExchangeObserver {
             buffer.writeString("event: missed\ndata: \(kept.count - sent.count)\n\n")
         }
         for request in sent {
-            append(request, redaction: redaction, to: &buffer)
+            append(request, redaction: redaction, registry: registry, to: &buffer)
         }
         context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(buffer))), promise: nil)
         let writing = context.eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in feed.write() }
@@ -112,20 +114,20 @@ final class InspectorFeed: ExchangeObserver {
             buffer.writeString("event: missed\ndata: \(taken.missed)\n\n")
         }
         for (request, redaction) in taken.requests {
-            Self.append(request, redaction: redaction, to: &buffer)
+            Self.append(request, redaction: redaction, registry: registry, to: &buffer)
         }
         let redaction = journal.redaction
         for sequence in taken.framed.sorted() {
             if let request = journal.entry(sequence: sequence) {
-                Self.append(request, redaction: redaction, to: &buffer)
+                Self.append(request, redaction: redaction, registry: registry, to: &buffer)
             }
         }
         delivery.context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(buffer))), promise: nil)
     }
 
     /// Writes the `exchange` event of `request`'s row.
-    private static func append(_ request: RecordedRequest, redaction: Redaction, to buffer: inout ByteBuffer) {
-        guard let data = try? InspectorExchange.summary(request, redaction: redaction).compactData() else { return }
+    private static func append(_ request: RecordedRequest, redaction: Redaction, registry: MockRegistry, to buffer: inout ByteBuffer) {
+        guard let data = try? InspectorExchange.summary(request, redaction: redaction, registry: registry).compactData() else { return }
         buffer.writeString("event: exchange\nid: \(request.sequence)\ndata: ")
         // Compact JSON has no raw line breaks (they are escaped in strings): one `data` line.
         buffer.writeBytes(data)

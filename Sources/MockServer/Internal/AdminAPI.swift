@@ -36,6 +36,9 @@ struct AdminAPI {
     let context: ServerContext
     /// The port this connection came in on, for the `Host` check.
     let localPort: Int
+    /// Whether this connection is TLS: the page's own `Origin` then starts `https://`, and an
+    /// `http://` one names another origin.
+    var isSecure = false
 
     struct Answer {
         let status: Int
@@ -194,9 +197,15 @@ struct AdminAPI {
             ])
         }
         if let origin = head.headers.first(name: "Origin")?.lowercased(), origin != "null" || isWrite {
-            let authority = origin.split(separator: "/", omittingEmptySubsequences: true).dropFirst().first.map(String.init) ?? ""
-            guard origin.hasPrefix("http://"), isOwnAuthority(authority) else {
-                return Self.json(403, ["error": .string("the admin API does not answer requests from web pages of other origins (Origin: \(origin))")])
+            // The server's own origin has the scheme this connection serves: a page over TLS
+            // sends `https://`, and a page of the same host and port under the other scheme is
+            // another origin.
+            let scheme = isSecure ? "https://" : "http://"
+            let authority = origin.hasPrefix(scheme) ? String(origin.dropFirst(scheme.count).prefix { $0 != "/" }) : ""
+            guard isOwnAuthority(authority) else {
+                return Self.json(403, [
+                    "error": .string("the admin API does not answer requests from web pages of other origins (Origin: \(origin); this server's is \(scheme)127.0.0.1:\(localPort))"),
+                ])
             }
         }
         return nil

@@ -100,7 +100,7 @@
     if (filter === "problems" && !exchange.problems) return false;
     const search = $("search").value.trim().toLowerCase();
     if (!search) return true;
-    return [exchange.method, exchange.url, statusText(exchange), exchange.stub || "unmatched"].some((field) => field.toLowerCase().includes(search));
+    return [exchange.method, exchange.url, statusText(exchange), exchange.stub || "unmatched", exchange.source || "", exchange.operation || ""].some((field) => field.toLowerCase().includes(search));
   }
 
   function size(bytes) {
@@ -114,9 +114,12 @@
     return isNaN(date) ? iso : date.toLocaleTimeString(undefined, { hour12: false }) + "." + String(date.getMilliseconds()).padStart(3, "0");
   }
 
+  /** The stub (or "unmatched"), then the WireMock mapping that answered and the contract
+   *  operation, where there are any. */
   function answeredBy(exchange) {
-    if (exchange.matched) return el("span", {}, exchange.stub || "a stub");
-    return el("span", { class: "unmatched" }, "unmatched");
+    const also = [exchange.source, exchange.operation ? "operation " + exchange.operation : null].filter(Boolean).map((text) => " · " + text);
+    if (exchange.matched) return el("span", {}, exchange.stub || "a stub", ...also);
+    return el("span", {}, el("span", { class: "unmatched" }, "unmatched"), ...also);
   }
 
   function statusText(exchange) {

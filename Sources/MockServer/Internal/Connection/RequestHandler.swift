@@ -86,7 +86,7 @@ final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .tunnel(let tunnel):
             open(tunnel, for: head, in: context)
         case .admin:
-            let admin = AdminAPI(context: server, localPort: context.channel.localAddress?.port ?? 0)
+            let admin = AdminAPI(context: server, localPort: context.channel.localAddress?.port ?? 0, isSecure: isSecure(context))
             if let page = InspectorRoute(head) {
                 return inspect(page, admin: admin, head: head, delivery: delivery)
             }
@@ -121,7 +121,7 @@ final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             fields[.location] = InspectorRoute.path
             delivery.respond(status: 308, headers: fields, body: Data())
         case .feed:
-            InspectorFeed.open(on: delivery, journal: server.registry.journal)
+            InspectorFeed.open(on: delivery, registry: server.registry)
         case .state:
             delivery.respond(status: 200, headers: InspectorRoute.fields(contentType: "application/json"), body: InspectorState.json(server.registry).prettyText)
         case .exchange(let sequence):
