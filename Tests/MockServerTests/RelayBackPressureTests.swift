@@ -82,6 +82,11 @@ extension RelayBackPressureTests {
                     }
                 }
             }
+            // Nothing recorded this passthrough, so nothing went unrecorded: the journal keeps the
+            // `101` (its own limit counts the frames it dropped), and the relay kept no copy.
+            let entry = try #require(mock.requests.first { $0.path == "/ws-flood" })
+            #expect(entry.response?.status == 101, "\(entry.response?.error ?? "no response")")
+            #expect(entry.webSocketFramesDropped > 0)
         }
     }
 }

@@ -328,6 +328,10 @@ package struct ExchangeRecorder: Sendable {
 }
 
 extension ExchangeRecorder {
+    /// Whether a cassette records this exchange (a relay keeps what it hands the cassette only
+    /// then).
+    package var isRecording: Bool { recording != nil && request != nil }
+
     /// Adds a frame of the WebSocket the request opened to its journal entry.
     package func record(_ frame: RecordedWebSocketFrame) {
         journal.record(frame, generation: generation, sequence: sequence)

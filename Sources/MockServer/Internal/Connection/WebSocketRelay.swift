@@ -222,7 +222,9 @@ final class WebSocketRelay {
 
     private func record(_ direction: RecordedWebSocketFrame.Direction, _ content: RecordedWebSocketFrame.Content) {
         let frame = RecordedWebSocketFrame(direction: direction, content: content, date: Date())
-        if !isOverLimit {
+        // The conversation is kept for a cassette only: the journal keeps its own copy, bounded
+        // by its own limits.
+        if !isOverLimit, recorder.isRecording {
             frameBytes += frame.size
             if frameBytes > limit {
                 isOverLimit = true
@@ -248,6 +250,8 @@ final class WebSocketRelay {
         guard !isFinished, let opening else { return }
         isFinished = true
         guard !isOverLimit else {
+            // Only a recording loses anything: without one, the journal keeps its `101` and the
+            // frames its own limits allow.
             recorder.record(.failure("Airlock: the WebSocket was relayed to the client, but not recorded: its frames passed the limit of \(limit) bytes"))
             return
         }
