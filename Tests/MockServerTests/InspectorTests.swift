@@ -4,6 +4,7 @@ import HTTPMock
 import MockServer
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 import ProcessSupport
 import Testing
 import WebSocketKit
@@ -151,6 +152,69 @@ import WebSocketTestSupport
             try? await inspector.shutdown()
             throw error
         }
+    }
+
+    /// The count of a feed's `missed` events.
+    private static func missed(in text: String) -> Int {
+        text.components(separatedBy: "\n\n").reduce(0) { total, block in
+            guard block.hasPrefix("event: missed"), let line = block.split(separator: "\n").first(where: { $0.hasPrefix("data: ") }) else { return total }
+            return total + (Int(line.dropFirst(6)) ?? 0)
+        }
+    }
+
+    /// A page open on a server under load costs it the rows a page can read, not a row for every
+    /// exchange: at most 200 rows a write, the rest counted in a `missed` event. The test holds
+    /// the feed's event loop while 500 in-process exchanges end, so all of them wait for the same
+    /// write (no timing: the loop runs nothing until the test lets it go).
+    @Test func aPageUnderLoadGetsAtMostTwoHundredRowsAWriteAndACountOfTheRest() async throws {
+        let mock = HTTPMock()
+        mock.registerResponses {
+            Host("api.example.com") {
+                Path("/item") { MockResponse.plaintext("x", lifetime: .eternal) }
+            }
+        }
+        let loops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        var configuration = MockServer.Configuration()
+        configuration.eventLoopGroup = loops
+        let inspector = MockServer(mock: mock, configuration: configuration)
+        let gate = DispatchSemaphore(value: 0)
+        try await inspector.start()
+        do {
+            try await withClient { client in
+                let feed = try await client.execute(HTTPClientRequest(url: inspector.inspectorURL.absoluteString + "feed"), timeout: hangGuard)
+                var body = feed.body.makeAsyncIterator()
+                var text = ""
+                while !text.contains(": Airlock traffic feed") {
+                    text += String(buffer: try #require(try await body.next(), "the feed ended before its opening comment"))
+                }
+                // The page watches the journal now. Hold the feed's event loop (resumed from the
+                // loop itself: a future's callbacks would need the loop the test holds).
+                await withCheckedContinuation { (holding: CheckedContinuation<Void, Never>) in
+                    loops.next().execute {
+                        holding.resume()
+                        gate.wait()
+                    }
+                }
+                defer { gate.signal() }
+                for _ in 0..<500 {
+                    _ = try await mock.urlSession.data(from: URL(string: "https://api.example.com/item")!)
+                }
+                gate.signal()
+                while Self.events(in: text).count + Self.missed(in: text) < 500 {
+                    text += String(buffer: try #require(try await body.next(), "the feed ended before every exchange was sent or counted"))
+                }
+                #expect(Self.events(in: text).count == 200)
+                #expect(Self.missed(in: text) == 300)
+                #expect(Set(Self.events(in: text).compactMap { $0["sequence"] as? Int }).count == 200, "each row once")
+            }
+            try await inspector.shutdown()
+        } catch {
+            gate.signal()
+            try? await inspector.shutdown()
+            try? await loops.shutdownGracefully()
+            throw error
+        }
+        try await loops.shutdownGracefully()
     }
 
     /// `airlock serve --openapi`: a contract's violations come with their exchange, pointers

@@ -14,15 +14,19 @@ import NIOHTTP1
 /// It watches the journal as an exchange observer for as long as the connection is open. An
 /// exchange only adds its request to a list under a lock; every ``interval`` the connection's
 /// event loop takes the list, builds the rows and writes them at once — no wake-up per exchange,
-/// no work on the exchange's thread. A page that cannot keep up (the connection's buffer full, or
-/// more than ``pendingLimit`` rows waiting) misses rows rather than growing the server's memory:
-/// a `missed` event then says how many, and the page offers to reload. A page that is closed
-/// costs nothing.
+/// no work on the exchange's thread. At most ``rowsPerWrite`` rows go out per write (2,000 a
+/// second, more than anyone reads): a page open while a load test drives the server thousands
+/// of exchanges a second costs it the building of those rows, not of every exchange's. What is
+/// not sent — beyond that rate, or while the connection's buffer is full — is counted: a `missed`
+/// event says how many, and the page offers to reload (which lists the journal's newest
+/// ``pendingLimit``). A page that is closed costs nothing.
 final class InspectorFeed: ExchangeObserver {
     /// How often the rows of the exchanges that ended are written.
     static let interval: TimeAmount = .milliseconds(100)
-    /// The most rows that wait for the next write; beyond, they are missed.
+    /// The most rows sent when a page connects: the journal's newest.
     static let pendingLimit = 10_000
+    /// The most rows that wait for the next write; beyond, they are missed.
+    static let rowsPerWrite = 200
 
     /// What waits for the next write: the requests that ended, the WebSockets with new frames
     /// (their rows, again, from the journal), and how many were missed.
@@ -81,7 +85,7 @@ final class InspectorFeed: ExchangeObserver {
     /// Keeps the exchange (with what the other observers found) for the next write.
     func exchangeRecorded(_ request: RecordedRequest, redaction: Redaction) {
         pending.withLock { pending in
-            if pending.requests.count < Self.pendingLimit {
+            if pending.requests.count < Self.rowsPerWrite {
                 pending.requests.append((request, redaction))
             } else {
                 pending.missed += 1
