@@ -203,8 +203,8 @@ def follow_feed(port):
             response = connection.getresponse()
             while response.read1(65536):
                 pass
-        except OSError:
-            pass
+        except (OSError, http.client.HTTPException):
+            pass  # the server was stopped at the end of the run
     threading.Thread(target=read, daemon=True).start()
 
 
