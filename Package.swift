@@ -210,6 +210,18 @@ let package = Package(
         // (swift run -c release AirlockBenchmarks).
         .executableTarget(name: "AirlockDemo", dependencies: ["HTTPMock"]),
         .executableTarget(name: "AirlockBenchmarks", dependencies: ["AirlockBase", "HTTPMock"], path: "Benchmarks/AirlockBenchmarks"),
+        // What the server's own handlers cost per request, on an EmbeddedChannel beside SwiftNIO's
+        // bare pipeline (swift run -c release ServerPipeline).
+        .executableTarget(
+            name: "ServerPipeline",
+            dependencies: [
+                "MockServer",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Benchmarks/ServerPipeline"
+        ),
         .testTarget(name: "AirlockCoreTests", dependencies: ["AirlockBase", "AirlockCore", "AirlockStubFiles", "AirlockCassettes", "AirlockWireMock", .product(name: "HTTPTypes", package: "swift-http-types")]),
         // Test support, not a product: children started with posix_spawn (TestProcess), because
         // Foundation's Process.run() crashes with many descriptors open (see TestProcess.swift).
