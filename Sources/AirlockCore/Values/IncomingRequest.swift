@@ -7,16 +7,76 @@ package struct IncomingRequest: Sendable {
     /// A query parameter, as the journal shows it too: one type from the transport to the test.
     package typealias QueryItem = RecordedRequest.QueryItem
 
+    /// The request's parts, in one box: a request is copied on its way from the transport to the
+    /// journal and the delivery, and a copy is then one reference instead of ten.
+    // @unchecked Sendable: a storage is only mutated while uniquely referenced (`writable`), so a
+    // storage that two values share is never written.
+    private final class Storage: @unchecked Sendable {
+        var method: String
+        var url: String
+        var host: String
+        var path: String
+        var headerFields: HeaderFieldStorage = .list([])
+        var body: Data?
+        var operationID: String?
+        var addressedToServer: (@Sendable () -> Bool)?
+        var rawQuery: String?
+        var parsedItems: [QueryItem]?
+
+        init(method: String, url: String, host: String, path: String, rawQuery: String?) {
+            self.method = method
+            self.url = url
+            self.host = host
+            self.path = path
+            self.rawQuery = rawQuery
+        }
+
+        func copy() -> Storage {
+            let copy = Storage(method: method, url: url, host: host, path: path, rawQuery: rawQuery)
+            copy.headerFields = headerFields
+            copy.body = body
+            copy.operationID = operationID
+            copy.addressedToServer = addressedToServer
+            copy.parsedItems = parsedItems
+            return copy
+        }
+    }
+
+    private var storage: Storage
+
+    /// The storage, copied first when another value shares it.
+    private var writable: Storage {
+        mutating get {
+            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+            return storage
+        }
+    }
+
     /// The HTTP method, uppercased.
-    package var method: String
+    package var method: String {
+        get { storage.method }
+        set { writable.method = newValue }
+    }
     /// The absolute URL as the client sent it, for messages.
-    package var url: String
+    package var url: String {
+        get { storage.url }
+        set { writable.url = newValue }
+    }
     /// The host, lowercased.
-    package var host: String
+    package var host: String {
+        get { storage.host }
+        set { writable.host = newValue }
+    }
     /// The percent-decoded path; `/` when the URL has none.
-    package var path: String
+    package var path: String {
+        get { storage.path }
+        set { writable.path = newValue }
+    }
     /// The header fields, as the transport handed them over (`URLRequest` keeps a dictionary).
-    package var headerFields: HeaderFieldStorage = .list([])
+    package var headerFields: HeaderFieldStorage {
+        get { storage.headerFields }
+        set { writable.headerFields = newValue }
+    }
 
     /// The header fields; dictionaries come out sorted by name.
     package var headers: [(name: String, value: String)] {
@@ -24,54 +84,69 @@ package struct IncomingRequest: Sendable {
         set { headerFields = .list(newValue) }
     }
     /// The complete body, if any.
-    package var body: Data?
+    package var body: Data? {
+        get { storage.body }
+        set { writable.body = newValue }
+    }
     /// The API operation the client says it calls (a swift-openapi-generator client through
     /// `AirlockTransport` names it), if it says.
-    package var operationID: String?
+    package var operationID: String? {
+        get { storage.operationID }
+        set { writable.operationID = newValue }
+    }
     /// Whether the request was addressed to the server that received it rather than to a host a
     /// stub could name: an origin-form request whose `Host` is the server's own loopback address
     /// (see ``isAddressedToServer(hostHeader:port:boundAddress:)``). When no stub of its own host
     /// matches it, the stubs of every host are tried.
-    package var isAddressedToServer: Bool { addressedToServer?() ?? false }
+    package var isAddressedToServer: Bool { storage.addressedToServer?() ?? false }
     /// How to tell ``isAddressedToServer``: asked only when no stub of the request's own host
     /// matches, so that the usual request never parses its `Host` header a second time.
-    package var addressedToServer: (@Sendable () -> Bool)?
-    /// The query as sent (percent-encoded), parsed only when a stub or a message needs it.
-    private var rawQuery: String?
-    private var parsedItems: [QueryItem]?
+    package var addressedToServer: (@Sendable () -> Bool)? {
+        get { storage.addressedToServer }
+        set { writable.addressedToServer = newValue }
+    }
 
     /// A request whose query is still the percent-encoded text after `?`, if any.
     package init(method: String, url: String, host: String, path: String, query: String?) {
         // Most methods and hosts arrive in their canonical case: check before copying.
-        self.method = method.utf8.contains(where: { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) }) ? method.uppercased() : method
-        self.url = url
-        self.host = host.utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || $0 >= 0x80 }) ? host.lowercased() : host
-        self.path = path.isEmpty ? "/" : path
-        self.rawQuery = query
+        storage = Storage(
+            method: Self.contains(method, where: { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) }) ? method.uppercased() : method,
+            url: url,
+            host: Self.contains(host, where: { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || $0 >= 0x80 }) ? host.lowercased() : host,
+            path: path.isEmpty ? "/" : path,
+            rawQuery: query
+        )
+    }
+
+    /// Whether a byte of `text` passes `test`, read from its contiguous UTF-8 where it has it (a
+    /// native or small string, nearly always): iterating a `UTF8View` costs more per byte.
+    private static func contains(_ text: String, where test: (UInt8) -> Bool) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { $0.contains(where: test) } ?? text.utf8.contains(where: test)
     }
 
     /// A request whose query parameters are already parsed.
     package init(method: String, url: String, host: String, path: String, queryItems: [QueryItem]) {
         self.init(method: method, url: url, host: host, path: path, query: nil)
-        self.parsedItems = queryItems
+        storage.parsedItems = queryItems
     }
 
     /// The query as sent, if it was not given as items.
-    package var queryText: String? { rawQuery }
+    package var queryText: String? { storage.rawQuery }
 
     /// The query parameters in order, percent-decoded. `+` is kept as it is, as `URLComponents` does.
     /// Setting them (a cassette's `beforeRecord` closure) leaves ``url`` as it is.
     package var queryItems: [QueryItem] {
         get { parse() }
         set {
-            parsedItems = newValue
-            rawQuery = nil
+            let storage = writable
+            storage.parsedItems = newValue
+            storage.rawQuery = nil
         }
     }
 
     private func parse() -> [QueryItem] {
-        if let parsedItems { return parsedItems }
-        guard let rawQuery, !rawQuery.isEmpty else { return [] }
+        if let parsedItems = storage.parsedItems { return parsedItems }
+        guard let rawQuery = storage.rawQuery, !rawQuery.isEmpty else { return [] }
         return rawQuery.split(separator: "&", omittingEmptySubsequences: true).map { pair in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             return QueryItem(
@@ -118,8 +193,8 @@ extension IncomingRequest {
         self.init(
             method: method,
             url: url,
-            host: rawHost.utf8.contains(UInt8(ascii: "%")) ? PercentDecoding.decode(Substring(rawHost)) : rawHost,
-            path: rawPath.utf8.contains(UInt8(ascii: "%")) ? PercentDecoding.decode(Substring(rawPath)) : rawPath,
+            host: Self.contains(rawHost, where: { $0 == UInt8(ascii: "%") }) ? PercentDecoding.decode(Substring(rawHost)) : rawHost,
+            path: Self.contains(rawPath, where: { $0 == UInt8(ascii: "%") }) ? PercentDecoding.decode(Substring(rawPath)) : rawPath,
             query: query
         )
     }
@@ -139,13 +214,18 @@ extension IncomingRequest {
         }
         let host = hostHeader.map(Self.trimmingOptionalWhitespace) ?? ""
         let authority = host.isEmpty ? "localhost" : host
-        guard !authority.utf8.contains(where: Self.isForbiddenInHostHeader) else { return nil }
-        if target == "*" {
-            self.init(method: method, absoluteURL: "\(scheme)://\(authority)")
-            path = "*"
-        } else {
-            self.init(method: method, absoluteURL: "\(scheme)://\(authority)\(target)")
-        }
+        guard !Self.contains(authority, where: Self.isForbiddenInHostHeader) else { return nil }
+        // The URL is made in one buffer of the right size (an interpolation grows its string as
+        // it goes), then split as any absolute URL is: one pass over its bytes.
+        let isAsterisk = target == "*"
+        var url = String()
+        url.reserveCapacity(scheme.utf8.count + 3 + authority.utf8.count + (isAsterisk ? 0 : target.utf8.count))
+        url.append(scheme)
+        url.append("://")
+        url.append(authority)
+        if !isAsterisk { url.append(target) }
+        self.init(method: method, absoluteURL: url)
+        if isAsterisk { path = "*" }
     }
 
     /// Whether an origin-form request with this `Host` header was addressed to a server listening

@@ -77,7 +77,10 @@ public struct MockResponse: Hashable, Sendable {
     /// costs a response one reference; the locks are shared (striped by the response's identity).
     package func prepared<Prepared: AnyObject & Sendable>(_ type: Prepared.Type = Prepared.self, _ make: () -> Prepared) -> Prepared {
         let lock = Storage.preparationLocks[Int(bitPattern: UInt(bitPattern: ObjectIdentifier(storage).hashValue) % UInt(Storage.preparationLocks.count))]
-        if let kept = lock.withLock({ storage.preparation }) as? Prepared { return kept }
+        // The exact type is compared, not cast to: a dynamic cast costs more than the lookup.
+        if let kept = lock.withLock({ storage.preparation }), Swift.type(of: kept) == Prepared.self {
+            return unsafeDowncast(kept, to: Prepared.self)
+        }
         let made = make()
         lock.withLock { storage.preparation = made }
         return made

@@ -27,13 +27,17 @@ struct ExchangeDelivery {
 
     /// The core's delivery, onto this connection: timers on its event loop, writes through the
     /// HTTP encoder, each finished exchange reported to the server's exchange handler.
-    final class Sink: ExchangeSink {
+    // @unchecked Sendable: its one variable, `prepared`, is read and written only after
+    // `delivery.value` has checked that the call runs on the channel's event loop.
+    final class Sink: ExchangeSink, @unchecked Sendable {
         typealias Kind = SocketTransport
 
         private let delivery: NIOLoopBound<ExchangeDelivery>
         private let eventLoop: any EventLoop
         private let incoming: IncomingRequest
         private let recorder: ExchangeRecorder
+        /// The prepared answer whose head ``begin(_:bodySize:)`` wrote, if it wrote one.
+        private var prepared: PreparedAnswer?
 
         init(_ delivery: ExchangeDelivery, incoming: IncomingRequest, recorder: ExchangeRecorder) {
             self.delivery = NIOLoopBound(delivery, eventLoop: delivery.context.eventLoop)
@@ -71,6 +75,8 @@ struct ExchangeDelivery {
             if let bodySize, let prepared = PreparedAnswer.of(planned.response), prepared.bodySize == bodySize {
                 let keepAlive = delivery.keepsAlive(streaming: false)
                 delivery.context.write(NIOAny(HTTPServerResponsePart.head(delivery.responseHead(prepared, keepAlive: keepAlive))), promise: nil)
+                // Its body follows in one piece: `send` writes the buffer made with it.
+                self.prepared = prepared
                 return true
             }
             let head = delivery.responseHead(
@@ -88,7 +94,7 @@ struct ExchangeDelivery {
         func send(_ piece: Data, isLast: Bool, of planned: PlannedResponse) {
             let delivery = delivery.value
             guard delivery.context.channel.isActive else { return }
-            if isLast, let prepared = PreparedAnswer.of(planned.response), prepared.bodySize == piece.count {
+            if isLast, let prepared, prepared.bodySize == piece.count {
                 // The whole body, in one piece: the buffer made once for the response.
                 delivery.writeBody(prepared)
             } else {
@@ -209,6 +215,8 @@ struct ExchangeDelivery {
     /// The head of a prepared answer: its fields as kept, `Connection: close` added when the
     /// connection closes after it.
     func responseHead(_ prepared: PreparedAnswer, keepAlive: Bool) -> HTTPResponseHead {
+        // The usual case, an HTTP/1.1 connection kept alive: the head made with the answer.
+        if keepAlive, head.version == .http1_1 { return prepared.keepAliveHead }
         var fields = prepared.fields
         if !keepAlive { fields.replaceOrAdd(name: "Connection", value: "close") }
         return HTTPResponseHead(version: head.version, status: prepared.status, headers: fields)
@@ -235,8 +243,9 @@ struct ExchangeDelivery {
 
     /// What a fixed answer looks like on the wire, made once per response and kept with it
     /// (``MockResponse/prepared(_:_:)``): its status line, its fields with the `Content-Length`,
-    /// and its body in a `ByteBuffer`. A response served again and again is then written without
-    /// converting its fields or copying its body each time.
+    /// and its body in a `ByteBuffer`, and the whole head an HTTP/1.1 keep-alive connection gets. A
+    /// response served again and again is then written without converting its fields, building
+    /// its head or copying its body each time.
     ///
     /// Only for a body held in memory and sent whole (no dribble, no stream), and a status whose
     /// response has a body; every other response is written as ``responseHead(status:reasonPhrase:headers:bodySize:keepAlive:)``
@@ -246,6 +255,8 @@ struct ExchangeDelivery {
         let fields: HTTPHeaders
         let body: ByteBuffer
         let bodySize: Int
+        /// The whole head for an HTTP/1.1 connection that stays open.
+        let keepAliveHead: HTTPResponseHead
 
         private init(_ response: MockResponse, body: Data) {
             let code = response.status.code
@@ -255,6 +266,7 @@ struct ExchangeDelivery {
             self.fields = fields
             self.body = ByteBuffer(bytes: body)
             bodySize = body.count
+            keepAliveHead = HTTPResponseHead(version: .http1_1, status: status, headers: fields)
         }
 
         /// The response's prepared answer, made on first use; `nil` for a response that is not

@@ -10,7 +10,8 @@ enum RequestRoute {
     init(_ head: HTTPRequestHead) {
         if head.method == .CONNECT {
             self = .tunnel(ConnectTunnel(target: head.uri))
-        } else if head.uri.hasPrefix(AdminAPI.prefix) {
+        } else if head.uri.utf8.starts(with: AdminAPI.prefix.utf8) {
+            // Bytes compared: `hasPrefix` compares characters, which costs more on every request.
             self = .admin
         } else {
             self = .mock

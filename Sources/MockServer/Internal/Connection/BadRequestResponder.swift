@@ -4,18 +4,22 @@ import NIOHTTP1
 /// Answers a request SwiftNIO's parser rejects with `400 Bad Request` and a line saying why,
 /// then lets the connection close — SwiftNIO's own `HTTPServerProtocolErrorHandler` does the
 /// same with an empty body. It takes that handler's place in the pipeline, and like it answers
-/// only when no other response has begun (the pipelining handler holds the error back until the
-/// response in flight has ended).
-final class BadRequestResponder: ChannelDuplexHandler, RemovableChannelHandler {
+/// only when no other response is under way (the pipelining handler holds the error back until the
+/// response in flight has ended). It asks the connection's state machine whether one is, rather
+/// than watching every write go by: it sits on the read side only.
+final class BadRequestResponder: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
-    typealias OutboundIn = HTTPServerResponsePart
     typealias OutboundOut = HTTPServerResponsePart
 
-    private var hasUnterminatedResponse = false
+    private let connection: ServerConnection
+
+    init(connection: ServerConnection) {
+        self.connection = connection
+    }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if let error = error as? HTTPParserError, !hasUnterminatedResponse {
+        if let error = error as? HTTPParserError, !connection.isAnswering {
             let message = "Airlock MockServer: bad request: \(Self.reason(error)). The connection is closed.\n"
             let headers = HTTPHeaders([("Connection", "close"), ("Content-Type", "text/plain"), ("Content-Length", "\(message.utf8.count)")])
             context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .badRequest, headers: headers))), promise: nil)
@@ -23,16 +27,6 @@ final class BadRequestResponder: ChannelDuplexHandler, RemovableChannelHandler {
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         }
         context.fireErrorCaught(error)
-    }
-
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        switch unwrapOutboundIn(data) {
-        case .head(let head) where head.status.code / 100 == 1 && head.status.code != 101: break  // informational: another head follows
-        case .head: hasUnterminatedResponse = true
-        case .body: break
-        case .end: hasUnterminatedResponse = false
-        }
-        context.write(data, promise: promise)
     }
 
     /// What the parser found wrong, in a few words a client's developer can act on.

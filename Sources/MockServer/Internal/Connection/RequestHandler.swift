@@ -21,6 +21,8 @@ final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private let server: ServerContext
     private let connection: ServerConnection
+    /// The address the connection came in on, read from the channel once.
+    private var localAddress: SocketAddress??
 
     init(server: ServerContext, connection: ServerConnection) {
         self.server = server
@@ -99,7 +101,7 @@ final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 proxy: ReverseProxyTarget(upstream: server.configuration.upstream, for: head, isTunnel: connection.isTunnel),
                 isTunnel: connection.isTunnel,
                 isSecure: isSecure(context),
-                localAddress: context.channel.localAddress
+                localAddress: connectionAddress(context)
             ) else {
                 let message = IncomingRequest.unreadableTargetMessage(head)
                 return delivery.respond(status: 400, headers: [.contentType: "text/plain"], body: Data(message.utf8), closing: true)
@@ -134,6 +136,14 @@ final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             let detail = InspectorExchange.json(redaction.apply(to: request), original: request, registry: server.registry, redaction: redaction)
             delivery.respond(status: 200, headers: InspectorRoute.fields(contentType: "application/json"), body: (try? detail.compactData()) ?? Data())
         }
+    }
+
+    /// The address the connection came in on: it does not change while the connection lives.
+    private func connectionAddress(_ context: ChannelHandlerContext) -> SocketAddress? {
+        if let localAddress { return localAddress }
+        let address = context.channel.localAddress
+        localAddress = .some(address)
+        return address
     }
 
     /// Whether this connection's requests arrive over TLS (origin-mode HTTPS, or a tunnel whose

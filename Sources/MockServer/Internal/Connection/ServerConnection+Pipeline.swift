@@ -15,7 +15,7 @@ extension ServerConnection {
         let connection = ServerConnection(limits: limits, activity: activity, now: channel.eventLoop.now)
         let pipeline = channel.pipeline.syncOperations
         try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: false)
-        try pipeline.addHandler(BadRequestResponder())
+        try pipeline.addHandler(BadRequestResponder(connection: connection))
         try pipeline.addHandler(RequestHandler(server: server, connection: connection))
         try pipeline.addHandler(ByteArrivalObserver(connection), position: .first)
         if let tls = server.tls {

@@ -41,6 +41,9 @@ final class ServerConnection {
     /// Whether the connection is closing: what the client still sends is dropped.
     var isClosing: Bool { machine.isClosing }
 
+    /// Whether a request is being answered: from its end until its response ends.
+    var isAnswering: Bool { machine.state == .answering }
+
     // MARK: Events from the byte observer
 
     fileprivate func attached(_ context: ChannelHandlerContext) {

@@ -24,7 +24,8 @@ extension IncomingRequest {
         isSecure: Bool,
         localAddress: SocketAddress?
     ) {
-        let hostHeader = proxy?.authority ?? head.headers.first(name: "Host")
+        let sentHost = head.headers.first(name: "Host")
+        let hostHeader = proxy?.authority ?? sentHost
         let target = proxy?.target(head.uri) ?? Self.httpForm(of: head.uri)
         let scheme = proxy?.scheme ?? (isSecure ? "https" : "http")
         self.init(method: head.method.rawValue, target: target, hostHeader: hostHeader, scheme: scheme)
@@ -36,7 +37,7 @@ extension IncomingRequest {
             // Origin form: the `Host` names the server. Absolute form (a forward proxy's
             // request): the target's authority does — a request the server must not forward to
             // itself.
-            let authority = head.uri.hasPrefix("/") ? head.headers.first(name: "Host") : (Self.serverAuthority(ofAbsolute: target) ?? "\u{0}")
+            let authority = head.uri.utf8.first == UInt8(ascii: "/") ? sentHost : (Self.serverAuthority(ofAbsolute: target) ?? "\u{0}")
             addressedToServer = {
                 IncomingRequest.isAddressedToServer(hostHeader: authority, port: localAddress.port ?? 0, boundAddress: localAddress.ipAddress)
             }
@@ -47,6 +48,8 @@ extension IncomingRequest {
     /// sends through an HTTP proxy) as the HTTP URL it stands for (`http://host/chat`); any other
     /// target as it is.
     static func httpForm(of target: String) -> String {
+        // Origin form, nearly every request: nothing to lowercase or compare.
+        if target.utf8.first == UInt8(ascii: "/") { return target }
         let lowercased = target.prefix(6).lowercased()
         if lowercased.hasPrefix("ws://") { return "http" + target.dropFirst(2) }
         if lowercased.hasPrefix("wss://") { return "https" + target.dropFirst(3) }
