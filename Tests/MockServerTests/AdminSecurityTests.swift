@@ -97,10 +97,19 @@ struct AdminSecurityTests {
                 raw("POST", "/__admin/reset", host: "127.0.0.1:\(server.port)", headers: [json, "Origin: http://evil.example"], body: "{}")
             )
             #expect(status(foreign) == 403, "\(foreign)")
+            // A page of this machine on another port — `http://localhost` is port 80 — is another
+            // origin, and a Host without a port names port 80 too.
+            let otherLocalPage = try await rawExchange(
+                port: server.port,
+                raw("POST", "/__admin/reset", host: "127.0.0.1:\(server.port)", headers: [json, "Origin: http://localhost"], body: "{}")
+            )
+            #expect(status(otherLocalPage) == 403, "\(otherLocalPage)")
+            let portless = try await rawExchange(port: server.port, raw("GET", "/__admin/requests", host: "localhost"))
+            #expect(status(portless) == 403, "\(portless)")
             #expect(try await fetch(URL(string: "\(server.baseURL.absoluteString)/kept")!).text == "kept")
 
             // The server's own names pass.
-            for host in ["127.0.0.1:\(server.port)", "localhost:\(server.port)", "localhost"] {
+            for host in ["127.0.0.1:\(server.port)", "localhost:\(server.port)", "[::1]:\(server.port)"] {
                 let own = try await rawExchange(port: server.port, raw("GET", "/__admin/stubs", host: host, headers: ["Origin: http://localhost:\(server.port)"]))
                 #expect(status(own) == 200, "\(host): \(own)")
             }

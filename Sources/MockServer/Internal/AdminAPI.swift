@@ -211,7 +211,9 @@ struct AdminAPI {
         return nil
     }
 
-    /// Whether `authority` (`host[:port]`) names this server.
+    /// Whether `authority` (`host[:port]`) names this server. An authority without a port names
+    /// the scheme's default one (80, or 443 over TLS), as a browser reads it: a page served from
+    /// `http://localhost` is not this server's on another port.
     private func isOwnAuthority(_ authority: String) -> Bool {
         var host = Substring(authority)
         var port: Int?
@@ -223,7 +225,7 @@ struct AdminAPI {
             port = Int(host[host.index(after: colon)...])
             host = host[..<colon]
         }
-        guard port == nil || port == localPort else { return false }
+        guard (port ?? (isSecure ? 443 : 80)) == localPort else { return false }
         let own: Set<String> = ["localhost", "127.0.0.1", "::1", context.configuration.host.lowercased()]
         return own.contains(String(host))
     }
