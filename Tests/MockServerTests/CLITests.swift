@@ -257,10 +257,13 @@ struct LaunchedAirlock {
         if process.isRunning { process.terminate() }
     }
 
-    /// Runs `airlock` to completion; returns its exit status, output and errors. `environment`,
-    /// when given, replaces the test process's own.
-    static func run(_ arguments: [String], environment: [String: String]? = nil) throws -> (status: Int32, output: String, errors: String) {
-        let path = try #require(CLITests.executable, "build the airlock executable first (swift build)")
+    /// Runs `airlock` (or `executable`, another of this package's executables beside it) to
+    /// completion; returns its exit status, output and errors. `environment`, when given, replaces
+    /// the test process's own.
+    static func run(_ arguments: [String], executable: String = "airlock", environment: [String: String]? = nil) throws -> (status: Int32, output: String, errors: String) {
+        let airlock = try #require(CLITests.executable, "build the executables first (swift build)")
+        let path = URL(fileURLWithPath: airlock).deletingLastPathComponent().appendingPathComponent(executable).path
+        try #require(FileManager.default.isExecutableFile(atPath: path), "build the \(executable) executable first (swift build)")
         let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
