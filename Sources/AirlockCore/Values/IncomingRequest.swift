@@ -13,7 +13,8 @@ package struct IncomingRequest: Sendable {
     // storage that two values share is never written.
     private final class Storage: @unchecked Sendable {
         var method: String
-        var url: String
+        /// The URL, or the parts it is made of when nothing has asked for it yet.
+        var url: URLText
         var host: String
         var path: String
         var headerFields: HeaderFieldStorage = .list([])
@@ -23,7 +24,7 @@ package struct IncomingRequest: Sendable {
         var rawQuery: String?
         var parsedItems: [QueryItem]?
 
-        init(method: String, url: String, host: String, path: String, rawQuery: String?) {
+        init(method: String, url: URLText, host: String, path: String, rawQuery: String?) {
             self.method = method
             self.url = url
             self.host = host
@@ -39,6 +40,30 @@ package struct IncomingRequest: Sendable {
             copy.addressedToServer = addressedToServer
             copy.parsedItems = parsedItems
             return copy
+        }
+    }
+
+    /// A request's URL: the text as it came, or — for a request a server received in origin
+    /// form — the scheme, the `Host` and the target it is made of, joined only when something
+    /// reads it (a journal query, a message); matching never does.
+    private enum URLText {
+        case whole(String)
+        /// `target` `nil`: the asterisk form (`OPTIONS *`), whose URL is the authority alone.
+        case origin(scheme: String, authority: String, target: String?)
+
+        var string: String {
+            switch self {
+            case .whole(let url):
+                return url
+            case .origin(let scheme, let authority, let target):
+                var url = String()
+                url.reserveCapacity(scheme.utf8.count + 3 + authority.utf8.count + (target?.utf8.count ?? 0))
+                url.append(scheme)
+                url.append("://")
+                url.append(authority)
+                if let target { url.append(target) }
+                return url
+            }
         }
     }
 
@@ -59,8 +84,8 @@ package struct IncomingRequest: Sendable {
     }
     /// The absolute URL as the client sent it, for messages.
     package var url: String {
-        get { storage.url }
-        set { writable.url = newValue }
+        get { storage.url.string }
+        set { writable.url = .whole(newValue) }
     }
     /// The host, lowercased.
     package var host: String {
@@ -108,6 +133,10 @@ package struct IncomingRequest: Sendable {
 
     /// A request whose query is still the percent-encoded text after `?`, if any.
     package init(method: String, url: String, host: String, path: String, query: String?) {
+        self.init(method: method, urlText: .whole(url), host: host, path: path, query: query)
+    }
+
+    private init(method: String, urlText url: URLText, host: String, path: String, query: String?) {
         // Most methods and hosts arrive in their canonical case: check before copying.
         storage = Storage(
             method: Self.contains(method, where: { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) }) ? method.uppercased() : method,
@@ -185,18 +214,27 @@ extension IncomingRequest {
         var text = url
         guard
             let (rawHost, rawPath, query) = text.withUTF8({ bytes -> (String, String, String?)? in
-                guard let parts = Self.split(bytes) else { return nil }
-                func string(_ range: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) }
-                return (string(parts.host), string(parts.path), parts.query.map(string))
+                guard let (_, authority) = Self.authority(in: bytes), let host = Self.host(in: bytes, authority: authority) else { return nil }
+                let (path, query) = Self.pathAndQuery(in: bytes, from: authority.upperBound)
+                return (Self.string(bytes, host), Self.string(bytes, path), query.map { Self.string(bytes, $0) })
             })
         else { return nil }
+        self.init(method: method, urlText: .whole(url), rawHost: rawHost, rawPath: rawPath, query: query)
+    }
+
+    /// A request from the parts of its URL, host and path still percent-encoded.
+    private init(method: String, urlText: URLText, rawHost: String, rawPath: String, query: String?) {
         self.init(
             method: method,
-            url: url,
+            urlText: urlText,
             host: Self.contains(rawHost, where: { $0 == UInt8(ascii: "%") }) ? PercentDecoding.decode(Substring(rawHost)) : rawHost,
             path: Self.contains(rawPath, where: { $0 == UInt8(ascii: "%") }) ? PercentDecoding.decode(Substring(rawPath)) : rawPath,
             query: query
         )
+    }
+
+    private static func string(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
     }
 
     /// A request head as a server receives it. The target is in origin form (`/users?page=2`,
@@ -215,17 +253,25 @@ extension IncomingRequest {
         let host = hostHeader.map(Self.trimmingOptionalWhitespace) ?? ""
         let authority = host.isEmpty ? "localhost" : host
         guard !Self.contains(authority, where: Self.isForbiddenInHostHeader) else { return nil }
-        // The URL is made in one buffer of the right size (an interpolation grows its string as
-        // it goes), then split as any absolute URL is: one pass over its bytes.
-        let isAsterisk = target == "*"
-        var url = String()
-        url.reserveCapacity(scheme.utf8.count + 3 + authority.utf8.count + (isAsterisk ? 0 : target.utf8.count))
-        url.append(scheme)
-        url.append("://")
-        url.append(authority)
-        if !isAsterisk { url.append(target) }
-        self.init(method: method, absoluteURL: url)
-        if isAsterisk { path = "*" }
+        // The host is read from the authority and the path and query from the target, each in
+        // one pass over its bytes; the URL they make is joined only if something asks for it.
+        var authorityText = authority
+        guard
+            let rawHost = authorityText.withUTF8({ bytes in
+                Self.host(in: bytes, authority: 0..<bytes.count).map { Self.string(bytes, $0) }
+            })
+        else { return nil }
+        if target == "*" {
+            self.init(method: method, urlText: .origin(scheme: scheme, authority: authority, target: nil), rawHost: rawHost, rawPath: "/", query: nil)
+            path = "*"
+            return
+        }
+        var targetText = target
+        let (rawPath, query) = targetText.withUTF8 { bytes in
+            let (path, query) = Self.pathAndQuery(in: bytes, from: 0)
+            return (Self.string(bytes, path), query.map { Self.string(bytes, $0) })
+        }
+        self.init(method: method, urlText: .origin(scheme: scheme, authority: authority, target: target), rawHost: rawHost, rawPath: rawPath, query: query)
     }
 
     /// Whether an origin-form request with this `Host` header was addressed to a server listening
@@ -272,7 +318,6 @@ extension IncomingRequest {
         return String(decoding: trimmed, as: UTF8.self)
     }
 
-    /// Byte ranges of host, path and query in `scheme://[userinfo@]host[:port]/path?query#fragment`.
     /// The authority of an absolute URL that names a server, with the scheme's port when it names
     /// none (`http://u@127.0.0.1:8080/x` → `127.0.0.1:8080`, `https://host/` → `host:443`); `nil`
     /// for text that is not one.
@@ -307,24 +352,27 @@ extension IncomingRequest {
         return (schemeEnd, hostStart..<authorityEnd)
     }
 
-    private static func split(_ bytes: UnsafeBufferPointer<UInt8>) -> (host: Range<Int>, path: Range<Int>, query: Range<Int>?)? {
-        let colon = UInt8(ascii: ":")
-        let question = UInt8(ascii: "?")
-        let hash = UInt8(ascii: "#")
-        guard let (_, authority) = authority(in: bytes) else { return nil }
-        let authorityEnd = authority.upperBound
+    /// The host within `authority` (a range of `bytes` without user information): without the
+    /// port or an IPv6 address's brackets; `nil` when it is empty or a bracket is not closed.
+    private static func host(in bytes: UnsafeBufferPointer<UInt8>, authority: Range<Int>) -> Range<Int>? {
         var hostStart = authority.lowerBound
-        var hostEnd = authorityEnd
-        if hostStart < authorityEnd, bytes[hostStart] == UInt8(ascii: "[") {
+        var hostEnd = authority.upperBound
+        if hostStart < hostEnd, bytes[hostStart] == UInt8(ascii: "[") {
             // [IPv6]:port
-            guard let close = (hostStart..<authorityEnd).first(where: { bytes[$0] == UInt8(ascii: "]") }) else { return nil }
+            guard let close = (hostStart..<hostEnd).first(where: { bytes[$0] == UInt8(ascii: "]") }) else { return nil }
             hostStart += 1
             hostEnd = close
-        } else if let port = (hostStart..<authorityEnd).last(where: { bytes[$0] == colon }) {
+        } else if let port = (hostStart..<hostEnd).last(where: { bytes[$0] == UInt8(ascii: ":") }) {
             hostEnd = port
         }
-        guard hostStart < hostEnd else { return nil }
-        var pathEnd = authorityEnd
+        return hostStart < hostEnd ? hostStart..<hostEnd : nil
+    }
+
+    /// The path (up to `?` or `#`) from `start`, and the query (from `?` up to `#`), if any.
+    private static func pathAndQuery(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> (path: Range<Int>, query: Range<Int>?) {
+        let question = UInt8(ascii: "?")
+        let hash = UInt8(ascii: "#")
+        var pathEnd = start
         while pathEnd < bytes.count, bytes[pathEnd] != question, bytes[pathEnd] != hash {
             pathEnd += 1
         }
@@ -334,6 +382,6 @@ extension IncomingRequest {
             while queryEnd < bytes.count, bytes[queryEnd] != hash { queryEnd += 1 }
             query = (pathEnd + 1)..<queryEnd
         }
-        return (hostStart..<hostEnd, authorityEnd..<pathEnd, query)
+        return (start..<pathEnd, query)
     }
 }
