@@ -222,7 +222,7 @@ let package = Package(
             ],
             path: "Benchmarks/ServerPipeline"
         ),
-        .testTarget(name: "AirlockCoreTests", dependencies: ["AirlockBase", "AirlockCore", "AirlockStubFiles", "AirlockCassettes", "AirlockWireMock", .product(name: "HTTPTypes", package: "swift-http-types")]),
+        .testTarget(name: "AirlockCoreTests", dependencies: ["AirlockBase", "AirlockCore", "AirlockStubFiles", "AirlockCassettes", "AirlockWireMock", "ProcessSupport", .product(name: "HTTPTypes", package: "swift-http-types")]),
         // Test support, not a product: children started with posix_spawn (TestProcess), because
         // Foundation's Process.run() crashes with many descriptors open (see TestProcess.swift).
         .target(name: "ProcessSupport", path: "Tests/ProcessSupport"),
@@ -355,6 +355,7 @@ let package = Package(
                 "HTTPMock",
                 "HTTPMockTesting",
                 "HTTPTestSupport",
+                "ProcessSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

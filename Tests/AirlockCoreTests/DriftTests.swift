@@ -4,12 +4,15 @@ import AirlockBase
 import Foundation
 import HTTPTypes
 import Testing
+import ProcessSupport
 
 /// The drift check's parts on their own: the JSON paths of the rules, the comparison of shapes,
 /// placeholders, the splice that rewrites only drifted entries, and expiry. The whole path (a live
 /// upstream, the CLI) is in MockServerTests' `CassetteVerifyTests`.
 struct DriftTests {
-    private let folder = FileManager.default.temporaryDirectory.appendingPathComponent("airlock-drift-\(UUID().uuidString)")
+    /// This test's own folder, removed when the test ends.
+    private let temporary = TemporaryFolder("airlock-drift")
+    private var folder: URL { temporary.url }
 
     @Test(arguments: [
         ("$.id", [JSONValue.Step.member("id")], true),

@@ -77,9 +77,9 @@ final class RunningAirlock: @unchecked Sendable {
         return (status, lines)
     }
 
-    /// Ends it if a test left it running.
+    /// Ends it if a test left it running, and waits for it to end.
     func stopIfRunning() {
-        if process.isRunning { process.terminate() }
+        process.stop()
     }
 
     /// The base URL the banner's first line names.

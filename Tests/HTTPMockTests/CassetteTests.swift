@@ -6,13 +6,16 @@ import HTTPTypes
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import ProcessSupport
 #endif
 
 /// Record and replay through a real URLSession: recorded against a real loopback server, then
 /// replayed with that server stopped.
 struct CassetteTests {
     /// A fresh folder per test; cassettes are written below it.
-    private let folder = FileManager.default.temporaryDirectory.appendingPathComponent("airlock-cassettes-\(UUID().uuidString)")
+    /// This test's own folder, removed when the test ends.
+    private let temporary = TemporaryFolder("airlock-cassettes")
+    private var folder: URL { temporary.url }
 
     private func cassette(_ name: String = "api.har", mode: Cassette.RecordMode, matching: Cassette.Matching = .init(), environment: [String: String] = [:]) throws -> Cassette {
         try Cassette(contentsOf: folder.appendingPathComponent(name), mode: mode, matching: matching, environment: environment)

@@ -252,9 +252,9 @@ struct LaunchedAirlock {
         return (status, printed)
     }
 
-    /// Stops the child if a test left it running.
+    /// Stops the child if a test left it running, and waits for it to end.
     func stopIfRunning() {
-        if process.isRunning { process.terminate() }
+        process.stop()
     }
 
     /// Runs `airlock` (or `executable`, another of this package's executables beside it) to

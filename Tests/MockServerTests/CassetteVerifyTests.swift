@@ -10,7 +10,9 @@ import Testing
 /// process, the upstream switched to its second version, and `airlock cassette verify` run as a
 /// child against it.
 struct CassetteVerifyTests {
-    private let folder = FileManager.default.temporaryDirectory.appendingPathComponent("airlock-verify-\(UUID().uuidString)")
+    /// This test's own folder, removed when the test ends.
+    private let temporary = TemporaryFolder("airlock-verify")
+    private var folder: URL { temporary.url }
 
     /// The routes recorded, in order: entry 0 to 6.
     private static let routes = ["/users/1", "/health", "/status", "/events", "/stable", "/profile", "/list"]

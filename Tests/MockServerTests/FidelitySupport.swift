@@ -20,7 +20,7 @@ func withPythonUpstream(_ name: String, _ body: (Int) async throws -> Void) asyn
     let output = Pipe()
     process.standardOutput = output
     let exit = try ChildProcess(running: process)
-    defer { if process.isRunning { process.terminate() } }
+    defer { process.stop() }
     let lines = LineReader(output.fileHandleForReading)
     let ready = try #require(await lines.next(), "the upstream printed nothing")
     let port = try #require(Int(ready.dropFirst("port ".count)), "\(ready)")

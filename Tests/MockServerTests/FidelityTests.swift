@@ -21,7 +21,9 @@ import FoundationNetworking
 /// Only framing is left out of the comparison (`Content-Length`, `Transfer-Encoding`,
 /// `Connection`, `Keep-Alive`): a replay sends its body with a length where the server chunked it.
 struct FidelityTests {
-    private let folder = FileManager.default.temporaryDirectory.appendingPathComponent("airlock-fidelity-\(UUID().uuidString)")
+    /// This test's own folder, removed when the test ends.
+    private let temporary = TemporaryFolder("airlock-fidelity")
+    private var folder: URL { temporary.url }
 
     // MARK: Through the server
 

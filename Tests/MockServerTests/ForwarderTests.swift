@@ -6,12 +6,15 @@ import MockServer
 import NIOCore
 import NIOPosix
 import Testing
+import ProcessSupport
 
 /// What the server sends on to a real host (recording, passthrough) goes over SwiftNIO's HTTP/1.1
 /// client pipeline: the request as the client sent it, the real host's certificate verified, and
 /// a clear `502` when the host cannot be reached or does not answer.
 struct ForwarderTests {
-    private let folder = FileManager.default.temporaryDirectory.appendingPathComponent("airlock-forwarder-\(UUID().uuidString)")
+    /// This test's own folder, removed when the test ends.
+    private let temporary = TemporaryFolder("airlock-forwarder")
+    private var folder: URL { temporary.url }
 
     /// A reverse proxy for `upstream` that records into a cassette of its own; always shut down.
     private func withRecorder(upstream: URL, _ body: (MockServer) async throws -> Void) async throws {

@@ -22,7 +22,9 @@ import FoundationNetworking
 /// tools that the script knows and checks exactly (its `findings`) do not fail; any other
 /// difference does, with what differed.
 struct HARToolsTests {
-    private let folder = FileManager.default.temporaryDirectory.appendingPathComponent("airlock-har-tools-\(UUID().uuidString)")
+    /// This test's own folder, removed when the test ends.
+    private let temporary = TemporaryFolder("airlock-har-tools")
+    private var folder: URL { temporary.url }
 
     @Test func aCassetteRecordedThroughTheReverseProxyIsHAR12ThatHaralyzerReads() async throws {
         let cassette = try await recordCassette(named: "reverse.har")
@@ -182,7 +184,7 @@ struct ToolScriptRun: Sendable {
         let output = Pipe()
         process.standardOutput = output
         let exit = try ChildProcess(running: process)
-        defer { if process.isRunning { process.terminate() } }
+        defer { process.stop() }
         let reader = LineReader(output.fileHandleForReading)
         // The script prints a line at least every 15 s while it works (pip included). `next()`
         // is nil at the end of its output, or after `hangGuard` without a line: then the wait

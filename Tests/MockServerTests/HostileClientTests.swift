@@ -241,7 +241,7 @@ struct HostileClientTests {
         let shown = Pipe()
         head.standardOutput = shown
         let served = try ChildProcess(running: serve)
-        defer { if serve.isRunning { serve.terminate() } }
+        defer { serve.stop() }
         let headExit = try ChildProcess(running: head)
 
         let lines = LineReader(shown.fileHandleForReading)
@@ -297,7 +297,7 @@ struct HostileClientTests {
         let errors = Pipe()
         process.standardError = errors
         let exit = try ChildProcess(running: process)
-        defer { if process.isRunning { process.terminate() } }
+        defer { process.stop() }
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(await exit.status() == 64)
         #expect(message.contains(problem), "\(message)")

@@ -10,7 +10,9 @@ import ProcessSupport
 /// forward-proxy mode, `airlock serve` replaying the result, `airlock redact` and
 /// `airlock cassette check` — the CLI as a child process, clients over real sockets.
 struct RecordingTests {
-    private let folder = FileManager.default.temporaryDirectory.appendingPathComponent("airlock-recording-\(UUID().uuidString)")
+    /// This test's own folder, removed when the test ends.
+    private let temporary = TemporaryFolder("airlock-recording")
+    private var folder: URL { temporary.url }
 
     /// An upstream standing in for the real API: `/items` answers "one", then "two"; `POST /users`
     /// echoes nothing secret but a created id.
@@ -52,7 +54,7 @@ struct RecordingTests {
         api.addResponses(forPath: "/n", host: "**") { MockResponse.plaintext("n", lifetime: .eternal) }
         try await withServer(api) { real in
             let (process, _, _, base) = try await launch(["record", "--target", real.baseURL.absoluteString, "--cassette", cassette.path, "--port", "0", "--quiet"])
-            defer { if process.isRunning { process.terminate() } }
+            defer { process.stop() }
             let total = 240
             try await withClient { client in
                 try await withThrowingTaskGroup(of: Void.self) { group in
@@ -88,7 +90,7 @@ struct RecordingTests {
         let api = upstream()
         try await withServer(api) { real in
             let (process, exit, lines, base) = try await launch(["record", "--target", real.baseURL.absoluteString, "--cassette", cassette, "--port", "0"])
-            defer { if process.isRunning { process.terminate() } }
+            defer { process.stop() }
             try await withClient { client in
                 #expect(try await send(client, "\(base)/items").text == "one")
                 #expect(try await send(client, "\(base)/items").text == "two")
@@ -117,7 +119,7 @@ struct RecordingTests {
 
         // The upstream is gone; the cassette answers, in recorded order, on any host.
         let (process, exit, _, base) = try await launch(["serve", cassette, "--port", "0"])
-        defer { if process.isRunning { process.terminate() } }
+        defer { process.stop() }
         try await withClient { client in
             #expect(try await send(client, "\(base)/items").text == "one")
             #expect(try await send(client, "\(base)/items").text == "two")

@@ -20,7 +20,9 @@ import FoundationNetworking
 /// (`content._parts`), redacted as one body (a secret two parts share included), and replayed
 /// with their boundaries at the recorded pace, scaled, or at once. Times are lower bounds only: a part can arrive late, never early.
 @Suite struct StreamRecordingTests {
-    private let folder = FileManager.default.temporaryDirectory.appendingPathComponent("airlock-relay-\(UUID().uuidString)")
+    /// This test's own folder, removed when the test ends.
+    private let temporary = TemporaryFolder("airlock-relay")
+    private var folder: URL { temporary.url }
 
     /// Opens the upstream's gate `name` (a request straight to the upstream, not through Airlock).
     private func release(_ name: String, upstream: Int, client: HTTPClient) async throws {
@@ -185,7 +187,7 @@ import FoundationNetworking
         let output = Pipe()
         process.standardOutput = output
         let exit = try ChildProcess(running: process)
-        defer { if process.isRunning { process.terminate() } }
+        defer { process.stop() }
         let lines = LineReader(output.fileHandleForReading)
         var seen: [String] = []
         while let line = await lines.next() {

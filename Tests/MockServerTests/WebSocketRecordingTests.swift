@@ -15,7 +15,9 @@ import WebSocketTestSupport
 /// (each answer follows the client's message), so a relay that held frames back would hang, not
 /// pass.
 @Suite struct WebSocketRecordingTests {
-    private let folder = FileManager.default.temporaryDirectory.appendingPathComponent("airlock-ws-record-\(UUID().uuidString)")
+    /// This test's own folder, removed when the test ends.
+    private let temporary = TemporaryFolder("airlock-ws-record")
+    private var folder: URL { temporary.url }
 
     /// What the PyPI client (`websocket_client.py conversation`) received.
     struct Conversation {
@@ -36,7 +38,7 @@ import WebSocketTestSupport
         let output = Pipe()
         process.standardOutput = output
         let exit = try ChildProcess(running: process)
-        defer { if process.isRunning { process.terminate() } }
+        defer { process.stop() }
         let lines = LineReader(output.fileHandleForReading)
         var seen: [String] = []
         var port: Int?
@@ -72,7 +74,6 @@ import WebSocketTestSupport
     }
 
     @Test func aConversationRecordedThroughTheCLIReplaysToTheSameClient() async throws {
-        defer { try? FileManager.default.removeItem(at: folder) }
         let cassette = folder.appendingPathComponent("chat.har").path
         let secret = "ws-secret-8831"
         var recorded: Conversation?
@@ -157,7 +158,6 @@ import WebSocketTestSupport
     /// A conversation longer than the body limit is relayed whole, but not recorded: the relay
     /// stops keeping its frames at the limit, the cassette gets nothing, and the journal says why.
     @Test func aConversationOverTheBodyLimitIsRelayedWholeButNotRecorded() async throws {
-        defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("over-limit.har")
         let upstreamMock = HTTPMock()
         upstreamMock.registerResponses {
@@ -186,7 +186,6 @@ import WebSocketTestSupport
     }
 
     @Test func aRecordingMockServerRelaysAndRedactsAndAMockServerReplaysTheConversation() async throws {
-        defer { try? FileManager.default.removeItem(at: folder) }
         let secret = "in-process-ws-secret-2207"
         let file = folder.appendingPathComponent("in-process.har")
         let upstreamMock = HTTPMock()
@@ -258,7 +257,6 @@ import WebSocketTestSupport
     }
 
     @Test func aRecordingForwardProxyRelaysAWebSocketInsideACONNECTTunnel() async throws {
-        defer { try? FileManager.default.removeItem(at: folder) }
         let cassette = folder.appendingPathComponent("proxy.har").path
         try await withWebSocketUpstream { upstream in
             let recorder = try LaunchedAirlock(["record", "--cassette", cassette, "--port", "0", "--quiet"])
@@ -308,7 +306,6 @@ import WebSocketTestSupport
 
     @Test(arguments: [StreamPace.asRecorded, .scaled(by: 2), .instant])
     func aChromeHARReplaysItsConversationAtThePaceAsked(_ pace: StreamPace) async throws {
-        defer { try? FileManager.default.removeItem(at: folder) }
         let mock = HTTPMock()
         mock.insert(try Cassette(contentsOf: chromeHAR(), mode: .none, matching: .init(matchesAnyHost: true), environment: [:], pace: pace))
         try await withServer(mock) { server in

@@ -15,7 +15,9 @@ import FoundationNetworking
 /// sockets and loaded in-process with `WireMockMappings(directory:)`, each answer compared with
 /// what the cassette replays.
 struct WireMockSnapshotTests {
-    private let folder = FileManager.default.temporaryDirectory.appendingPathComponent("airlock-wiremock-record-\(UUID().uuidString)")
+    /// This test's own folder, removed when the test ends.
+    private let temporary = TemporaryFolder("airlock-wiremock-record")
+    private var folder: URL { temporary.url }
 
     @Test func aRecordedCassetteWrittenAsMappingsReplaysEveryKindAsTheCassetteDoes() async throws {
         let cassette = folder.appendingPathComponent("fidelity.har").path

@@ -176,6 +176,24 @@ public final class TestProcess: @unchecked Sendable {
         }
     }
 
+    /// Sends `SIGTERM` and waits for the child to end, at most `seconds`, then sends `SIGKILL`
+    /// and waits for that: a test that stops its child this way leaves nothing running that could
+    /// still write into the test's folder once the test has removed it. Blocks the caller (a
+    /// child stops within milliseconds of `SIGTERM`).
+    public func stop(waitingAtMost seconds: Double = 10) {
+        guard isRunning else { return }
+        terminate()
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        let ended = lock.withLock { () -> Bool in
+            while state.running, lock.wait(until: deadline) {}
+            return !state.running
+        }
+        if !ended {
+            send(SIGKILL)
+            waitUntilExit()
+        }
+    }
+
     /// Sends `SIGINT`.
     public func interrupt() { send(SIGINT) }
 
