@@ -50,6 +50,7 @@ import argparse
 import os
 import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -103,15 +104,33 @@ def browser_paths():
 
 
 def open_browser(chromium, driver):
+    """Chromium under chromedriver, with a temporary directory of its own (its profile, its
+    singleton socket): `quit()` removes it, so a run leaves nothing in the system's."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
+    scratch = tempfile.mkdtemp(prefix="airlock-chromium-")
     options = webdriver.ChromeOptions()
     options.binary_location = chromium
     for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--no-proxy-server"):
         options.add_argument(argument)
+    options.add_argument(f"--user-data-dir={os.path.join(scratch, 'profile')}")
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    return webdriver.Chrome(service=Service(driver), options=options)
+    try:
+        browser = webdriver.Chrome(service=Service(driver, env={**os.environ, "TMPDIR": scratch}), options=options)
+    except BaseException:
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
+    quit_browser = browser.quit
+
+    def quit():
+        try:
+            quit_browser()
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+    browser.quit = quit
+    return browser
 
 
 def note_no_browser(report, key):

@@ -295,6 +295,7 @@ struct RecordingArticleSample {
             )
         }
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("me-\(UUID()).har")
+        defer { try? FileManager.default.removeItem(at: file) }
         // `environment: [:]`: this sample records even where CI is set.
         let cassette = try Cassette(contentsOf: file, mode: .all, environment: [:])
         let recorder = HTTPMock(cassette: cassette, passthroughSession: service.urlSession)
