@@ -14,6 +14,9 @@ package struct SegmentTrie: Sendable {
         var doubleStar: Int32 = -1
         /// Index into `globIndexes`, or -1.
         var globs: Int32 = -1
+        /// Whether any literal edge leaves this node: a match skips the edge table's probe (a
+        /// cache miss in a large trie) at nodes that have none, such as a `*` at a pattern's end.
+        var hasLiterals = false
         /// The payload of a pattern that ends here, or -1.
         var value: Int = -1
     }
@@ -106,6 +109,7 @@ package struct SegmentTrie: Sendable {
         switch segment {
         case .literal(let text):
             nodes.append(Node(label: String(text)))
+            nodes[Int(node)].hasLiterals = true
             edges.insert(parent: node, fingerprint: Fingerprint.of(text.utf8), child: created)
         case .star:
             nodes.append(Node(label: ""))
@@ -127,18 +131,38 @@ package struct SegmentTrie: Sendable {
     /// What one match needs besides the trie, kept by the caller between requests so that
     /// matching does not allocate.
     package struct MatchScratch: Sendable {
-        /// The (`**` node, position) pairs already explored in this match.
+        /// The (`**` node, position) pairs already explored in this match: in a short array while
+        /// there are few (a match usually explores a handful, and a linear scan of them costs less
+        /// than hashing each), in `explored` once there are more.
+        fileprivate var few: [Int] = []
         fileprivate var explored = Set<Int>()
         /// How many (node, position) steps the last match took: bounded by the trie's nodes times
         /// the request's segments plus one, whatever the patterns.
         package fileprivate(set) var steps = 0
 
+        /// How many pairs the array holds before they move to the set.
+        private static let fewLimit = 16
+
         package init() {}
 
+        /// Notes a pair as explored; whether it was not before.
+        fileprivate mutating func insert(_ pair: Int) -> Bool {
+            if explored.isEmpty {
+                if few.contains(pair) { return false }
+                if few.count < Self.fewLimit {
+                    few.append(pair)
+                    return true
+                }
+                explored = Set(few)
+            }
+            return explored.insert(pair).inserted
+        }
+
         fileprivate mutating func reset() {
-            // Most matches explore nothing (no `**` on their way): then there is nothing to clear.
-            // Clearing costs the set's capacity, so one hostile request that grew it does not
-            // make every later request pay for it.
+            few.removeAll(keepingCapacity: true)
+            // Most matches never fill the array: then the set has nothing to clear. Clearing
+            // costs the set's capacity, so one hostile request that grew it does not make every
+            // later request pay for it.
             if !explored.isEmpty {
                 explored.removeAll(keepingCapacity: explored.capacity <= 256)
             }
@@ -168,7 +192,7 @@ package struct SegmentTrie: Sendable {
             // like this one, which went on to the end: so were all positions after it.
             let width = segments.count + 1
             for next in position...segments.count {
-                guard scratch.explored.insert(Int(doubleStar) * width + next).inserted else { break }
+                guard scratch.insert(Int(doubleStar) * width + next) else { break }
                 visit(doubleStar, segments, next, &payloads, &scratch)
             }
         }
@@ -177,10 +201,11 @@ package struct SegmentTrie: Sendable {
             return
         }
         let segment = segments[position]
-        let literal = edges.find(parent: index, fingerprint: Fingerprint.of(segment)) { candidate in
-            Self.equal(nodes[Int(candidate)].label, segment)
-        }
-        if let literal {
+        if nodes[node].hasLiterals,
+            let literal = edges.find(parent: index, fingerprint: Fingerprint.of(segment), where: { candidate in
+                Self.equal(nodes[Int(candidate)].label, segment)
+            })
+        {
             visit(literal, segments, position + 1, &payloads, &scratch)
         }
         let star = nodes[node].star

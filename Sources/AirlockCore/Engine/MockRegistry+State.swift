@@ -142,7 +142,7 @@ extension MockRegistry {
             )
             byPath.append(id: id, key: 0, path: path.source)
             byHostAndPath.append(id: id, key: pathTrie, path: path.source)
-            routeGroups[group.value].ids.append(id)
+            routeGroups[group.value].append(id)
             if sharesQueue { routeGroups[group.value].share(id, for: shared) }
             return id
         }
@@ -428,24 +428,65 @@ extension MockRegistry {
 
     /// The routes registered for one host and path pattern.
     struct RouteGroup: Sendable {
-        var ids: [Int] = []
+        /// The first route, inline, and any others in an array: most paths have one route, and
+        /// matching then reads no array of its own (a cache miss at 100,000 paths).
+        private var firstID: Int32 = -1
         /// The route of each query and scenario step, among those without a requirement: the
         /// first inline (most paths have only one, and a dictionary per path would cost memory
         /// at 100,000 paths), any others in a dictionary made when the second arrives.
-        private var firstShared: (key: SharedQueueKey, id: Int)?
+        private var firstSharedID: Int32 = -1
+        private var moreIDs: [Int] = []
+        /// Meaningful only when `firstSharedID` is set.
+        private var firstSharedKey = SharedQueueKey(conditions: nil)
         private var moreShared: [SharedQueueKey: Int] = [:]
+
+        /// The routes, in the order they were added.
+        var ids: IDs { IDs(first: firstID, more: moreIDs) }
+
+        mutating func append(_ id: Int) {
+            if firstID < 0 {
+                firstID = Int32(truncatingIfNeeded: id)
+            } else {
+                moreIDs.append(id)
+            }
+        }
 
         /// The route that registrations with `key` share, if one was registered.
         func sharedRoute(for key: SharedQueueKey) -> Int? {
-            if let firstShared, firstShared.key == key { return firstShared.id }
+            if firstSharedID >= 0, firstSharedKey == key { return Int(firstSharedID) }
             return moreShared.isEmpty ? nil : moreShared[key]
         }
 
         mutating func share(_ id: Int, for key: SharedQueueKey) {
-            if firstShared == nil || firstShared?.key == key {
-                firstShared = (key, id)
+            if firstSharedID < 0 || firstSharedKey == key {
+                firstSharedID = Int32(truncatingIfNeeded: id)
+                firstSharedKey = key
             } else {
                 moreShared[key] = id
+            }
+        }
+
+        /// A group's route ids: the inline one, then the array's.
+        struct IDs: Sequence {
+            let first: Int32
+            let more: [Int]
+
+            func makeIterator() -> Iterator { Iterator(first: first, more: more) }
+
+            struct Iterator: IteratorProtocol {
+                var first: Int32
+                let more: [Int]
+                var position = 0
+
+                mutating func next() -> Int? {
+                    if first >= 0 {
+                        defer { first = -1 }
+                        return Int(first)
+                    }
+                    guard position < more.count else { return nil }
+                    defer { position += 1 }
+                    return more[position]
+                }
             }
         }
     }
