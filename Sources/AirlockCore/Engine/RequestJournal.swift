@@ -12,6 +12,9 @@ public final class RequestJournal: Sendable {
     private struct State {
         /// The kept entries, oldest first, from `head` on (the slots before it are dropped).
         var entries: [RecordedRequest] = []
+        /// The bytes each entry counts (``RecordedRequest/journalBytes``), by the same index:
+        /// dropping the oldest entry then reads one number, not the entry (long out of the cache).
+        var sizes: [Int] = []
         var head = 0
         /// The sequence number of `entries[head]`.
         var firstSequence = 1
@@ -35,19 +38,39 @@ public final class RequestJournal: Sendable {
             return index
         }
 
-        /// Drops the oldest entries while a limit is passed; the newest always stays.
-        mutating func dropOldestOverCapacity() {
+        /// Drops the oldest entries while a limit is passed; the newest always stays. Returns
+        /// them, to be released once unlocked: freeing an entry (its storage, its bodies) is work
+        /// the lock need not be held for. A journal at its capacity drops one per request.
+        mutating func dropOldestOverCapacity() -> DroppedEntries {
+            var dropped = DroppedEntries()
             while kept > 1, kept > capacity.entries || capacity.bytes.map({ bytes > $0 }) == true {
-                bytes -= entries[head].journalBytes
+                bytes -= sizes[head]
+                let entry = entries[head]
                 entries[head] = RecordedRequest.dropped
+                if dropped.first == nil { dropped.first = entry } else { dropped.more.append(entry) }
                 head += 1
                 firstSequence += 1
             }
             if head >= 1024, head * 2 >= entries.count {
                 entries.removeFirst(head)
+                sizes.removeFirst(head)
                 head = 0
             }
+            return dropped
         }
+
+        /// Sets the bytes entry `index` counts, keeping the total.
+        mutating func resize(_ index: Int, to size: Int) {
+            bytes += size - sizes[index]
+            sizes[index] = size
+        }
+    }
+
+    /// Entries dropped under the lock, released when this goes (after unlocking).
+    private struct DroppedEntries {
+        /// Usually the only one.
+        var first: RecordedRequest?
+        var more: [RecordedRequest] = []
     }
 
     private let state = Locked(State())
@@ -57,7 +80,7 @@ public final class RequestJournal: Sendable {
     /// Records a request and returns where its outcome goes. The entry is made only when it is
     /// kept (or a cassette records it): a journal that keeps nothing only counts.
     package func append(_ request: () -> RecordedRequest, started: Date, recording: (any UnmatchedRequestHandler)? = nil) -> ExchangeRecorder {
-        state.withLock { state in
+        let (recorder, dropped) = state.withLock { state -> (ExchangeRecorder, DroppedEntries) in
             state.seen += 1
             let sequence = state.seen
             let generation = state.generation
@@ -71,7 +94,7 @@ public final class RequestJournal: Sendable {
             }
             guard capacity.entries > 0 || recording != nil || !observers.isEmpty else {
                 state.firstSequence = sequence + 1
-                return recorder(recordedRequest: nil, observed: nil)
+                return (recorder(recordedRequest: nil, observed: nil), DroppedEntries())
             }
             // A cassette and the observers need the request whatever the journal keeps.
             var numbered = request()
@@ -80,17 +103,20 @@ public final class RequestJournal: Sendable {
             let observed = observers.isEmpty ? nil : numbered
             guard capacity.entries > 0 else {
                 state.firstSequence = sequence + 1
-                return recorder(recordedRequest: keptForRecording, observed: observed)
+                return (recorder(recordedRequest: keptForRecording, observed: observed), DroppedEntries())
             }
             if let limit = capacity.bodyBytes, let body = numbered.body, body.count > limit {
                 numbered.truncateBody(to: limit)
             }
-            state.bytes += numbered.journalBytes
+            let size = numbered.journalBytes
+            state.bytes += size
             state.entries.append(numbered)
+            state.sizes.append(size)
             // Oldest entries go first when a limit is passed; the newest always stays.
-            state.dropOldestOverCapacity()
-            return recorder(recordedRequest: keptForRecording, observed: observed)
+            return (recorder(recordedRequest: keptForRecording, observed: observed), state.dropOldestOverCapacity())
         }
+        withExtendedLifetime(dropped) {}
+        return recorder
     }
 
     /// Records a request as it arrived.
@@ -100,29 +126,29 @@ public final class RequestJournal: Sendable {
 
     /// Stores what was delivered for entry `sequence` of `generation`, if it is still kept.
     fileprivate func record(_ response: RecordedResponse, operationID: String?, problems: [String], generation: Int, sequence: Int) {
-        state.withLock { state in
-            guard let index = state.index(of: sequence, generation: generation) else { return }
-            let before = state.entries[index].journalBytes
+        let dropped = state.withLock { state -> DroppedEntries in
+            guard let index = state.index(of: sequence, generation: generation) else { return DroppedEntries() }
             state.entries[index].response = response
             if let operationID { state.entries[index].operationID = operationID }
             if !problems.isEmpty { state.entries[index].problems = problems }
             // The response's body (and a stream's parts) count toward the capacity too.
-            state.bytes += state.entries[index].journalBytes - before
-            state.dropOldestOverCapacity()
+            state.resize(index, to: state.entries[index].journalBytes)
+            return state.dropOldestOverCapacity()
         }
+        withExtendedLifetime(dropped) {}
     }
 
     /// Adds a WebSocket frame to entry `sequence` of `generation`, if it is still kept: up to
     /// ``JournalCapacity/bodyBytes`` of frames per entry (later ones are counted in
     /// ``RecordedRequest/webSocketFramesDropped``), each counted toward ``JournalCapacity/bytes``.
     fileprivate func record(_ frame: RecordedWebSocketFrame, generation: Int, sequence: Int) {
-        let observers = state.withLock { state -> [any ExchangeObserver] in
-            guard let index = state.index(of: sequence, generation: generation) else { return [] }
-            guard state.entries[index].appendWebSocketFrame(frame, limit: state.capacity.bodyBytes) else { return [] }
-            state.bytes += frame.size
-            state.dropOldestOverCapacity()
-            return state.observers
+        let (observers, dropped) = state.withLock { state -> ([any ExchangeObserver], DroppedEntries) in
+            guard let index = state.index(of: sequence, generation: generation) else { return ([], DroppedEntries()) }
+            guard state.entries[index].appendWebSocketFrame(frame, limit: state.capacity.bodyBytes) else { return ([], DroppedEntries()) }
+            state.resize(index, to: state.sizes[index] + frame.size)
+            return (state.observers, state.dropOldestOverCapacity())
         }
+        withExtendedLifetime(dropped) {}
         for observer in observers {
             observer.webSocketFrameRecorded(sequence: sequence)
         }
@@ -163,6 +189,7 @@ public final class RequestJournal: Sendable {
     package func clear() {
         state.withLock { state in
             state.entries.removeAll()
+            state.sizes.removeAll()
             state.head = 0
             state.firstSequence = 1
             state.seen = 0
