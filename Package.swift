@@ -102,8 +102,9 @@ let package = Package(
         // The URLSession adapter: a URLProtocol over the core, plus the documented HTTPMock API.
         .target(name: "HTTPMock", dependencies: ["AirlockBase", "AirlockCore", "AirlockStubFiles", "AirlockCassettes", "AirlockWireMock", "URLProtocolSupport", .product(name: "HTTPTypes", package: "swift-http-types")]),
         // Verification for tests: count assertions and unused-stub checks for Swift Testing and
-        // XCTest, for any mock (HTTPMock, MockServer) or logger.
-        .target(name: "HTTPMockTesting", dependencies: ["AirlockBase", "AirlockCore", "AirlockCassettes"]),
+        // XCTest, for any mock (HTTPMock, MockServer) or logger; the `.httpMock` and `.cassette`
+        // traits, whose mock answers `URLSession.shared` for the test's tasks.
+        .target(name: "HTTPMockTesting", dependencies: ["AirlockBase", "AirlockCore", "AirlockCassettes", "HTTPMock"]),
         // HTTPLogger: a logging URLProtocol for real traffic, through swift-log.
         .target(name: "HTTPLogging", dependencies: ["AirlockBase", "AirlockCore", "URLProtocolSupport", .product(name: "Logging", package: "swift-log")]),
         // MockServer: the core served over a real loopback socket (SwiftNIO); passthrough over

@@ -1,21 +1,26 @@
 #if canImport(Testing)
 import Foundation
+import HTTPMock
 import Testing
 
 /// Gives each test a cassette of its own: a HAR file in `__Cassettes__` beside the test file,
 /// opened before the test runs (in the mode `AIRLOCK_RECORD` and `CI` allow) and saved when it
-/// ends. The test binds a mock to it with `Cassette.current()`.
+/// ends. Every request the test's tasks make through `URLSession.shared` is replayed from it (and
+/// recorded into it while it records), with nothing injected; the cassette's mock is
+/// `HTTPMock.current`.
 ///
 /// ```swift
 /// @Test(.cassette) func listsUsers() async throws {
-///     let mock = try HTTPMock(cassette: .current())
-///     let users = try await UsersClient(session: mock.urlSession).list()
+///     let users = try await UsersClient().list()   // calls URLSession.shared
 ///     #expect(users.count == 3)
 /// }
 /// ```
 ///
-/// Tests with cassettes run in parallel: each has its own cassette and mock, and nothing is
-/// global. On a suite, every test in it gets its own cassette.
+/// Code that takes a session gets one from a mock bound to the same cassette,
+/// `HTTPMock(cassette: .current())`; `Cassette.current()` also binds a `MockServer`.
+///
+/// Tests with cassettes run in parallel: each has its own cassette and mock, found from the
+/// test's task, and nothing is global. On a suite, every test in it gets its own cassette.
 ///
 /// When the test ends, each replay miss (`Cassette.misses`: a request the cassette could not
 /// answer while it did not record) is recorded as an `Issue` of the test, naming the request, the
@@ -67,7 +72,11 @@ public struct CassetteTrait: TestTrait, SuiteTrait, TestScoping {
         )
         var failure: (any Error)?
         do {
-            try await Cassette.$scoped.withValue(cassette) { try await function() }
+            // The cassette's own mock answers URLSession.shared for the test's tasks; a mock the
+            // test makes with `HTTPMock(cassette: .current())` answers its own session.
+            try await HTTPMock(cassette: cassette).intercepting {
+                try await Cassette.$scoped.withValue(cassette) { try await function() }
+            }
         } catch {
             failure = error
         }

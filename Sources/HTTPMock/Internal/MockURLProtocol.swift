@@ -25,17 +25,22 @@ class MockURLProtocol: LoadingURLProtocol, RequestBodyReading {
     /// work queue.
     private let startingThread = Locked<pthread_t?>(nil)
 
+    /// The mock that answers this load: the one holding the class's slot, if it is alive.
+    var owningMock: HTTPMock? {
+        Directories.mocks.owner(at: Self.slot) as? HTTPMock
+    }
+
+    /// Why the load fails when ``owningMock`` is `nil`.
+    var missingMockMessage: String {
+        "HTTPMock: this URLSession's HTTPMock has been released. Keep the HTTPMock alive "
+            + "for as long as you use its urlSession or the sessions it made."
+    }
+
     override func startLoading() {
         startingThread.withLock { $0 = pthread_self() }
         defer { startingThread.withLock { $0 = nil } }
-        guard let mock = Directories.mocks.owner(at: Self.slot) as? HTTPMock else {
-            return fail(
-                URLError(
-                    .unknown,
-                    message: "HTTPMock: this URLSession's HTTPMock has been released. Keep the HTTPMock alive "
-                        + "for as long as you use its urlSession or the sessions it made."
-                )
-            )
+        guard let mock = owningMock else {
+            return fail(URLError(.unknown, message: missingMockMessage))
         }
         withRequestBody { loader, body in
             loader.answer(Hop(mock: mock, request: loader.request, body: body, hops: 0))
