@@ -232,3 +232,54 @@ private final class StreamedPieces: NSObject, URLSessionDataDelegate, @unchecked
         finished.finish()
     }
 }
+
+/// `@Test(.cassette)` replays through `URLSession.shared`, with nothing injected.
+struct CassetteThroughTheSharedSessionTests {
+    @Test(.cassette("replaysThroughTheTrait")) func replaysWithNothingInjected() async throws {
+        let client = GreetingClient()
+        #expect(try await client.greeting() == "hello from the cassette")
+        #expect(try await client.greeting() == "hello again")
+        let mock = try #require(HTTPMock.current)
+        #expect(mock.cassette?.url.lastPathComponent == "replaysThroughTheTrait.har")
+        #expect(mock.requests.count == 2)
+    }
+
+    /// The cases run at once, each with its own cassette (the same file, read by each) and mock.
+    @Test(.cassette("shared-signup"), arguments: 1...8) func parallelTestsEachReplayTheirOwnCassette(_ run: Int) async throws {
+        var request = URLRequest(url: URL(string: "https://api.example.com/users")!)
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(#"{"name":"Alice"}"#.utf8)
+        let (data, response) = try await URLSession.shared.boundedData(for: request)
+        #expect((response as? HTTPURLResponse)?.statusCode == 201, "run \(run)")
+        #expect(String(decoding: data, as: UTF8.self) == #"{"id":7}"#)
+        #expect(HTTPMock.current?.requests.count == 1)
+    }
+
+    /// A request the cassette cannot answer is a replay miss of this test, recorded as its issue.
+    @Test(.expectingReplayMisses(["GET https://api.example.com/never-recorded"]), .cassette("never-recorded-shared", mode: .none))
+    func aReplayMissThroughTheSharedSessionIsTheTestsIssue() async throws {
+        _ = try? await URLSession.shared.boundedData(from: URL(string: "https://api.example.com/never-recorded")!)
+        #expect(try Cassette.current().misses.count == 1)
+    }
+
+    /// Recording through `URLSession.shared`: the exchange reaches the file, and replays with the
+    /// server stopped — the trait does exactly this with the test's own file.
+    @Test func recordsThroughTheSharedSessionThenReplaysWithTheServerStopped() async throws {
+        let folder = TemporaryFolder("airlock-shared-cassette")
+        let file = folder.url.appendingPathComponent("greeting.har")
+        let server = try await LoopbackServer.start()
+        let client = GreetingClient(base: "http://127.0.0.1:\(server.port)")
+        let recording = try Cassette(contentsOf: file, mode: .once, environment: [:])
+        let recorded = try await HTTPMock(cassette: recording).intercepting { try await client.greeting() }
+        try recording.save()
+        try await server.stop()
+        #expect(recorded == "real GET /greeting")
+        #expect(server.requestCount == 1)
+
+        let replaying = try Cassette(contentsOf: file, mode: .none, environment: [:])
+        let replayed = try await HTTPMock(cassette: replaying).intercepting { try await client.greeting() }
+        #expect(replayed == "real GET /greeting")
+        #expect(replaying.misses.isEmpty)
+    }
+}
