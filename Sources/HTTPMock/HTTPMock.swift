@@ -24,11 +24,13 @@ import FoundationNetworking
 /// ``urlSession`` (and of the sessions it made), which you must still hand to the code under test,
 /// and tests that use it share its queues.
 ///
-/// No instance intercepts `URLSession.shared` or any session the code under test makes for
-/// itself: HTTPMock registers nothing process-wide, so such requests go to the network. Change the
-/// code to take a `URLSession` (a parameter, an initializer argument, a dependency container) and
-/// pass it ``urlSession``; code that takes a base URL can instead be pointed at a `MockServer`
-/// (the `MockServer` product), which serves the same stubs on a loopback port.
+/// Code that calls `URLSession.shared` itself is answered inside ``intercepting(isolation:_:)``
+/// (or a test with the `.httpMock` trait of HTTPMockTesting), per task, so tests in parallel each
+/// reach their own mock. A session the code makes for itself from `.default` or `.ephemeral` is
+/// not reached on Linux: change the code to take a `URLSession` (a parameter, an initializer
+/// argument, a dependency container) and pass it ``urlSession``; code that takes a base URL can
+/// instead be pointed at a `MockServer` (the `MockServer` product), which serves the same stubs on
+/// a loopback port.
 ///
 /// Keep the instance alive for as long as its `urlSession` is used: requests on the session of a
 /// released mock fail with a `URLError` that says so.
@@ -37,7 +39,8 @@ public final class HTTPMock: Mocking {
     ///
     /// It intercepts nothing by itself: like any instance, it answers the requests of its
     /// ``urlSession``, so the code under test must still be given `HTTPMock.shared.urlSession`.
-    /// Code that calls `URLSession.shared` is not reached by it (see ``HTTPMock``). Its queues
+    /// Code that calls `URLSession.shared` is reached only inside its
+    /// ``intercepting(isolation:_:)`` (for tests in parallel, prefer `@Test(.httpMock)`). Its queues
     /// live as long as the process: call ``clearQueues()`` between tests that use it, and do not
     /// use it from tests that run in parallel.
     public static let shared = HTTPMock()

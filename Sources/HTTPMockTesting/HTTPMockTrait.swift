@@ -3,7 +3,7 @@ import AirlockCore
 import HTTPMock
 import Testing
 
-/// Gives each test a fresh `HTTPMock` of its own, ``HTTPMock/current``, that answers every
+/// Gives each test a fresh `HTTPMock` of its own, `HTTPMock.current`, that answers every
 /// request the test makes through `URLSession.shared` — with nothing injected into the code
 /// under test.
 ///

@@ -26,7 +26,12 @@ final class InterceptionScope: Sendable {
 
     /// The innermost scope of the current task (or thread) that is still open.
     static var innermostOpen: InterceptionScope? {
-        var scope = current
+        current?.firstOpen
+    }
+
+    /// This scope if it is open, else the nearest open one it is nested in.
+    var firstOpen: InterceptionScope? {
+        var scope: InterceptionScope? = self
         while let candidate = scope {
             if candidate.isOpen.withLock({ $0 }) { return candidate }
             scope = candidate.enclosing

@@ -29,7 +29,22 @@ final class ScopedMockURLProtocol: MockURLProtocol {
         super.init(request: request, cachedResponse: cachedResponse, client: client)
     }
 
+    #if !canImport(FoundationNetworking) && canImport(ObjectiveC)
+    // Apple platforms (unbuilt here): the loading system may ask on a thread of its own, so the
+    // scope is the one `resume()` attached to the task (see DarwinInterception).
+    override class func canInit(with task: URLSessionTask) -> Bool {
+        guard let request = task.currentRequest, super.canInit(with: request) else { return false }
+        return (DarwinInterception.scope(of: task)?.firstOpen ?? InterceptionScope.innermostOpen) != nil
+    }
+
+    override var owningMock: HTTPMock? {
+        if let scopedMock { return scopedMock }
+        guard let task, let scope = DarwinInterception.scope(of: task) else { return nil }
+        return (scope.firstOpen ?? scope).mock
+    }
+    #else
     override var owningMock: HTTPMock? { scopedMock }
+    #endif
 
     override var missingMockMessage: String {
         let target = "\(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "<no URL>")"

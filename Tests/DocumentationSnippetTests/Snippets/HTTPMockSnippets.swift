@@ -355,3 +355,13 @@ struct CassetteExpirySample {
         _ = mock
     }
 }
+
+// MockingCodeYouDontControl.md: any mock, around a block.
+func interceptingABlock() async throws -> Data {
+    let mock = HTTPMock()
+    mock.addResponses(forPath: "/greeting", host: "api.example.com") { MockResponse.plaintext("hello") }
+    let (data, _) = try await mock.intercepting {
+        try await URLSession.shared.data(from: URL(string: "https://api.example.com/greeting")!)
+    }
+    return data
+}

@@ -29,38 +29,6 @@ struct QuickStartSample {
     }
 }
 
-// README.md: the quick start, with the API client it injects the mock's session into. Run, not
-// only compiled: its expectations are this suite's (a mock through a real URLSession).
-@Suite struct InjectionQuickStartSample {
-    struct User: Codable { let id: Int; let name: String }
-
-    /// The code under test: an API client that is given its URLSession.
-    struct UserClient {
-        let session: URLSession
-
-        func user(id: Int) async throws -> User {
-            let (data, response) = try await session.data(from: URL(string: "https://api.example.com/users/\(id)")!)
-            guard (response as? HTTPURLResponse)?.statusCode == 200 else { throw URLError(.badServerResponse) }
-            return try JSONDecoder().decode(User.self, from: data)
-        }
-    }
-
-    @Test func loadsTheUser() async throws {
-        let mock = HTTPMock()                       // one per test: tests run in parallel
-
-        // 1) Queue responses for a host + path
-        mock.addResponses(forPath: "/users/1", host: "api.example.com") {
-            MockResponse.encodable(User(id: 1, name: "Alice"))   // 200, application/json
-            MockResponse.empty(status: .notFound)                // the second call gets 404
-        }
-
-        // 2) Hand the mock's real URLSession to the code under test
-        let client = UserClient(session: mock.urlSession)
-        #expect(try await client.user(id: 1).name == "Alice")
-        await #expect(throws: URLError.self) { try await client.user(id: 1) }
-    }
-}
-
 // MigratingFromWireMock.md: the team's mappings in a Swift test. Run, from the package root
 // (where `swift test` runs), against Examples/wiremock.
 struct WireMockMappingsSample {

@@ -33,8 +33,7 @@ struct VerificationQuickStartSample {
 @Suite(.enabled(if: ProcessInfo.processInfo.environment["AIRLOCK_SAMPLE"] == "CassetteSample", "a documentation sample: RecordOnceSampleTests runs it in a child process"))
 struct CassetteSample {
     @Test(.cassette) func listsUsers() async throws {
-        let mock = try HTTPMock(cassette: .current())
-        let (data, response) = try await mock.urlSession.data(from: URL(string: "https://api.example.com/users")!)
+        let (data, response) = try await URLSession.shared.data(from: URL(string: "https://api.example.com/users")!)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         let users = try JSONDecoder().decode([User].self, from: data)
         #expect(!users.isEmpty)
