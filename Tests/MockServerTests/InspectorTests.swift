@@ -469,6 +469,9 @@ import WebSocketTestSupport
         #expect(rows.count == sent)
         #expect(rows.map { $0.first } == (1...sent).reversed().map { String($0) }, "newest first")
         #expect(rows.last?[3] == "200" && rows.last?[4] == #"host "**", path "/users/1""#)
+        // The app's session the article's picture shows: answered, a near miss, a wildcard's
+        // answer, a sign-up no stub answers, the first request again.
+        #expect(page["sessionStatuses"] as? [Int] == [200, 404, 200, 404, 200])
         // The corpus sent raw (markup in the request target, bytes that are not UTF-8 in the
         // path, a header and the body) reached the server as requests: unmatched, each a row;
         // raw bytes that are not UTF-8 in the request target are refused before the journal.
@@ -523,7 +526,10 @@ import WebSocketTestSupport
         #expect(keyboard?["opened"] as? String == "Exchange #\(sent)")
         // Search, filter, pause: an exchange that ends while paused is held back, then shown.
         #expect(page["searched"] as? [String] == [base + "/users/2?page=3", base + "/users/2?page=3"])
-        #expect(page["filteredMatched"] as? [String] == [base + "/users/2?page=3", base + "/users/1"], "the stub added from the page answered #9")
+        #expect(
+            page["filteredMatched"] as? [String] == [base + "/users/2?page=3", base + "/users/1", base + "/users/7?page=1", base + "/users/1"],
+            "the stub added from the page answered the request after the corpus"
+        )
         let paused = page["paused"] as? [String: Any]
         #expect(paused?["button"] as? String == "Resume (1 new)")
         #expect(paused?["rowsWhilePaused"] as? Int == 0)

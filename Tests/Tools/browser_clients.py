@@ -178,6 +178,17 @@ def eventsource(arguments):
 
 
 # The traffic `inspector` sends. Every payload that could run would set window.__xss.
+# What an app's client sends in a short session: an answered request, a near miss (the page
+# differs from the stub's), a request a wildcard stub answers, a sign-up no stub answers, and the
+# first request again.
+SESSION = [
+    ("GET", "/users/1", {"Accept": "application/json"}, None),
+    ("GET", "/users/2?page=3", {"Accept": "application/json"}, None),
+    ("GET", "/users/7?page=1", {"Accept": "application/json"}, None),
+    ("POST", "/users", {"Accept": "application/json", "Content-Type": "application/json"}, b'{"name": "Grace"}'),
+    ("GET", "/users/1", {"Accept": "application/json"}, None),
+]
+
 XSS = [
     ("GET", "/xss/%3Cscript%3Ewindow.__xss%3D1%3C%2Fscript%3E", {}, None),
     ("GET", "/xss/%3Cimg%20src%3Dx%20onerror%3D%22window.__xss%3D2%22%3E?q=%22%3E%3Csvg%20onload%3Dwindow.__xss%3D3%3E", {}, None),
@@ -320,21 +331,34 @@ def inspector(arguments):
         open_traffic_page(browser, server, report, arguments.token)
         # A mark that a reload would wipe: exchanges must appear without one.
         browser.execute_script("window.__sameDocument = true")
-        status, _ = send(server, "GET", "/users/1", {"Accept": "application/json"}, None)
-        result["matchedStatus"] = status
-        status, _ = send(server, "GET", "/users/2?page=3", {"Accept": "application/json"}, None)
-        result["nearMissStatus"] = status
+        # An app's session first (the article's picture of the list), then the XSS corpus.
+        result["sessionStatuses"] = [send(server, method, path, headers, body)[0] for method, path, headers, body in SESSION]
+        wait_for(browser, f"return document.querySelectorAll('#rows tr').length >= {len(SESSION)}", f"{len(SESSION)} rows", report)
+        if arguments.screenshots:
+            os.makedirs(arguments.screenshots, exist_ok=True)
+            # Just tall enough for the session's rows.
+            browser.set_window_size(1400, 460)
+            browser.save_screenshot(os.path.join(arguments.screenshots, "inspector-list.png"))
+            # The session's near miss, open: tall enough for the marked verdicts and, below them,
+            # the copy sections and "Add as stub", the stub-file entry open.
+            if click_row(browser, "/users/2"):
+                wait_for(browser, "return document.querySelector('#detail .verdict') !== null", "the near miss's verdicts", report)
+                browser.set_window_size(1400, 1900)
+                browser.execute_script("for (const d of document.querySelectorAll('#detail details.copy')) d.open = (d.querySelector('pre').id === 'copy-stub-file')")
+                settle(browser)
+                result["nearMissShotShowsAll"] = browser.execute_script(
+                    "const d = document.getElementById('detail'); const add = document.getElementById('add-as-stub').getBoundingClientRect();"
+                    "return d.scrollTop === 0 && window.scrollY === 0 && add.bottom <= Math.min(window.innerHeight, d.getBoundingClientRect().bottom)")
+                browser.save_screenshot(os.path.join(arguments.screenshots, "inspector-near-miss.png"))
+            browser.set_window_size(1400, 900)
         for method, path, headers, body in XSS:
             send(server, method, path, headers, body)
         result["rawStatuses"] = [send_raw(server, template) for template in RAW]
-        expected = 2 + len(XSS) + len(RAW) - RAW_REFUSED
+        expected = len(SESSION) + len(XSS) + len(RAW) - RAW_REFUSED
         result["sent"] = expected
         wait_for(browser, f"return document.querySelectorAll('#rows tr').length >= {expected}", f"{expected} rows", report)
         result["sameDocument"] = bool(browser.execute_script("return window.__sameDocument === true"))
         result["rows"] = browser.execute_script("return [...document.querySelectorAll('#rows tr')].map((tr) => [...tr.children].map((td) => td.textContent))")
-        if arguments.screenshots:
-            os.makedirs(arguments.screenshots, exist_ok=True)
-            browser.save_screenshot(os.path.join(arguments.screenshots, "inspector-list.png"))
         # Every exchange opened, the XSS corpus included, each checked while it is the one shown:
         # its detail in place, every section open, then what ran and what got in.
         result["details"] = []
@@ -356,16 +380,6 @@ def inspector(arguments):
                 "return [...document.querySelectorAll('#detail .verdict')].map((li) => ({text: li.textContent, differs: li.classList.contains('differs'), marked: li.querySelector('mark') !== null}))")
             result["copy"] = browser.execute_script(
                 "const texts = {}; for (const pre of document.querySelectorAll('#detail pre[id^=copy-]')) texts[pre.id.slice(5)] = pre.textContent; return texts")
-            if arguments.screenshots:
-                # Tall enough for the marked verdicts and, below them, the copy sections and
-                # "Add as stub", the stub-file entry open.
-                browser.set_window_size(1400, 1900)
-                browser.execute_script("for (const d of document.querySelectorAll('#detail details.copy')) d.open = (d.querySelector('pre').id === 'copy-stub-file')")
-                result["nearMissShotShowsAll"] = browser.execute_script(
-                    "const d = document.getElementById('detail'); const add = document.getElementById('add-as-stub').getBoundingClientRect();"
-                    "return d.scrollTop === 0 && window.scrollY === 0 && add.bottom <= Math.min(window.innerHeight, d.getBoundingClientRect().bottom)")
-                browser.save_screenshot(os.path.join(arguments.screenshots, "inspector-near-miss.png"))
-                browser.set_window_size(1400, 900)
             # Add as stub: the next such request gets the stub's response.
             browser.execute_script("document.getElementById('add-as-stub').click()")
             result["addResult"] = wait_for(browser, "const r = document.getElementById('add-result'); return r && r.textContent.startsWith('Added') ? r.textContent : (r && r.textContent.startsWith('Not added') ? r.textContent : null)", "the add's result", report)
