@@ -16,6 +16,7 @@ final class ReportedViolations: Sendable {
 }
 
 /// Warn mode blocks exactly like fail mode and reports known issues instead of failures.
+@Suite(.aloneAmongGuardedTests)
 struct WarnModeTests {
     @Test(.airgapped(mode: .warn, allowedHosts: Loopback.hosts))
     func warnModeBlocksTheConnectionAndRecordsTheViolationWithoutFailing() async throws {
@@ -83,7 +84,7 @@ struct WarnModeTests {
 
 /// Each violation is attributed to the test that caused it, while tests run in parallel: the
 /// trait serialises the scopes and names the test.
-@Suite(.airgapped(mode: .warn, allowedHosts: Loopback.hosts))
+@Suite(.aloneAmongGuardedTests, .airgapped(mode: .warn, allowedHosts: Loopback.hosts))
 struct AttributionTests {
     private func violate() async throws -> [Violation] {
         let reported = ReportedViolations()
