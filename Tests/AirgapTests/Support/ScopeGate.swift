@@ -20,6 +20,16 @@ struct ScopeGate: TestTrait, SuiteTrait, TestScoping {
 
     var isRecursive: Bool { true }
 
+    /// `.shared`: once around the whole suite, so that all of its tests and cases hold the gate
+    /// together (taken per case, an exclusive waiter queued between two cases would keep them
+    /// apart). `.exclusive`: around each test case.
+    func scopeProvider(for test: Test, testCase: Test.Case?) -> Self? {
+        switch access {
+        case .shared: test.isSuite ? self : nil
+        case .exclusive: test.isSuite || testCase == nil ? nil : self
+        }
+    }
+
     func provideScope(
         for test: Test,
         testCase: Test.Case?,
