@@ -293,6 +293,7 @@ let package = Package(
                 "AirlockBase",
                 "Airgap",
                 "AirlockCore",
+                "HTTPMock",
                 "ProcessSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

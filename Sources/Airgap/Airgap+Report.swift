@@ -96,22 +96,35 @@ extension Airgap {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// Records a violation the guard saw on this thread, before the blocked call returns: stores
-    /// it in ``violations``, calls the ``violationReporter``, and reports it to the scope running
-    /// now (which records its issue when it ends) or through the handler. The call stack is
+    /// Records a violation the guard saw, before the blocked call returns: stores it in
+    /// ``violations`` and in the scopes of `delivery` (which record their issues when they end),
+    /// then calls the reporters and, outside any scope, the handler. The call stack is
     /// symbolicated only when someone reads it.
-    static func record(_ violation: Violation) {
-        let delivery = ViolationPipeline.delivery()
-        let reporter = state.withLock { state in
-            state.violations.append(violation)
-            return state.violationReporter
-        }
-        reporter?(violation)
+    static func record(_ violation: Violation, delivery: ViolationPipeline.Delivery) {
+        store(violation, delivery: delivery).run()
+    }
+
+    /// Stores a violation (one copy per scope of `delivery`, named for that scope's test) and
+    /// returns what reports it, to run where user code may run.
+    static func store(_ violation: Violation, delivery: ViolationPipeline.Delivery) -> ViolationNotice {
         switch delivery {
-        case .scope(let sink):
-            sink.append(violation)
+        case .scopes(let scopes):
+            let copies = scopes.map { violation.attributed(to: $0.testName) }
+            for (scope, copy) in zip(scopes, copies) { scope.sink.append(copy) }
+            let processReporter = state.withLock { state in
+                state.violations.append(contentsOf: copies)
+                return state.violationReporter
+            }
+            let reports = zip(scopes, copies).map { scope, copy in
+                (copy, scope.inherited({ $0.violationReporter }, processWide: { processReporter }))
+            }
+            return ViolationNotice(reports: reports, handler: nil)
         case let .handler(handler, mode, inXCTest, xctest):
-            report(violation.message, stack: violation.stack, handler: handler, mode: mode, inXCTest: inXCTest, xctest: xctest)
+            let reporter = state.withLock { state in
+                state.violations.append(violation)
+                return state.violationReporter
+            }
+            return ViolationNotice(reports: [(violation, reporter)], handler: { report(violation.message, stack: violation.stack, handler: handler, mode: mode, inXCTest: inXCTest, xctest: xctest) })
         }
     }
 
@@ -145,16 +158,36 @@ extension Airgap {
 
     /// The name to attribute a violation to, from the innermost source that knows it.
     static func attributedTestName() -> String {
-        let (scoped, xctest) = state.withLock { ($0.currentTestName, $0.currentXCTestName) }
-        if let scoped { return scoped }
+        if let scope = GuardScope.innermostOpen { return scope.testName }
         #if canImport(Testing)
         if let test = DefaultReporting.currentSwiftTestName() { return test }
         #endif
-        return xctest ?? "<unknown test>"
+        return state.withLock { $0.currentXCTestName } ?? "<unknown test>"
+    }
+}
+
+/// What reports a stored violation: the reporters of the scopes it went to (or the process's),
+/// then, outside any scope, the handler.
+struct ViolationNotice: Sendable {
+    let reports: [(Violation, (@Sendable (Violation) -> Void)?)]
+    let handler: (@Sendable () -> Void)?
+
+    func run() {
+        for (violation, reporter) in reports { reporter?(violation) }
+        handler?()
     }
 }
 
 extension Violation {
+    /// This violation, attributed to `testName`.
+    func attributed(to testName: String) -> Violation {
+        guard testName != self.testName else { return self }
+        return Violation(
+            testName: testName, httpMethod: httpMethod, url: url, stack: stack, timestamp: timestamp,
+            contentType: contentType, host: host, port: port, kind: kind, wasBlocked: wasBlocked
+        )
+    }
+
     /// The number of call-stack frames a report shows.
     static let reportedFrames = 10
 

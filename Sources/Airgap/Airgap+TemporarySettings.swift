@@ -50,7 +50,8 @@ extension Airgap {
     /// the `.airgapped` trait or ``scoped(mode:allowedHosts:sourceLocation:_:)``.
     /// - Parameters:
     ///   - mode: The mode inside `body`.
-    ///   - allowedHosts: The allowed hosts inside `body` (replacing, not adding).
+    ///   - allowedHosts: The allowed hosts inside `body` (replacing, not adding; inside a scope,
+    ///     replacing what the scope adds to the process-wide hosts).
     ///   - violationHandler: The violation handler inside `body`.
     ///   - violationReporter: The violation reporter inside `body`.
     ///   - errorCode: The URL error code inside `body`.
@@ -81,20 +82,29 @@ extension Airgap {
         return try body()
     }
 
-    /// Sets the allow flag and returns its previous value.
+    /// Sets the allow flag (the innermost open scope's, else the process's) and returns its
+    /// previous value.
     @discardableResult
     static func setAllowed(_ allowed: Bool) -> Bool {
-        let previous = state.withLock { state in
-            let previous = state.isAllowed
-            state.isAllowed = allowed
-            return previous
+        var previous = false
+        let scoped = setInScope { overrides in
+            previous = overrides.isAllowed
+            overrides.isAllowed = allowed
+        }
+        if !scoped {
+            previous = state.withLock { state in
+                let previous = state.isAllowed
+                state.isAllowed = allowed
+                return previous
+            }
         }
         synchronise()
         return previous
     }
 }
 
-/// The user-facing settings, saved and restored by scopes.
+/// The user-facing settings, saved and restored by ``Airgap/withConfiguration(mode:allowedHosts:violationHandler:violationReporter:errorCode:responseDelay:passthroughProtocols:body:)``:
+/// as they apply here (inside a scope, the scope's).
 struct Settings: Sendable {
     var mode: Airgap.Mode
     var allowedHosts: Set<String>
@@ -105,29 +115,26 @@ struct Settings: Sendable {
     var passthroughProtocols: [URLProtocol.Type]
 
     static func current() -> Settings {
-        Airgap.state.withLock { state in
-            Settings(
-                mode: state.mode,
-                allowedHosts: state.allowedHosts,
-                violationHandler: state.violationHandler,
-                violationReporter: state.violationReporter,
-                errorCode: state.errorCode,
-                responseDelay: state.responseDelay,
-                passthroughProtocols: state.passthroughProtocols
-            )
-        }
+        Settings(
+            mode: Airgap.mode,
+            allowedHosts: Airgap.allowedHosts,
+            violationHandler: Airgap.setting({ $0.violationHandler }, { $0.violationHandler }),
+            violationReporter: Airgap.violationReporter,
+            errorCode: Airgap.errorCode,
+            responseDelay: Airgap.responseDelay,
+            passthroughProtocols: Airgap.passthroughProtocols
+        )
     }
 
     func restore() {
         Airgap.allowedHosts = allowedHosts
-        Airgap.state.withLock { state in
-            state.mode = mode
-            state.violationHandler = violationHandler
-            state.violationReporter = violationReporter
-            state.errorCode = errorCode
-            state.responseDelay = responseDelay
-            state.passthroughProtocols = passthroughProtocols
+        Airgap.mode = mode
+        if !Airgap.setInScope({ $0.violationHandler = .some(violationHandler) }) {
+            Airgap.state.withLock { $0.violationHandler = violationHandler }
         }
-        Airgap.synchronise()
+        Airgap.violationReporter = violationReporter
+        Airgap.errorCode = errorCode
+        Airgap.responseDelay = responseDelay
+        Airgap.passthroughProtocols = passthroughProtocols
     }
 }

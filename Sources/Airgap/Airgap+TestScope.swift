@@ -3,12 +3,14 @@ import Foundation
 import Testing
 
 extension Airgap {
-    /// Runs `body` with the guard active, then restores every setting, and records each
-    /// violation as an `Issue` of the current test (a known issue in ``Mode/warn``).
+    /// Runs `body` with the guard active in a scope of its own (settings changed in it end with
+    /// it), and records each violation as an `Issue` of the current test (a known issue in
+    /// ``Mode/warn``).
     ///
-    /// The same scope as the `.airgapped` trait, for code that wants it around one block:
-    /// scopes are serialised process-wide, violations are cleared on entry (except in
-    /// whole-run mode) and attributed to the current test.
+    /// The same scope as the `.airgapped` trait, for code that wants it around one block: it runs
+    /// in parallel with other tests' scopes, starts with no violations of its own, and attributes
+    /// what its task tree reaches for to the current test. Nested in another scope, it adds its
+    /// hosts to the enclosing scope's, and collects what happens inside it.
     ///
     /// ```swift
     /// @Test func fetchData() async throws {

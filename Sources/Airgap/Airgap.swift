@@ -44,10 +44,13 @@ public enum Airgap {
     static let state = Locked(GuardState())
 
     /// How violations are reported (both modes block). Defaults to ``Mode/fail``.
+    ///
+    /// Inside an `.airgapped` or ``scoped(mode:allowedHosts:sourceLocation:_:)`` scope, the
+    /// scope's mode: setting it there changes that scope's until it ends (as every setting below).
     public static var mode: Mode {
-        get { state.withLock { $0.mode } }
+        get { setting({ $0.mode }, { $0.mode }) }
         set {
-            state.withLock { $0.mode = newValue }
+            if !setInScope({ $0.mode = newValue }) { state.withLock { $0.mode = newValue } }
             synchronise()
         }
     }
@@ -55,8 +58,10 @@ public enum Airgap {
     /// Where ``writeReport()`` writes: JSON when the path ends in `.json`, text otherwise.
     /// `nil` (the default) writes nothing.
     public static var reportPath: String? {
-        get { state.withLock { $0.reportPath } }
-        set { state.withLock { $0.reportPath = newValue } }
+        get { setting({ $0.reportPath }, { $0.reportPath }) }
+        set {
+            if !setInScope({ $0.reportPath = .some(newValue) }) { state.withLock { $0.reportPath = newValue } }
+        }
     }
 
     /// The violations collected since the last ``clearViolations()``, oldest first, including
@@ -65,8 +70,13 @@ public enum Airgap {
     /// A violation of this process is here before the blocked call returns to its caller (on
     /// every route: the URLSession layer and the socket layer); a child's is read from its log
     /// when this property (or a scope's end, ``deactivate()``, ``writeReport()``) is read.
+    ///
+    /// Inside an `.airgapped` or ``scoped(mode:allowedHosts:sourceLocation:_:)`` scope, the
+    /// violations of that scope: those it will record as issues when it ends. Scopes run in
+    /// parallel, and each test sees only its own.
     public static var violations: [Violation] {
         ViolationPipeline.settle()
+        if let scope = GuardScope.innermostOpen { return scope.sink.violations }
         return state.withLock { $0.violations }
     }
 
@@ -97,15 +107,26 @@ public enum Airgap {
     /// persist across ``activate()`` / ``deactivate()``: they are configuration, not per-test
     /// state.
     ///
-    /// The addresses an allowed name resolves to are allowed while that allowance lasts: any
-    /// change of `allowedHosts` (including the end of a scope that added hosts), and every
-    /// ``activate()`` and ``deactivate()``, closes them again.
+    /// Inside an `.airgapped` or ``scoped(mode:allowedHosts:sourceLocation:_:)`` scope it reads the
+    /// process-wide hosts and those the scope (and any enclosing scope) adds; setting it there
+    /// replaces what the scope adds, until the scope ends.
+    ///
+    /// The addresses an allowed name resolves to are allowed (for every scope) while that
+    /// allowance lasts: any change of the process-wide `allowedHosts`, every ``activate()`` and
+    /// ``deactivate()``, and the end of the last open scope close them again.
     public static var allowedHosts: Set<String> {
-        get { state.withLock { $0.allowedHosts } }
+        get {
+            if let scope = GuardScope.innermostOpen { return scope.allowedHosts }
+            return state.withLock { $0.allowedHosts }
+        }
         set {
             let rules = HostRules(newValue)
             for (entry, problem) in rules.rejected {
                 printToStandardError("Airgap: ignoring allowed host \"\(entry)\": \(problem). Allowed hosts are host patterns (\"localhost\", \"*.example.com\", \"api-*.example.com\"), IP addresses (\"127.0.0.1\") or CIDR ranges (\"10.0.0.0/8\"), without port or scheme.")
+            }
+            if setInScope({ $0.hosts = newValue; $0.rules = rules }) {
+                synchronise()
+                return
             }
             state.withLock { state in
                 state.allowedHosts = newValue
@@ -124,8 +145,10 @@ public enum Airgap {
     /// Airgap.passthroughProtocols = [MockingURLProtocol.self]
     /// ```
     public static var passthroughProtocols: [URLProtocol.Type] {
-        get { state.withLock { $0.passthroughProtocols } }
-        set { state.withLock { $0.passthroughProtocols = newValue } }
+        get { setting({ $0.passthroughProtocols }, { $0.passthroughProtocols }) }
+        set {
+            if !setInScope({ $0.passthroughProtocols = newValue }) { state.withLock { $0.passthroughProtocols = newValue } }
+        }
     }
 
     /// Called with a message for each violation outside an `.airgapped` scope.
@@ -138,8 +161,10 @@ public enum Airgap {
     /// Like the reporter, it runs on the thread that made the blocked call, before that call
     /// returns to its caller.
     public static var violationHandler: @Sendable (String) -> Void {
-        get { state.withLock { $0.violationHandler } ?? DefaultReporting.handle }
-        set { state.withLock { $0.violationHandler = newValue } }
+        get { setting({ $0.violationHandler }, { $0.violationHandler }) ?? DefaultReporting.handle }
+        set {
+            if !setInScope({ $0.violationHandler = .some(newValue) }) { state.withLock { $0.violationHandler = newValue } }
+        }
     }
 
     /// Called with every ``Violation`` as soon as it is detected, in addition to
@@ -158,9 +183,14 @@ public enum Airgap {
     ///     print("blocked \(violation.url) in \(violation.testName)")
     /// }
     /// ```
+    ///
+    /// Set inside an `.airgapped` or ``scoped(mode:allowedHosts:sourceLocation:_:)`` scope, it
+    /// receives that scope's violations until the scope ends (and the process-wide one does not).
     public static var violationReporter: (@Sendable (Violation) -> Void)? {
-        get { state.withLock { $0.violationReporter } }
-        set { state.withLock { $0.violationReporter = newValue } }
+        get { setting({ $0.violationReporter }, { $0.violationReporter }) }
+        set {
+            if !setInScope({ $0.violationReporter = .some(newValue) }) { state.withLock { $0.violationReporter = newValue } }
+        }
     }
 
     /// The `URLError` code that the URLSession layer delivers to blocked requests.
@@ -171,21 +201,29 @@ public enum Airgap {
     /// `.ephemeral` session never asks the layer, so its blocked requests are stopped by the socket
     /// layer and fail with `-1003` (`cannotFindHost`) or `-1004` (`cannotConnectToHost`).
     public static var errorCode: Int {
-        get { state.withLock { $0.errorCode } }
-        set { state.withLock { $0.errorCode = newValue } }
+        get { setting({ $0.errorCode }, { $0.errorCode }) }
+        set {
+            if !setInScope({ $0.errorCode = newValue }) { state.withLock { $0.errorCode = newValue } }
+        }
     }
 
     /// Seconds the URLSession layer waits (on a timer) before delivering ``errorCode``.
     /// Defaults to 0.
     public static var responseDelay: TimeInterval {
-        get { state.withLock { $0.responseDelay } }
-        set { state.withLock { $0.responseDelay = newValue } }
+        get { setting({ $0.responseDelay }, { $0.responseDelay }) }
+        set {
+            if !setInScope({ $0.responseDelay = newValue }) { state.withLock { $0.responseDelay = newValue } }
+        }
     }
 
     /// Whether the guard is active (between ``activate()`` and ``deactivate()``).
     /// Stays `true` after ``allowNetworkAccess()``.
+    ///
+    /// Inside an `.airgapped` or ``scoped(mode:allowedHosts:sourceLocation:_:)`` scope: whether
+    /// the scope's guard is on (`true` unless ``deactivate()`` was called in it).
     public static var isActive: Bool {
-        state.withLock { $0.isActive }
+        if let scope = GuardScope.innermostOpen { return scope.overrides.withLock { $0.isActive } }
+        return state.withLock { $0.isActive }
     }
 
     /// Whether Airgap reports to an XCTest test. Set by ``AirgapObserver`` and
@@ -199,8 +237,14 @@ public enum Airgap {
     /// Activates the guard: registers ``AirgapURLProtocol`` and turns the socket hooks on.
     ///
     /// Idempotent. Resets ``allowNetworkAccess()`` and forgets addresses resolved under the
-    /// previous activation.
+    /// previous activation. Inside an `.airgapped` or ``scoped(mode:allowedHosts:sourceLocation:_:)``
+    /// scope it turns that scope's guard back on (after ``deactivate()`` or
+    /// ``allowNetworkAccess()`` there) and leaves the process-wide guard as it is.
     public static func activate() {
+        if setInScope({ $0.isActive = true; $0.isAllowed = false }) {
+            synchronise()
+            return
+        }
         SocketGuard.install()
         #if canImport(Darwin) && canImport(ObjectiveC)
         // Unbuilt and unverified (no Apple platform builds here): see DarwinInjection.
@@ -220,7 +264,15 @@ public enum Airgap {
     ///
     /// The protocol stays registered: `URLSession.shared` copies the registered classes when it is
     /// first used, so a shared session first used between two activations still has the guard.
+    ///
+    /// Inside an `.airgapped` or ``scoped(mode:allowedHosts:sourceLocation:_:)`` scope it turns off
+    /// that scope's guard only, until ``activate()`` or the scope's end.
     public static func deactivate() {
+        if setInScope({ $0.isActive = false }) {
+            synchronise()
+            ViolationPipeline.settle()
+            return
+        }
         state.withLock { $0.isActive = false }
         synchronise()
         // What child processes reported while the guard was on is delivered before this returns.
@@ -230,21 +282,42 @@ public enum Airgap {
 
     /// Lets all network access through until the next ``activate()``.
     ///
+    /// Inside an `.airgapped` or ``scoped(mode:allowedHosts:sourceLocation:_:)`` scope it lets
+    /// that scope's network access through (its test's, and connections no test owns while the
+    /// scope is open), until ``activate()`` or the scope's end.
+    ///
     /// Prefer `withNetworkAccessAllowed(_:)`, which restores the previous state.
     public static func allowNetworkAccess() {
-        state.withLock { $0.isAllowed = true }
+        if !setInScope({ $0.isAllowed = true }) { state.withLock { $0.isAllowed = true } }
         synchronise()
     }
 
     /// Removes all collected ``violations``. Inside an `.airgapped` or ``scoped(mode:allowedHosts:sourceLocation:_:)``
-    /// scope it also drops the violations that the scope would record when it ends.
+    /// scope it removes that scope's only: the violations that the scope would record when it ends.
     public static func clearViolations() {
         ViolationPipeline.settle()
-        let sinks = state.withLock { state in
-            state.violations.removeAll()
-            return state.scopeSinks
+        if let scope = GuardScope.innermostOpen {
+            scope.sink.removeAll()
+            return
         }
-        sinks.forEach { $0.removeAll() }
+        state.withLock { $0.violations.removeAll() }
+    }
+
+    /// A setting as it applies here: the innermost open scope's (or an enclosing scope's), else
+    /// the process-wide one.
+    static func setting<T>(_ scoped: (GuardScope.Overrides) -> T?, _ processWide: (GuardState) -> T) -> T {
+        if let scope = GuardScope.innermostOpen {
+            return scope.inherited(scoped, processWide: { state.withLock { processWide($0) } })
+        }
+        return state.withLock { processWide($0) }
+    }
+
+    /// Changes a setting of the innermost open scope of the current task; `false` outside every
+    /// scope (the caller then changes the process-wide setting).
+    static func setInScope(_ change: (inout GuardScope.Overrides) -> Void) -> Bool {
+        guard let scope = GuardScope.innermostOpen else { return false }
+        scope.overrides.withLock { change(&$0) }
+        return true
     }
 
     /// Registers ``AirgapURLProtocol`` ahead of the built-in HTTP protocol, once per process.
@@ -275,14 +348,31 @@ public enum Airgap {
     private static let synchronisation = Locked()
 
     /// Applies the state to the two layers: the `URLProtocol` registration (once) and the C hooks.
+    ///
+    /// The hooks enforce while the process-wide guard does or any scope is open; they ask the
+    /// Swift side about each call the process-wide rules deny (``SocketGuard``). Child processes
+    /// belong to no test: they get the process-wide hosts and those of every open scope, fail mode
+    /// when the process or any open scope fails (fail closed), and no guard while an open scope
+    /// lets everything through.
     static func synchronise() {
         synchronisation.withLock {
-            let (active, enforcing, mode, hosts) = state.withLock { state in
-                (state.isActive, state.isActive && !state.isAllowed, state.mode, state.hostRules.accepted)
+            let (active, processEnforcing, processMode, processHosts, open) = state.withLock { state in
+                (state.isActive, state.isActive && !state.isAllowed, state.mode, state.hostRules.accepted, state.openScopes)
             }
-            if active { registerURLProtocol() }
-            airgap_set_fail_mode(mode == .fail ? 1 : 0)
-            ChildProcesses.applyEnvironment(enforcing: enforcing, mode: mode, allowedHosts: hosts)
+            let enforcing = processEnforcing || !open.isEmpty
+            let fails = open.isEmpty ? processMode == .fail : (processEnforcing && processMode == .fail) || open.contains { $0.mode == .fail }
+            var hosts = processHosts
+            for scope in open {
+                var current: GuardScope? = scope
+                while let each = current {
+                    for host in each.overrides.withLock({ $0.rules.accepted }) where !hosts.contains(host) { hosts.append(host) }
+                    current = each.parent
+                }
+            }
+            let childrenGuarded = enforcing && !open.contains { $0.allowsEverything }
+            if active || !open.isEmpty { registerURLProtocol() }
+            airgap_set_fail_mode(fails ? 1 : 0)
+            ChildProcesses.applyEnvironment(enforcing: childrenGuarded, mode: fails ? .fail : .warn, allowedHosts: hosts)
             airgap_set_enforcing(enforcing ? 1 : 0)
         }
     }

@@ -12,22 +12,26 @@ import Testing
 /// }
 /// ```
 ///
-/// Around each test the trait saves every setting, applies its mode and adds its allowed hosts,
-/// activates the guard, and afterwards restores everything. Violations are collected while the
-/// test runs and recorded when it ends, on the test's own task, so each is attributed to the
-/// test that caused it: as an `Issue` in ``Airgap/Mode/fail``, as a known issue
-/// (`withKnownIssue`) in ``Airgap/Mode/warn``.
+/// Around each test the trait opens a scope of its own: its mode, the hosts it adds to
+/// ``Airgap/allowedHosts``, the test's name and the violations it collects travel with the test's
+/// task (a task-local value), and the guard is active while at least one scope is open. Scopes
+/// run in parallel, as Swift Testing runs tests: requests a test starts through
+/// `URLSession.shared` (or an ``Airgap/protect(_:)``ed session) and calls made on its own thread
+/// are judged by its rules and attributed to it. Violations are recorded when the test ends, on
+/// its own task: as an `Issue` in ``Airgap/Mode/fail``, as a known issue (`withKnownIssue`) in
+/// ``Airgap/Mode/warn``.
 ///
-/// Scopes are serialised process-wide with an internal async lock, so suites using the trait
-/// may run in parallel with each other safely (they wait for one another). Inside a scope,
+/// Settings changed inside the test (``Airgap/mode``, ``Airgap/allowedHosts``,
+/// ``Airgap/violationReporter``, ``Airgap/errorCode`` and the others) are its scope's and end
+/// with it; ``Airgap/violations`` there lists the test's own. Inside a scope,
 /// ``Airgap/violationHandler`` is managed by the trait; set ``Airgap/violationReporter`` for
 /// your own reporting.
 ///
-/// > Warning: The guard is process-wide. A test *without* the trait that runs while a traited
-/// > test runs is guarded too: its connections to hosts the scope does not allow fail, and the
-/// > scope records them as its own violations. For suites that mix guarded and unguarded tests,
-/// > prefer whole-run mode (`AIRGAP_MODE=fail`), or keep unguarded network tests out of the
-/// > process's parallel run.
+/// > Warning: A connection made on a thread no test owns — libcurl's, behind a
+/// > `URLSession(configuration: .default)` session; a SwiftNIO event loop; a child process — is
+/// > allowed when any open scope allows it, and when blocked it is recorded by every open scope.
+/// > Keep tests that reach blocked hosts through such clients from running beside other guarded
+/// > tests, or make their requests through `URLSession.shared`.
 public struct AirgapTrait: TestTrait, SuiteTrait, TestScoping {
     /// The mode inside the scope; `nil` keeps ``Airgap/mode``.
     public let mode: Airgap.Mode?

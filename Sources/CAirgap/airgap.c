@@ -550,6 +550,15 @@ int airgap_is_address_rule(const char *text) {
     return parse_rule(text, &rule) == 0;
 }
 
+int airgap_address_rule_matches(const char *rule_text, const char *address) {
+    address_rule rule;
+    address_rule target;
+    if (parse_rule(rule_text, &rule) != 0 || address == NULL || strchr(address, '/') != NULL || parse_rule(address, &target) != 0) {
+        return 0;
+    }
+    return rule_matches(&rule, target.family, target.bytes);
+}
+
 int airgap_rules_allow_address(const char *text) {
     address_rule rule;
     if (parse_rule(text, &rule) != 0) { return 0; }
@@ -666,8 +675,13 @@ static const char *event_verb(int event) {
     }
 }
 
-static void report_protocol(int event, const char *host, int port, int socket_type, int protocol) {
+// Reports a call the configured rules deny. In the process that owns the Swift side, the callback
+// decides: it returns 1 when the scope of the calling thread (or, on a thread no test owns, any open
+// scope) allows the call, which then proceeds unreported. Returns 1 to let the call through, 0 to
+// fail it.
+static int report_protocol(int event, const char *host, int port, int socket_type, int protocol) {
     int saved_errno = errno;
+    int allowed = 0;
     int fail = atomic_load_explicit(&fail_mode, memory_order_acquire);
     int owner = atomic_load_explicit(&owner_pid, memory_order_acquire);
     int log_fd = atomic_load_explicit(&child_log_fd, memory_order_acquire);
@@ -675,7 +689,7 @@ static void report_protocol(int event, const char *host, int port, int socket_ty
     airgap_violation_callback callback = atomic_load_explicit(&violation_callback, memory_order_acquire);
     thread_bypass = 1;
     if (in_owner && callback != NULL) {
-        callback(event, host, port, socket_type, protocol);
+        allowed = callback(event, host, port, socket_type, protocol) == 1;
     } else if (log_fd >= 0) {
         // A child: a forked copy of the owner (its Swift state is a copy nobody reads), or a
         // process that loaded the preload library. The parent reads the log.
@@ -690,14 +704,15 @@ static void report_protocol(int event, const char *host, int port, int socket_ty
             (void)!write(STDERR_FILENO, line, (size_t)written < sizeof line ? (size_t)written : sizeof line - 1);
         }
     } else if (callback != NULL) {
-        callback(event, host, port, socket_type, protocol);
+        allowed = callback(event, host, port, socket_type, protocol) == 1;
     }
     thread_bypass = 0;
     errno = saved_errno;
+    return allowed;
 }
 
-static void report(int event, const char *host, int port, int socket_type) {
-    report_protocol(event, host, port, socket_type, 0);
+static int report(int event, const char *host, int port, int socket_type) {
+    return report_protocol(event, host, port, socket_type, 0);
 }
 
 static void remember_address(int family, const void *bytes_in) {
@@ -898,8 +913,7 @@ static int destination_allowed(int fd, const destination *d, int socket_type) {
     if (inet_ntop(d->family, d->bytes, text, sizeof text) == NULL) {
         strcpy(text, "?");
     }
-    report_protocol(AIRGAP_EVENT_CONNECT, text, d->port, socket_type, socket_protocol_of(fd));
-    return 0;
+    return report_protocol(AIRGAP_EVENT_CONNECT, text, d->port, socket_type, socket_protocol_of(fd));
 }
 
 // Checks an address a socket call is about to use. Returns 1 to proceed, 0 to fail (errno set).
@@ -976,8 +990,7 @@ static int raw_socket_allowed(int domain, int type) {
     int base_type = type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC);
 #ifdef AF_PACKET
     if (domain == AF_PACKET) {
-        report(AIRGAP_EVENT_SOCKET, "AF_PACKET", 0, base_type);
-        return 0;
+        return report(AIRGAP_EVENT_SOCKET, "AF_PACKET", 0, base_type);
     }
 #endif
     if ((domain == AF_INET || domain == AF_INET6) && (base_type == SOCK_RAW
@@ -989,8 +1002,7 @@ static int raw_socket_allowed(int domain, int type) {
 #ifdef SOCK_PACKET
         if (base_type == SOCK_PACKET) { label = domain == AF_INET ? "AF_INET/SOCK_PACKET" : "AF_INET6/SOCK_PACKET"; }
 #endif
-        report(AIRGAP_EVENT_SOCKET, label, 0, base_type);
-        return 0;
+        return report(AIRGAP_EVENT_SOCKET, label, 0, base_type);
     }
     return 1;
 }
@@ -1020,9 +1032,7 @@ int getaddrinfo(const char *node, const char *service, const struct addrinfo *hi
     if (INACTIVE() || node == NULL) {
         return real_getaddrinfo()(node, service, hints, result);
     }
-    if (!name_allowed(node)) {
-        int socket_type = hints != NULL ? hints->ai_socktype : 0;
-        report(AIRGAP_EVENT_RESOLVE, node, numeric_port(service), socket_type);
+    if (!name_allowed(node) && !report(AIRGAP_EVENT_RESOLVE, node, numeric_port(service), hints != NULL ? hints->ai_socktype : 0)) {
         if (result != NULL) { *result = NULL; }
         return EAI_NONAME;
     }
@@ -1037,8 +1047,8 @@ int getaddrinfo_a(int mode, struct gaicb *list[], int count, struct sigevent *ev
     if (!INACTIVE() && list != NULL) {
         int denied = 0;
         for (int i = 0; i < count; i++) {
-            if (list[i] != NULL && list[i]->ar_name != NULL && !name_allowed(list[i]->ar_name)) {
-                report(AIRGAP_EVENT_RESOLVE, list[i]->ar_name, numeric_port(list[i]->ar_service), 0);
+            if (list[i] != NULL && list[i]->ar_name != NULL && !name_allowed(list[i]->ar_name)
+                && !report(AIRGAP_EVENT_RESOLVE, list[i]->ar_name, numeric_port(list[i]->ar_service), 0)) {
                 denied = 1;
             }
         }
@@ -1050,8 +1060,7 @@ int getaddrinfo_a(int mode, struct gaicb *list[], int count, struct sigevent *ev
 // Whether a lookup of `name` is denied (and reported). Called only while enforcing.
 static int lookup_denied_active(const char *name) {
     if (name == NULL || name_allowed(name)) { return 0; }
-    report(AIRGAP_EVENT_RESOLVE, name, 0, 0);
-    return 1;
+    return !report(AIRGAP_EVENT_RESOLVE, name, 0, 0);
 }
 
 // The same, for hooks that have not checked enforcement yet: one atomic load when inactive.
@@ -1120,8 +1129,7 @@ static int reverse_denied(int family, const void *bytes, int port) {
     if (allowed) { return 0; }
     char text[INET6_ADDRSTRLEN];
     if (inet_ntop(d.family, d.bytes, text, sizeof text) == NULL) { strcpy(text, "?"); }
-    report(AIRGAP_EVENT_REVERSE, text, port, 0);
-    return 1;
+    return !report(AIRGAP_EVENT_REVERSE, text, port, 0);
 }
 
 struct hostent *gethostbyaddr(const void *address, socklen_t length, int family) {
@@ -1182,8 +1190,7 @@ static int message_denied(const unsigned char *message, int length) {
     char name[256];
     question_name(message, length, name, sizeof name);
     if (strcmp(name, "<DNS message>") != 0 && name_allowed(name)) { return 0; }
-    report(AIRGAP_EVENT_RESOLVE, name, 53, SOCK_DGRAM);
-    return 1;
+    return !report(AIRGAP_EVENT_RESOLVE, name, 53, SOCK_DGRAM);
 }
 
 #define DENY_RESOLVER(value) \

@@ -10,6 +10,7 @@ import Glibc
 /// table: `connect`, `__connect`, `__sendmmsg`, `__socket`, `__res_query`, …) is hooked, in this
 /// process and in the preload library, or listed here as uncovered with its reason. A C library
 /// that adds an alias fails this test instead of opening a silent route.
+@Suite(.aloneAmongGuardedTests)
 struct AliasTests {
     /// Exported names that reduce to a hooked function but are deliberately not hooked, with why.
     /// (None today.)

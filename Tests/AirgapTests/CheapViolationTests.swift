@@ -10,7 +10,7 @@ import Glibc
 
 /// A blocked call is reported and fails at once: its stack is symbolicated when first read, on
 /// Airgap's own thread, and is complete by the time anyone reads it.
-@Suite(.airgapped(mode: .warn, allowedHosts: Loopback.hosts))
+@Suite(.aloneAmongGuardedTests, .airgapped(mode: .warn, allowedHosts: Loopback.hosts))
 struct CheapViolationTests {
     private static func blockedConnect(port: Int) -> Int32 {
         var address = sockaddr_in()

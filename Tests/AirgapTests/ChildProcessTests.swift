@@ -6,6 +6,7 @@ import Testing
 /// Scenarios that need a fresh process, run through the `AirgapProbe` executable: whole-run
 /// mode (`AIRGAP_MODE` at start-up), `URLSession.shared` before its first use, and blocking
 /// 127.0.0.1 (which other tests in this process use).
+@Suite(.aloneAmongGuardedTests)
 struct ChildProcessTests {
     private func temporaryPath(_ name: String) -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("airgap-\(UUID().uuidString)-\(name)").path

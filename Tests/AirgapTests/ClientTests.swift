@@ -9,6 +9,7 @@ import FoundationNetworking
 /// Each client is caught in-process, in fail mode. Every scope allows the loopback names other
 /// tests in this process use; the blocked targets are `.invalid` names (never resolved: the
 /// lookup fails before the resolver runs) and a server on 127.0.0.2.
+@Suite(.aloneAmongGuardedTests)
 struct ClientTests {
     /// Runs `body` in a fail-mode scope and returns what it produced and the violations, with
     /// the scope's issues expected (and matched against `expected`).

@@ -5,9 +5,8 @@ import Glibc
 #endif
 import Testing
 
-/// Settings, patterns and scopes. The suite holds Airgap's process-wide lock through the trait,
-/// because it changes process-wide settings.
-@Suite(.airgapped(allowedHosts: Loopback.hosts))
+/// Settings, patterns and scopes. Settings changed inside the suite's scopes are each test's own.
+@Suite(.aloneAmongGuardedTests, .airgapped(allowedHosts: Loopback.hosts))
 struct ConfigurationTests {
     @Test(arguments: [
         ("localhost", "localhost", true),
@@ -27,12 +26,11 @@ struct ConfigurationTests {
         ("fd00::/8", "fd12::1", true),
     ])
     func allowedHostPatterns(pattern: String, host: String, allowed: Bool) {
-        // The pattern replaces the allowed hosts process-wide, leaving out the loopback servers
-        // that tests of other suites use meanwhile: with the guard off, none of their connections
-        // is blocked (or reported here). Matching does not depend on the guard being on.
+        // Matching does not depend on the guard being on.
         Airgap.deactivate()
         Airgap.allowedHosts = [pattern]
-        #expect(Airgap.state.withLock { $0.hostRules }.allowsURLHost(host) == allowed)
+        // Inside the test's scope, the setter replaced the hosts the scope adds.
+        #expect(GuardScope.innermostOpen?.overrides.withLock { $0.rules }.allowsURLHost(host) == allowed)
     }
 
     @Test func allowedHostsPersistAcrossActivateAndDeactivate() {
@@ -99,7 +97,8 @@ struct ConfigurationTests {
         #expect(throws: Failure.self) {
             try Airgap.withConfiguration(mode: .warn, allowedHosts: ["only.test"], errorCode: -1009, responseDelay: 2) {
                 #expect(Airgap.mode == .warn)
-                #expect(Airgap.allowedHosts == ["only.test"])
+                // Inside a scope it replaces what the scope adds to the process-wide hosts.
+                #expect(Airgap.allowedHosts == Airgap.state.withLock { $0.allowedHosts }.union(["only.test"]))
                 #expect(Airgap.errorCode == -1009)
                 #expect(Airgap.responseDelay == 2)
                 throw Failure()

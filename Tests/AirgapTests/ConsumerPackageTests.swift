@@ -15,6 +15,7 @@ import ProcessSupport
 /// The nested build takes minutes the first time (SwiftPM resolves Airlock's dependencies and
 /// builds Airgap); its scratch path is under this package's `.build/`, so a fresh clone (CI)
 /// starts from nothing and a local run reuses its last build.
+@Suite(.aloneAmongGuardedTests)
 struct ConsumerPackageTests {
     static let root = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -4,6 +4,7 @@ import Testing
 /// The tables of the "How Airgap Works" article (Airgap's DocC catalog) say what Airgap blocks and
 /// what it cannot: every route the escape suite does not cover has a row in "What is not blocked",
 /// with its reason.
+@Suite(.aloneAmongGuardedTests)
 struct DocumentationTests {
     static let articlePath = "Sources/Airgap/Documentation.docc/HowAirgapWorks.md"
 

@@ -9,6 +9,7 @@ import Testing
 /// Every case runs twice: without the guard, where the route must reach a listener (so the
 /// guarded run proves something), and in fail mode with nothing allowed, where the listeners
 /// must receive nothing and the probe must have recorded the violation.
+@Suite(.aloneAmongGuardedTests)
 struct EscapeTests {
     struct Route: Sendable, CustomTestStringConvertible {
         let name: String

@@ -7,6 +7,7 @@ import Testing
 /// One host-pattern language for every layer: a table of names and patterns gives the same
 /// verdicts through the Swift matcher (the URLSession layer), the C matcher in this process, a
 /// `fork()`ed child and a child that loads the preload library.
+@Suite(.aloneAmongGuardedTests)
 struct HostPatternTableTests {
     static let patterns = [
         "api.wild.test", "API.WILD.test", "*.wild.test", "**.wild.test", "api-*.wild.test", "api.*.glob.test",

@@ -11,6 +11,7 @@ import FoundationNetworking
 /// request returns, the reporter has seen it, `Airgap.violations` lists it and the scope holds
 /// it (or, outside a scope, the handler has run). Nothing here waits or sleeps: each count is
 /// read once, as soon as the request returned, so a report that came later fails the test.
+@Suite(.aloneAmongGuardedTests)
 struct ImmediateReportingTests {
     /// What had been reported for one host when the request returned.
     struct Reports: Sendable {
@@ -38,8 +39,7 @@ struct ImmediateReportingTests {
             // Read at once, before anything else can happen.
             reports.reported = seen.withLock { $0 }.filter { $0.contains(marker) }
             reports.listed = Airgap.violations.map(\.url).filter { $0.contains(marker) }
-            let sink = Airgap.state.withLock { $0.scopeSinks.last }
-            reports.scoped = (sink?.violations ?? []).map(\.url).filter { $0.contains(marker) }
+            reports.scoped = (GuardScope.innermostOpen?.sink.violations ?? []).map(\.url).filter { $0.contains(marker) }
         }
         return (result, reports)
     }
@@ -109,11 +109,9 @@ struct ImmediateReportingTests {
         #expect(reports.listed == ["dns://\(host):443"])
     }
 
-    /// Outside any scope the handler reports: it too has run when the request returns. The test
-    /// takes the lock `.airgapped` scopes take, so no scope runs while it activates the guard.
+    /// Outside any scope the handler reports: it too has run when the request returns. The suite
+    /// runs alone among guarded tests, so no scope is open while it activates the guard.
     @Test func theHandlerRunsBeforeTheRequestReturnsOutsideAScope() async {
-        await ScopeRunner.lock.lock()
-        defer { ScopeRunner.lock.unlock() }
         let saved = Settings.current()
         let host = "airgap-immediate-handler.invalid"
         let messages = Locked<[String]>([])

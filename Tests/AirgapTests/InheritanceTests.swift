@@ -11,6 +11,7 @@ import Glibc
 
 /// Processes a guarded test starts inherit the guard through the preload library, and what they
 /// try lands in the parent's violations, attributed to the parent's test.
+@Suite(.aloneAmongGuardedTests)
 struct InheritanceTests {
     @Test(.enabled(if: !ThreadSanitizer.isActive, "an instrumented preload library cannot load into other programs"))
     func aChildProcessStartedWhileTheGuardIsActiveInheritsIt() async throws {

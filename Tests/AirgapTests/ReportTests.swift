@@ -6,7 +6,7 @@ import FoundationNetworking
 import Testing
 
 /// Both report formats: the text format of the documentation and JSON decoding to `[Violation]`.
-@Suite(.airgapped(mode: .warn, allowedHosts: Loopback.hosts))
+@Suite(.aloneAmongGuardedTests, .airgapped(mode: .warn, allowedHosts: Loopback.hosts))
 struct ReportTests {
     private func temporaryPath(_ name: String) -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("airgap-\(UUID().uuidString)-\(name)").path

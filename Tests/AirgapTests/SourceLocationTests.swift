@@ -9,6 +9,7 @@ import Glibc
 #endif
 
 /// Issues point at the user's code that made the call, not into Airgap.
+@Suite(.aloneAmongGuardedTests)
 struct SourceLocationTests {
     @Test func anIssuePointsAtTheCallThatReachedForTheNetwork() async throws {
         let listeners = try LoopbackListeners(host: "127.0.0.2")

@@ -17,7 +17,7 @@ import Glibc
 /// Every request goes to an `.invalid` name on a session the guard protocol answers
 /// (`URLSession.shared`, or an `Airgap.protect`ed configuration). Loopback stays allowed: the guard
 /// is process-wide, and other suites of the process talk to servers on 127.0.0.1 meanwhile.
-@Suite(.airgapped(mode: .warn, allowedHosts: ["localhost", "127.0.0.1", "::1"]))
+@Suite(.aloneAmongGuardedTests, .airgapped(mode: .warn, allowedHosts: ["localhost", "127.0.0.1", "::1"]))
 struct URLProtocolGuardTests {
     /// A URLError code, or the HTTP status of an answer.
     enum Outcome: Equatable, Sendable {

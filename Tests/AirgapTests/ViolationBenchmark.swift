@@ -14,7 +14,7 @@ import Glibc
 /// only when asked, alone (it activates the guard process-wide):
 ///
 ///     AIRGAP_BENCHMARK=1 swift test --skip-build --filter ViolationBenchmark
-@Suite(.serialized, .enabled(if: ProcessInfo.processInfo.environment["AIRGAP_BENCHMARK"] == "1", "set AIRGAP_BENCHMARK=1"))
+@Suite(.aloneAmongGuardedTests, .serialized, .enabled(if: ProcessInfo.processInfo.environment["AIRGAP_BENCHMARK"] == "1", "set AIRGAP_BENCHMARK=1"))
 struct ViolationBenchmark {
     /// A port on 127.0.0.2 that nothing listens on (a loopback address the guard blocks: even a
     /// broken guard sends nothing off the machine).

@@ -16,6 +16,7 @@ final class ReportedViolations: Sendable {
 }
 
 /// Warn mode blocks exactly like fail mode and reports known issues instead of failures.
+@Suite(.aloneAmongGuardedTests)
 struct WarnModeTests {
     @Test(.airgapped(mode: .warn, allowedHosts: Loopback.hosts))
     func warnModeBlocksTheConnectionAndRecordsTheViolationWithoutFailing() async throws {
@@ -81,9 +82,11 @@ struct WarnModeTests {
     }
 }
 
-/// Each violation is attributed to the test that caused it, while tests run in parallel: the
-/// trait serialises the scopes and names the test.
-@Suite(.airgapped(mode: .warn, allowedHosts: Loopback.hosts))
+/// Each violation is attributed to the test that caused it: the trait's scope names the test.
+/// Its violations happen on threads no test owns (an event loop, libcurl's), which every open
+/// scope records, so the suite runs alone among guarded tests (ParallelScopeTests covers tests
+/// running side by side).
+@Suite(.aloneAmongGuardedTests, .airgapped(mode: .warn, allowedHosts: Loopback.hosts))
 struct AttributionTests {
     private func violate() async throws -> [Violation] {
         let reported = ReportedViolations()

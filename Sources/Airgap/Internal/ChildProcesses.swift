@@ -14,8 +14,8 @@ import Glibc
 /// inherited environment (`Process`, `posix_spawn`, `fork`+`exec`, `system`) loads the same
 /// hooks. While the guard enforces, the state file carries its mode, allowed hosts and log; each
 /// child reads it as it loads. Children, and `fork()`ed copies of this process, append one line
-/// per violation to a log file of this process, which ``drain()`` turns into violations of the
-/// test running when it is read.
+/// per violation to a log file of this process, which ``drain()`` turns into violations of every
+/// scope open when it is read (or, outside scopes, of the test running then).
 enum ChildProcesses {
     /// The log file children write to: one per process, created at the first activation in a
     /// directory only this user can write (the state file's, or one of its own). Removed at exit.
@@ -139,7 +139,9 @@ enum ChildProcesses {
                 testName: Airgap.attributedTestName(),
                 stack: ViolationStack(frames: ["child process \(fields[4]) (\(fields[6]))"])
             )
-            Airgap.record(violation)
+            // A child belongs to no test's task: every open scope records it, as it would a
+            // connection made on a thread no test owns.
+            Airgap.record(violation, delivery: ViolationPipeline.unownedDelivery())
         }
     }
 }

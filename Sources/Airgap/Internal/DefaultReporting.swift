@@ -76,6 +76,15 @@ enum DefaultReporting {
         printToStandardError("warning: \(firstLine) (warn mode)")
     }
 
+    /// Whether a Swift Testing test runs on the current task.
+    static var isInSwiftTest: Bool {
+        #if canImport(Testing)
+        return Test.current != nil
+        #else
+        return false
+        #endif
+    }
+
     #if canImport(Testing)
     /// `Suite/test()` for the Swift Testing test running on this task, if any.
     static func currentSwiftTestName() -> String? {

@@ -28,15 +28,14 @@ struct GuardState: Sendable {
     var isActive = false
     var isAllowed = false
     var inXCTestContext = false
-    /// Set by the `.airgapped` trait and `Airgap.scoped` for the test they wrap.
-    var currentTestName: String?
     /// Set while an XCTest test runs (by an observer registered when Airgap loads, and by
     /// `AirgapObserver` / `AirgapTestCase`).
     var currentXCTestName: String?
     /// The running XCTest test case, to record failures on it at the user's frame.
     var currentXCTestCase: XCTestCaseReference?
-    /// Collectors of the trait scopes in progress, innermost last.
-    var scopeSinks: [ScopeSink] = []
+    /// The `.airgapped` / `Airgap.scoped` scopes open now, in the order they began. The socket
+    /// hooks enforce while there is one.
+    var openScopes: [GuardScope] = []
     /// Whether the load-time constructor activated the guard (`AIRGAP_MODE`).
     var isWholeRun = false
 }

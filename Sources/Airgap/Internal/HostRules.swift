@@ -84,9 +84,19 @@ struct HostRules: Sendable {
         var bare = host
         if bare.hasPrefix("["), bare.hasSuffix("]") { bare = String(bare.dropFirst().dropLast()) }
         if airgap_is_address_rule(bare) == 1 {
-            return airgap_rules_allow_address(bare) == 1
+            return allowsAddress(bare)
         }
         return allowsName(bare)
+    }
+
+    /// Whether the numeric address `address` falls within these rules' address rules, or is a
+    /// loopback address of `localhost` when a pattern is `localhost` (RFC 6761, as the C layer).
+    func allowsAddress(_ address: String) -> Bool {
+        if addressRules.contains(where: { airgap_address_rule_matches($0, address) == 1 }) { return true }
+        if names.contains(where: { $0.lowercased() == "localhost" }) {
+            return airgap_address_rule_matches("127.0.0.1", address) == 1 || airgap_address_rule_matches("::1", address) == 1
+        }
+        return false
     }
 
     /// Replaces the C layer's rules with these, closing the addresses that names of the

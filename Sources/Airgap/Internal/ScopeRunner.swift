@@ -1,18 +1,13 @@
 #if canImport(Testing)
+import CAirgap
 import Foundation
 import Testing
 
-/// The scope behind the `.airgapped` trait and `Airgap.scoped`: serialised process-wide, it
-/// saves every setting, activates the guard for one test, collects that test's violations and
-/// records them as issues on the test's own task when it ends.
+/// The scope behind the `.airgapped` trait and `Airgap.scoped`. Scopes run in parallel: each is a
+/// ``GuardScope`` carried by the test's task, with its own rules, settings and violations; the
+/// process-wide guard only counts the open ones (the socket hooks enforce while there is one).
+/// When the scope ends, its violations are recorded as issues on the test's own task.
 enum ScopeRunner {
-    /// Serialises scopes: tests run in parallel, the guard is process-wide.
-    static let lock = AsyncMutex()
-
-    /// Whether this task already holds ``lock`` (a test-level trait inside a suite-level one,
-    /// or `Airgap.scoped` inside a trait).
-    @TaskLocal static var holdsLock = false
-
     static func run<T>(
         testName: String,
         sourceLocation: SourceLocation,
@@ -20,62 +15,42 @@ enum ScopeRunner {
         allowedHosts: Set<String>,
         _ body: () async throws -> T
     ) async rethrows -> T {
-        if holdsLock {
-            return try await runHoldingLock(testName: testName, sourceLocation: sourceLocation, mode: mode, allowedHosts: allowedHosts, body)
+        let scope = GuardScope(testName: testName, mode: mode, allowedHosts: allowedHosts, parent: GuardScope.innermostOpen)
+        open(scope)
+        defer {
+            // What child processes reported so far is recorded while this scope is still open.
+            ViolationPipeline.settle()
+            let effectiveMode = scope.mode
+            close(scope)
+            report(scope.sink.violations, mode: effectiveMode, at: sourceLocation)
         }
-        await lock.lock()
-        defer { lock.unlock() }
-        return try await $holdsLock.withValue(true) {
-            try await runHoldingLock(testName: testName, sourceLocation: sourceLocation, mode: mode, allowedHosts: allowedHosts, body)
+        return try await GuardScope.$current.withValue(scope) {
+            try await body()
         }
     }
 
-    private static func runHoldingLock<T>(
-        testName: String,
-        sourceLocation: SourceLocation,
-        mode: Airgap.Mode?,
-        allowedHosts: Set<String>,
-        _ body: () async throws -> T
-    ) async rethrows -> T {
-        let saved = Settings.current()
-        let sink = ScopeSink()
-        let effectiveMode = mode ?? saved.mode
-        let (wasActive, wasAllowed, previousName) = Airgap.state.withLock { state in
-            (state.isActive, state.isAllowed, state.currentTestName)
+    /// Registers `scope` and turns the hooks on.
+    private static func open(_ scope: GuardScope) {
+        for (entry, problem) in scope.overrides.withLock({ $0.rules.rejected }) {
+            printToStandardError("Airgap: ignoring allowed host \"\(entry)\": \(problem). Allowed hosts are host patterns (\"localhost\", \"*.example.com\", \"api-*.example.com\"), IP addresses (\"127.0.0.1\") or CIDR ranges (\"10.0.0.0/8\"), without port or scheme.")
         }
-        // What child processes reported before the scope is not this test's.
-        ViolationPipeline.settle()
-        if !allowedHosts.isEmpty {
-            Airgap.allowedHosts = saved.allowedHosts.union(allowedHosts)
+        SocketGuard.install()
+        ChildProcesses.prepare()
+        Airgap.state.withLock { $0.openScopes.append(scope) }
+        Airgap.synchronise()
+    }
+
+    /// Unregisters `scope`; the hooks stop enforcing when it was the last open scope and the
+    /// process-wide guard is off. The addresses allowed names resolved to are forgotten when the
+    /// last scope closes.
+    private static func close(_ scope: GuardScope) {
+        scope.close()
+        let isLast = Airgap.state.withLock { state in
+            state.openScopes.removeAll { $0 === scope }
+            return state.openScopes.isEmpty
         }
-        Airgap.state.withLock { state in
-            state.mode = effectiveMode
-            state.violationHandler = { _ in }
-            state.currentTestName = testName
-            state.scopeSinks.append(sink)
-            if !state.isWholeRun {
-                state.violations.removeAll()
-            }
-        }
-        Airgap.activate()
-        defer {
-            // Enforcement ends before the narrower rules come back: a connection another test
-            // makes to a host only this scope allowed is not blocked in between.
-            Airgap.state.withLock { state in
-                state.isActive = wasActive
-                state.isAllowed = wasAllowed
-            }
-            Airgap.synchronise()
-            // What child processes reported belongs to this scope's test.
-            ViolationPipeline.settle()
-            Airgap.state.withLock { state in
-                state.scopeSinks.removeAll { $0 === sink }
-                state.currentTestName = previousName
-            }
-            saved.restore()
-            report(sink.violations, mode: effectiveMode, at: sourceLocation)
-        }
-        return try await body()
+        Airgap.synchronise()
+        if isLast { airgap_clear_resolved() }
     }
 
     /// Records each violation as an issue at the user's frame that made the call, when known,

@@ -6,22 +6,41 @@ import Glibc
 #endif
 
 #if os(Linux) && !AIRGAP_NO_SOCKET_LAYER
-/// The Swift side of the C socket layer: installs the callback it calls for violations.
+/// The Swift side of the C socket layer: installs the callback it asks about each call that the
+/// process-wide rules deny.
 enum SocketGuard {
     private static let installation: Void = {
         airgap_set_violation_callback { event, host, port, socketType, socketProtocol in
-            // Runs on the calling thread before the call fails, and reports there: only what is
-            // cheap (the stack's return addresses, the test's name) is captured; the stack is
-            // symbolicated when someone reads it.
-            let stack = ViolationStack(captured: CallStack.capture())
+            // Runs on the calling thread before the call proceeds or fails. The scope of the
+            // calling task (if any) decides; a violation is reported here, capturing only what is
+            // cheap (the stack's return addresses); the stack is symbolicated when someone reads it.
             let host = host.map { String(cString: $0) } ?? "?"
+            let verdict = Airgap.verdict(processAllows: false) { scope in
+                scope.chainAllows { SocketGuard.rules($0, allow: event, host: host) }
+            }
+            guard case .block(let delivery) = verdict else { return 1 }
+            let stack = ViolationStack(captured: CallStack.capture())
             let violation = SocketGuard.violation(
                 event: event, host: host, port: Int(port), socketType: socketType, protocol: socketProtocol,
                 testName: Airgap.attributedTestName(), stack: stack
             )
-            Airgap.record(violation)
+            Airgap.record(violation, delivery: delivery)
+            return 0
         }
     }()
+
+    /// Whether `rules` allow what an event of the C layer reached for: a name for a lookup, an
+    /// address for a connection or a reverse lookup; never a raw socket.
+    static func rules(_ rules: HostRules, allow event: Int32, host: String) -> Bool {
+        switch event {
+        case Int32(AIRGAP_EVENT_CONNECT.rawValue), Int32(AIRGAP_EVENT_REVERSE.rawValue):
+            return rules.allowsAddress(host)
+        case Int32(AIRGAP_EVENT_SOCKET.rawValue):
+            return false
+        default:
+            return rules.allowsName(host)
+        }
+    }
 
     /// Installs the callback (once), and reads what capturing a stack needs.
     static func install() {

@@ -17,9 +17,10 @@ import Testing
 enum ViolationPipeline {
     /// Where a violation is reported, decided where it happened.
     enum Delivery: Sendable {
-        /// To the `.airgapped` / `Airgap.scoped` scope that ran then, which records its issues when
-        /// it ends, on the test's own task.
-        case scope(ScopeSink)
+        /// To these `.airgapped` / `Airgap.scoped` scopes (one: the scope of the task that made
+        /// the call; several: every open scope, for a call on a thread no test owns), each of
+        /// which records its issues when it ends, on its test's own task.
+        case scopes([GuardScope])
         /// Through the handler (`nil`: the built-in one) in `mode`; `xctest` is the XCTest test
         /// that ran then.
         case handler((@Sendable (String) -> Void)?, mode: Airgap.Mode, inXCTest: Bool, xctest: XCTestCaseReference?)
@@ -32,12 +33,19 @@ enum ViolationPipeline {
         ChildProcesses.drain()
     }
 
-    /// Where a violation that happens now on this thread is to be reported.
-    static func delivery() -> Delivery {
-        let (sink, handler, mode, inXCTest, xctest) = Airgap.state.withLock { state in
-            (state.scopeSinks.last, state.violationHandler, state.mode, state.inXCTestContext, state.currentXCTestCase)
+    /// The process-wide handler, as set now.
+    static func handlerDelivery() -> Delivery {
+        let (handler, mode, inXCTest, xctest) = Airgap.state.withLock { state in
+            (state.violationHandler, state.mode, state.inXCTestContext, state.currentXCTestCase)
         }
-        if let sink { return .scope(sink) }
         return .handler(handler, mode: mode, inXCTest: inXCTest, xctest: xctest)
+    }
+
+    /// Where a violation no test's task made (a child process's) is reported: every open scope
+    /// that no other open scope encloses, else the handler.
+    static func unownedDelivery() -> Delivery {
+        let open = Airgap.state.withLock { $0.openScopes }
+        let leaves = open.filter { scope in !open.contains { $0.parent === scope } }
+        return leaves.isEmpty ? handlerDelivery() : .scopes(leaves)
     }
 }

@@ -68,14 +68,16 @@ typedef enum {
     AIRGAP_MODE_UNRECOGNISED = 3,
 } airgap_mode_value;
 
-/// Called (outside any lock, on the calling thread, before the call fails) for each violation.
-/// `port` is 0 when unknown; `socket_type` is `SOCK_STREAM`, `SOCK_DGRAM`, `SOCK_RAW`,
-/// `SOCK_PACKET`, or 0 when unknown; `protocol` is the socket's protocol for a connect
-/// (`IPPROTO_ICMP` for a ping socket), else 0.
-typedef void (*airgap_violation_callback)(int event, const char *host, int port, int socket_type, int protocol);
+/// Called (outside any lock, on the calling thread, before the call proceeds or fails) for each
+/// call the configured rules (the process-wide allowed hosts) deny. It decides: return 1 to let
+/// the call through (the calling thread's scope allows it), anything else to fail it (the callback
+/// has reported the violation). `port` is 0 when unknown; `socket_type` is `SOCK_STREAM`,
+/// `SOCK_DGRAM`, `SOCK_RAW`, `SOCK_PACKET`, or 0 when unknown; `protocol` is the socket's protocol
+/// for a connect (`IPPROTO_ICMP` for a ping socket), else 0.
+typedef int (*airgap_violation_callback)(int event, const char *host, int port, int socket_type, int protocol);
 
 /// Installs the violation callback of this process (its forked copies and children write to the
-/// log instead).
+/// log instead, and fail every call the configured rules deny).
 void airgap_set_violation_callback(airgap_violation_callback violation_callback);
 
 /// Writes up to `capacity` return addresses of the calling thread's stack, innermost first (the
@@ -132,6 +134,10 @@ int airgap_replace_rules(const char *rules, const char *names);
 
 /// Whether `text` parses as an address rule, without adding it. Returns 1 or 0.
 int airgap_is_address_rule(const char *text);
+
+/// Whether the numeric address `address` falls within the address rule `rule` (an IP literal or
+/// CIDR range, as `airgap_add_rule` takes). Returns 1 or 0; 0 when either does not parse.
+int airgap_address_rule_matches(const char *rule, const char *address);
 
 /// Whether the numeric address `text` falls within the configured rules (not the resolved
 /// addresses). Returns 1 or 0; 0 for text that is not an address.
