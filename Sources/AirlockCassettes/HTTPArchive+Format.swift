@@ -233,15 +233,21 @@ enum HARFormat {
         /// arrived, each with the time before it, beside `text` (which holds them all, one after
         /// the other, for every other reader). Absent for a body that was not a stream.
         var parts: [Part]?
+        /// Airlock's own field: how a streamed body ended after its last part.
+        var end: End?
 
         enum CodingKeys: String, CodingKey {
             case size, mimeType, text, encoding, compression
             case contentEncoded = "_contentEncoded"
             case encodedBody = "_encodedBody"
             case parts = "_parts"
+            case end = "_end"
         }
 
-        init(size: Int, mimeType: String, text: String?, encoding: String?, contentEncoded: Bool? = nil, encodedBody: String? = nil, compression: Int? = nil, parts: [Part]? = nil) {
+        init(
+            size: Int, mimeType: String, text: String?, encoding: String?, contentEncoded: Bool? = nil, encodedBody: String? = nil, compression: Int? = nil,
+            parts: [Part]? = nil, end: End? = nil
+        ) {
             self.size = size
             self.mimeType = mimeType
             self.text = text
@@ -250,6 +256,7 @@ enum HARFormat {
             self.encodedBody = encodedBody
             self.compression = compression
             self.parts = parts
+            self.end = end
         }
 
         init(from decoder: any Decoder) throws {
@@ -262,6 +269,27 @@ enum HARFormat {
             encodedBody = try container.decodeIfPresent(String.self, forKey: .encodedBody)
             compression = try container.decodeIfPresent(Int.self, forKey: .compression)
             parts = try container.decodeIfPresent([Part].self, forKey: .parts)
+            end = try container.decodeIfPresent(End.self, forKey: .end)
+        }
+    }
+
+    /// How a streamed body ended (`content._end`): `{"wait": 3000}` when the server ended it 3 s
+    /// after the last part (after the head, when there is none), `{"wait": 3000, "clientLeft":
+    /// true}` when the client left then, the stream still open.
+    struct End: Codable {
+        /// Milliseconds between the last part (or the head) and the end.
+        var wait: Double
+        var clientLeft: Bool?
+
+        init(wait: Double, clientLeft: Bool?) {
+            self.wait = wait
+            self.clientLeft = clientLeft
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            wait = try container.decodeIfPresent(Double.self, forKey: .wait) ?? 0
+            clientLeft = try container.decodeIfPresent(Bool.self, forKey: .clientLeft)
         }
     }
 
@@ -285,6 +313,11 @@ enum HARFormat {
             text = try container.decodeIfPresent(String.self, forKey: .text) ?? ""
             encoding = try container.decodeIfPresent(String.self, forKey: .encoding)
         }
+    }
+
+    /// Seconds as HAR's milliseconds, to a microsecond.
+    static func milliseconds(_ seconds: TimeInterval) -> Double {
+        (seconds * 1000 * 1000).rounded() / 1000
     }
 
     /// UTF-8 text as is (a byte-order mark included), anything else in base64: either way the

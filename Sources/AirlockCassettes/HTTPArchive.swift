@@ -188,26 +188,39 @@ public struct HTTPArchive: Sendable {
             body: body,
             bodyIsEncoded: bodyIsEncoded,
             duration: max(0, entry.time) / 1000,
-            stream: try stream(content.parts, headers: headers, at: "\(place).response.content._parts", source: source)
+            stream: try stream(content.parts, end: content.end, headers: headers, at: "\(place).response.content", source: source)
         )
         recorded.webSocketFrames = try webSocketFrames(entry.webSocketMessages, at: "\(place)._webSocketMessages", source: source)
         return recorded
     }
 
-    /// The stream `_parts` spell, if they are there: each part's bytes after its wait.
-    private static func stream(_ parts: [HARFormat.Part]?, headers: HTTPFields, at place: String, source: String) throws(StubFileError) -> ResponseStream? {
-        guard let parts, !parts.isEmpty else { return nil }
+    /// The stream `_parts` and `_end` spell, if they are there: each part's bytes after its wait,
+    /// then the end after its own.
+    private static func stream(_ parts: [HARFormat.Part]?, end: HARFormat.End?, headers: HTTPFields, at place: String, source: String) throws(StubFileError) -> ResponseStream? {
+        let parts = parts ?? []
+        guard !parts.isEmpty || end != nil else { return nil }
         var stream: [StreamPart] = []
         for (index, part) in parts.enumerated() {
             guard let bytes = HARFormat.bytes(part.text, encoding: part.encoding) else {
-                throw StubFileError(.invalidValue, file: source, location: "\(place)[\(index)].encoding", problem: "is \"\(part.encoding ?? "")\"", expected: "\"base64\" or no encoding")
+                throw StubFileError(.invalidValue, file: source, location: "\(place)._parts[\(index)].encoding", problem: "is \"\(part.encoding ?? "")\"", expected: "\"base64\" or no encoding")
             }
             guard part.wait.isFinite, part.wait >= 0 else {
-                throw StubFileError(.invalidValue, file: source, location: "\(place)[\(index)].wait", problem: "is \(part.wait)", expected: "the milliseconds before the part, 0 or more")
+                throw StubFileError(.invalidValue, file: source, location: "\(place)._parts[\(index)].wait", problem: "is \(part.wait)", expected: "the milliseconds before the part, 0 or more")
             }
             stream.append(StreamPart(bytes: bytes, after: part.wait / 1000))
         }
-        return ResponseStream(kind: ResponseStream.Kind(contentType: headers[.contentType]), parts: stream)
+        var ending = ResponseStream.Ending.close
+        if let end {
+            // At most a day, as any wait of a response.
+            guard end.wait.isFinite, end.wait >= 0, end.wait <= ResponseLimits.maximumSeconds * 1000 else {
+                throw StubFileError(
+                    .invalidValue, file: source, location: "\(place)._end.wait", problem: "is \(end.wait)",
+                    expected: "the milliseconds from the last part to the stream's end, 0 to \(Int(ResponseLimits.maximumSeconds * 1000))"
+                )
+            }
+            ending = end.clientLeft == true ? .clientLeft(after: end.wait / 1000) : .closeAfter(end.wait / 1000)
+        }
+        return ResponseStream(kind: ResponseStream.Kind(contentType: headers[.contentType]), parts: stream, ending: ending)
     }
 
     // MARK: Writing
@@ -246,11 +259,18 @@ public struct HTTPArchive: Sendable {
         let text = encoded ? (text: body.base64EncodedString(), encoding: "base64") : HARFormat.text(body)
         // A stream's parts beside the whole body, unless the body is in a content coding (whose
         // pieces mean nothing apart).
-        let parts = response?.stream.flatMap { stream -> [HARFormat.Part]? in
-            guard response?.bodyIsEncoded != true else { return nil }
-            return stream.parts.map { part in
+        let stream = response?.bodyIsEncoded == true ? nil : response?.stream
+        let parts = stream.map { stream in
+            stream.parts.map { part in
                 let text = HARFormat.text(part.bytes)
-                return HARFormat.Part(wait: (part.delay * 1000 * 1000).rounded() / 1000, text: text.text, encoding: text.encoding)
+                return HARFormat.Part(wait: HARFormat.milliseconds(part.delay), text: text.text, encoding: text.encoding)
+            }
+        }
+        let end = stream.flatMap { stream -> HARFormat.End? in
+            switch stream.ending {
+            case .closeAfter(let seconds): HARFormat.End(wait: HARFormat.milliseconds(seconds), clientLeft: nil)
+            case .clientLeft(let seconds): HARFormat.End(wait: HARFormat.milliseconds(seconds), clientLeft: true)
+            case .close, .keepOpen, .gate: nil
             }
         }
         let location = headers[.location]
@@ -269,7 +289,8 @@ public struct HTTPArchive: Sendable {
                     contentEncoded: encoded ? true : nil,
                     encodedBody: encodedBody,
                     compression: encodedBody == nil ? nil : body.count - wireBody.count,
-                    parts: parts
+                    parts: parts,
+                    end: end
                 ),
                 redirectURL: location.map(redaction.url) ?? "",
                 error: response?.error

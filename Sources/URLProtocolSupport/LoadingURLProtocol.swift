@@ -31,7 +31,11 @@ open class LoadingURLProtocol: URLProtocol {
         }
         switch previous {
         case .waiting(let work): work.item.cancel()
-        case .forwarding(let task): task.cancel()
+        case .forwarding(let task):
+            // Off this queue: stopLoading() runs on the process-wide queue every session's work
+            // queue targets, and cancel() waits for the forwarding session's (a client that
+            // cancels its task mid-stream crashed the process in __DISPATCH_WAIT_FOR_QUEUE__).
+            DispatchQueue.global().async { task.cancel() }
         case .idle, .stopped: break
         }
     }
@@ -129,13 +133,14 @@ open class LoadingURLProtocol: URLProtocol {
 
     /// Sends the request (with `body` when it had to be read from a stream or task) through
     /// `forwarder`, hands the client the response and each piece of the body as it arrives (for
-    /// a client that takes pieces: a data delegate), and reports the outcome once it ends, with
-    /// the body's pieces and the time before each (the first: after the response).
+    /// a client that takes pieces: a data delegate), and reports the outcome once it ends (see
+    /// ``ForwardedInPieces``) — also when the client leaves first (cancels its task): then what
+    /// it got is reported, as a stream its client left.
     package func forward(
         _ request: URLRequest,
         body: Data?,
         inPiecesThrough forwarder: PieceForwarder,
-        report: @escaping @Sendable (_ data: Data?, _ response: URLResponse?, _ pieces: [StreamPart], _ error: (any Error)?) -> Void
+        report: @escaping @Sendable (ForwardedInPieces) -> Void
     ) {
         let request = Self.sending(request, body: body)
         let reference = LoadReference(self)
@@ -162,9 +167,16 @@ open class LoadingURLProtocol: URLProtocol {
             },
             end: { error in
                 let loader = reference.load
-                guard loader.claimDelivery() else { return }
-                let (response, data, pieces) = received.withLock { ($0.response, $0.data, $0.pieces) }
-                report(error == nil ? data : nil, response, pieces, error)
+                let claimed = loader.claimDelivery()
+                let (response, data, pieces, last) = received.withLock { ($0.response, $0.data, $0.pieces, $0.last) }
+                let wait = Double(DispatchTime.now().uptimeNanoseconds - last.uptimeNanoseconds) / 1_000_000_000
+                guard claimed else {
+                    // The client left (its task was cancelled, which stopped this load and the
+                    // forward): what it got is reported, when a response had begun.
+                    guard let http = response as? HTTPURLResponse else { return }
+                    return report(ForwardedInPieces(response: http, data: data, pieces: pieces, ending: .clientLeft(after: wait), error: nil))
+                }
+                report(ForwardedInPieces(response: response as? HTTPURLResponse, data: error == nil ? data : nil, pieces: pieces, ending: .closeAfter(wait), error: error))
                 withExtendedLifetime(owner) {
                     guard let client = loader.client, loader.task?.state == .running else { return }
                     if let error {
@@ -275,6 +287,42 @@ extension RequestBodyReading {
         DispatchQueue.global().async {
             let loader = reference.load
             body(loader, RequestBody.read(loader.request, task: loader.task))
+        }
+    }
+}
+
+/// What a forward in pieces ended with: the real host's response, the body and its pieces with the
+/// pause before each, how the stream ended, or the error. The one place a URLSession load turns
+/// what it relayed into what is recorded.
+// @unchecked Sendable: HTTPURLResponse is an immutable value object once a task hands it over;
+// swift-corelibs-foundation just does not annotate it.
+package struct ForwardedInPieces: @unchecked Sendable {
+    /// The real host's response, once its head arrived.
+    package let response: HTTPURLResponse?
+    /// The whole body; `nil` after an error.
+    package let data: Data?
+    /// The body's pieces, each with the pause before it (the first: after the head).
+    package let pieces: [StreamPart]
+    /// How it ended after its last piece: the host ended it (`closeAfter`), or the client left.
+    package let ending: ResponseStream.Ending
+    /// Why the forward failed, if it did (never when the client left).
+    package let error: (any Error)?
+
+    /// The body as a stream, when it was one: it had no `Content-Length` and came in pieces (or
+    /// its client left it open). The session has already decoded any content coding.
+    package var stream: ResponseStream? {
+        guard let response, response.value(forHTTPHeaderField: "Content-Length") == nil else { return nil }
+        let clientLeft = if case .clientLeft = ending { true } else { false }
+        guard !pieces.isEmpty || clientLeft || (ending.wait ?? 0) >= ResponseStream.measurableWait else { return nil }
+        return ResponseStream(kind: ResponseStream.Kind(contentType: response.value(forHTTPHeaderField: "Content-Type")), parts: pieces, ending: ending)
+    }
+
+    /// Records the outcome: the failure, or the response with its body and stream.
+    package func record(with recorder: ExchangeRecorder) {
+        if let error {
+            recorder.record(.failure("\(error)"))
+        } else if let response {
+            recorder.record(.response(status: response.statusCode), headers: response.recordedFields, body: data ?? Data(), stream: stream)
         }
     }
 }

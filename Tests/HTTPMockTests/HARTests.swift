@@ -54,4 +54,44 @@ struct HARTests {
         let second = try #require(entries[1]["response"] as? [String: Any])
         #expect(second["status"] as? Int == 404)
     }
+
+    /// A HAR entry's `_end`: how its stream ended, read back as the stream's ending and written
+    /// again as it was; a wait that cannot be waited is refused, naming the field.
+    @Test(arguments: [
+        (#"{"wait": 1500, "clientLeft": true}"#, ResponseStream.Ending.clientLeft(after: 1.5)),
+        (#"{"wait": 250}"#, ResponseStream.Ending.closeAfter(0.25)),
+    ])
+    func aStreamsEndIsReadAndWrittenAgain(_ end: String, _ ending: ResponseStream.Ending) throws {
+        let archive = try HTTPArchive(data: Data(Self.streamEntry(end: end).utf8), source: "end.har")
+        let stream = try #require(archive.entries.first?.response?.stream)
+        #expect(stream.ending == ending)
+        #expect(stream.parts.isEmpty)
+        let again = try HTTPArchive(data: archive.data(redaction: .none), source: "again.har")
+        #expect(again.entries.first?.response?.stream?.ending == ending)
+    }
+
+    @Test(arguments: ["-1", "1e300", "90000000"])
+    func anEndsWaitThatCannotBeWaitedIsRefusedByName(_ wait: String) {
+        do {
+            _ = try HTTPArchive(data: Data(Self.streamEntry(end: #"{"wait": \#(wait)}"#).utf8), source: "end.har")
+            Issue.record("a stream ending \(wait) ms after its last part was read")
+        } catch {
+            #expect(error.location == "log.entries[0].response.content._end.wait", "\(error)")
+            #expect(error.description.contains("the milliseconds from the last part to the stream's end"), "\(error)")
+        }
+    }
+
+    /// A HAR file of one standing stream (no part) that ended as `end` says.
+    static func streamEntry(end: String) -> String {
+        """
+        {"log": {"version": "1.2", "creator": {"name": "t", "version": "1"}, "entries": [{
+          "startedDateTime": "2026-11-28T12:00:00.000Z", "time": 1,
+          "request": {"method": "GET", "url": "https://api.example.com/mcp", "httpVersion": "HTTP/1.1", "cookies": [], "headers": [], "queryString": [], "headersSize": -1, "bodySize": 0},
+          "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1", "cookies": [],
+            "headers": [{"name": "Content-Type", "value": "text/event-stream"}],
+            "content": {"size": 0, "mimeType": "text/event-stream", "_parts": [], "_end": \(end)},
+            "redirectURL": "", "headersSize": -1, "bodySize": 0},
+          "cache": {}, "timings": {"send": 0, "wait": 1, "receive": 0}}]}}
+        """
+    }
 }

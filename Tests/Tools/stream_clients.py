@@ -2,7 +2,7 @@
 """Reads Airlock's streams with clients no one here wrote: PyPI's httpx-sse, and curl -N.
 
     python3 Tests/Tools/stream_clients.py sse --url URL --expect EXPECTED.json [--method POST --body TEXT --header NAME:VALUE]
-    python3 Tests/Tools/stream_clients.py read --url URL [--method POST --body TEXT --header NAME:VALUE]
+    python3 Tests/Tools/stream_clients.py read --url URL [--method POST --body TEXT --header NAME:VALUE --max-events N]
     python3 Tests/Tools/stream_clients.py install
 
 (`--help` lists every subcommand; Tests/Tools/README.md says what each one checks.)
@@ -19,6 +19,9 @@ after the request (the pauses before it): an event may come late on a loaded mac
 Each event must also arrive in a read of its own before the next event's time, which shows the
 server flushed it alone (checked only where the next event's pause is long enough to tell,
 `--apart` seconds). A machine without curl skips the curl read with a finding (CI installs curl).
+
+`read` reads the URL's events with httpx-sse and prints them, each with its arrival time; with
+`--max-events N` it closes the stream after N events, as a client that has what it wanted leaves.
 
 Made for a test to drive as a child process: everything goes to standard output (standard error
 is joined to it), a line at least every 15 seconds while it works, and the last line is one JSON
@@ -86,6 +89,11 @@ def read_with_httpx_sse(arguments):
             for event in source.iter_sse():
                 events.append({"event": event.event, "data": event.data, "id": event.id, "retry": event.retry, "at": time.monotonic() - sent})
                 say(f"  httpx-sse: event {event.event!r} id {event.id!r} data {event.data[:60]!r} at {events[-1]['at']:.3f} s")
+                if getattr(arguments, "max_events", None) and len(events) >= arguments.max_events:
+                    # A client that has what it wanted and closes the stream (leaving the block
+                    # closes the connection), as the MCP Python SDK does with each answer.
+                    say("  httpx-sse: closing the stream")
+                    break
     return events, content_type
 
 
@@ -197,6 +205,7 @@ def parser():
     read.add_argument("--method", default="GET")
     read.add_argument("--body")
     read.add_argument("--header", action="append", default=[], help="NAME:VALUE, repeatable")
+    read.add_argument("--max-events", type=int, help="close the stream after this many events, as a client that leaves early")
     read.set_defaults(run=read_events)
     commands.add_parser("install", help="install the clients and stop").set_defaults(run=install)
     return top

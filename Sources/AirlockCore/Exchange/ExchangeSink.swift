@@ -211,7 +211,8 @@ extension ResolvedExchange {
         Self.end(stream, of: planned, on: sink)
     }
 
-    /// Ends the stream after its last part: at once, never (the client leaves), or when the gate opens.
+    /// Ends the stream after its last part: at once, never (the client leaves), when the gate
+    /// opens, or once the recorded wait has passed (unless the client left first).
     @inlinable
     static func end<Sink: ExchangeSink>(_ stream: ResponseStream, of planned: PlannedResponse, on sink: Sink) {
         switch stream.ending {
@@ -221,6 +222,8 @@ extension ResolvedExchange {
             break
         case .gate(let gate):
             gate.whenOpen { sink.schedule(after: 0) { sink.send(Data(), isLast: true, of: planned) } }
+        case .closeAfter(let seconds), .clientLeft(let seconds):
+            sink.schedule(after: seconds) { sink.send(Data(), isLast: true, of: planned) }
         }
     }
 

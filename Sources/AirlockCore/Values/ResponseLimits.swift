@@ -39,6 +39,9 @@ public enum ResponseLimits {
                 return (.invalidDribble, problem, "Use .dribbled(inChunks: n, over: seconds) with 1 ≤ n ≤ \(maximumDribbleChunks) and 0 ≤ seconds ≤ \(Int(maximumSeconds)).")
             }
         }
+        if let stream = response.stream, let problem = streamProblem(stream) {
+            return (.invalidDelay, problem, "Give each part, and the stream's ending, a wait of 0 to \(Int(maximumSeconds)) seconds (one day).")
+        }
         if let problem = statusProblem(response.status) {
             return (.invalidStatus, problem, "Use a code from \(statusCodes.lowerBound) to \(statusCodes.upperBound).")
         }
@@ -60,6 +63,15 @@ public enum ResponseLimits {
     package static func delayProblem(_ delivery: MockResponse.Delivery) -> String? {
         guard case .delayed(let seconds) = delivery else { return nil }
         return durationProblem(seconds, named: "the delay")
+    }
+
+    /// Why a stream cannot be sent as it is, if it cannot: a part's pause, or its ending's wait,
+    /// that cannot be waited (see ``durationProblem(_:named:)``).
+    package static func streamProblem(_ stream: ResponseStream) -> String? {
+        for (index, part) in stream.parts.enumerated() {
+            if let problem = durationProblem(part.delay, named: "the pause before part \(index)") { return problem }
+        }
+        return stream.ending.wait.flatMap { durationProblem($0, named: "the wait before the stream's end") }
     }
 
     /// Why a status cannot be sent, if it cannot: a code outside ``statusCodes``.

@@ -34,6 +34,23 @@ public struct ResponseStream: Hashable, Sendable {
         case keepOpen
         /// The response stays open until the test opens the gate (or the client goes away).
         case gate(StreamGate)
+        /// The response ends this many seconds after the last part (after the head, when there
+        /// is none): how a recorded stream ends whose server waited before ending it.
+        case closeAfter(TimeInterval)
+        /// The recording's client left this many seconds after the last part (after the head,
+        /// when there is none), while the stream was still open: a replay keeps the stream open
+        /// as long — or until its own client leaves — and then ends it, so that a client that
+        /// listens (an `EventSource`, an MCP client's standing stream) is not told to reconnect.
+        case clientLeft(after: TimeInterval)
+
+        /// How long after the last part the response ends by itself, for the endings that say.
+        public var wait: TimeInterval? {
+            switch self {
+            case .close: 0
+            case .closeAfter(let seconds), .clientLeft(let seconds): seconds
+            case .keepOpen, .gate: nil
+            }
+        }
     }
 
     /// The stream's kind.
@@ -61,14 +78,24 @@ public struct ResponseStream: Hashable, Sendable {
         return body
     }
 
-    /// From the head to the last part, in seconds.
+    /// The least wait between a stream's head and its end that a recording of a stream with no
+    /// part keeps as a stream (1 ms): below it, the body was empty and the end came at once.
+    package static let measurableWait: TimeInterval = 0.001
+
+    /// From the head to the last part, in seconds (the ending's own wait not counted).
     public var duration: TimeInterval { parts.reduce(0) { $0 + $1.delay } }
 
     /// The same stream with every pause multiplied by `factor`: `0` sends every part at once,
     /// `2` at half the speed. The parts keep their bytes and boundaries.
     public func paced(by factor: Double) -> ResponseStream {
         let factor = factor.isFinite ? Swift.max(0, factor) : 1
-        return ResponseStream(kind: kind, parts: parts.map { StreamPart(bytes: $0.bytes, after: $0.delay * factor) }, ending: ending)
+        let paced: Ending =
+            switch ending {
+            case .closeAfter(let seconds): .closeAfter(seconds * factor)
+            case .clientLeft(let seconds): .clientLeft(after: seconds * factor)
+            case .close, .keepOpen, .gate: ending
+            }
+        return ResponseStream(kind: kind, parts: parts.map { StreamPart(bytes: $0.bytes, after: $0.delay * factor) }, ending: paced)
     }
 }
 

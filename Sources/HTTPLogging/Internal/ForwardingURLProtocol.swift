@@ -76,19 +76,10 @@ class ForwardingURLProtocol: LoadingURLProtocol, RequestBodyReading {
         if inPieces {
             // A data delegate gets each piece as the network hands it over: a stream of events
             // reaches the app as it would without the logger, and is recorded with its pieces.
-            forward(request, body: body, inPiecesThrough: observer.pieceForwarder) { [incoming] data, response, pieces, error in
-                let http = response as? HTTPURLResponse
-                if let error {
-                    recorder.record(.failure("\(error)"))
-                } else {
-                    let fields = http?.recordedFields ?? HTTPFields()
-                    // A body without a length is a stream: kept with its pieces (the session has
-                    // already decoded any content coding).
-                    let isStream = http?.value(forHTTPHeaderField: "Content-Length") == nil && !pieces.isEmpty
-                    let stream = isStream ? ResponseStream(kind: ResponseStream.Kind(contentType: fields[.contentType]), parts: pieces) : nil
-                    recorder.record(.response(status: http?.statusCode ?? 0), headers: fields, body: data ?? Data(), stream: stream)
-                }
-                observer.didForward(incoming, response: http, body: data, error: error, duration: Date().timeIntervalSince(started))
+            forward(request, body: body, inPiecesThrough: observer.pieceForwarder) { [incoming] forwarded in
+                // A body without a length is a stream: kept with its pieces and how it ended.
+                forwarded.record(with: recorder)
+                observer.didForward(incoming, response: forwarded.response, body: forwarded.data, error: forwarded.error, duration: Date().timeIntervalSince(started))
             }
             return
         }

@@ -104,17 +104,8 @@ class MockURLProtocol: LoadingURLProtocol, RequestBodyReading {
             // A data delegate gets each piece as the network hands it over, and a stream is
             // recorded with its pieces (a body without a length; the session decoded any coding).
             let mock = load.mock
-            forward(load.request, body: load.body, inPiecesThrough: mock.pieceForwarders.forwarder) { data, response, pieces, error in
-                withExtendedLifetime(mock) {
-                    if let error {
-                        recorder.record(.failure("\(error)"))
-                    } else if let http = response as? HTTPURLResponse {
-                        let fields = http.recordedFields
-                        let isStream = http.value(forHTTPHeaderField: "Content-Length") == nil && !pieces.isEmpty
-                        let stream = isStream ? ResponseStream(kind: ResponseStream.Kind(contentType: fields[.contentType]), parts: pieces) : nil
-                        recorder.record(.response(status: http.statusCode), headers: fields, body: data ?? Data(), stream: stream)
-                    }
-                }
+            forward(load.request, body: load.body, inPiecesThrough: mock.pieceForwarders.forwarder) { forwarded in
+                withExtendedLifetime(mock) { forwarded.record(with: recorder) }
             }
             return
         }

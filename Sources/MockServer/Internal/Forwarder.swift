@@ -365,17 +365,20 @@ private final class ResponseRelay: ChannelInboundHandler, RemovableChannelHandle
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        // A stream the relay stopped (its client left) ends; anything else that closes early failed.
-        if control.isCancelled, state.withLock({ $0.isStream }) {
-            finish(.cancelled, channel: context.channel)
-        } else {
-            fail(Forwarder.Failure(description: "the connection closed before the response was complete"), channel: context.channel)
-        }
+        // A stream the relay stopped (its client left) ends (see `fail`); anything else that
+        // closes early failed.
+        fail(Forwarder.Failure(description: "the connection closed before the response was complete"), channel: context.channel)
         context.fireChannelInactive()
     }
 
-    /// Ends the forward with `failure`, unless it ended already, and closes the connection.
+    /// Ends the forward with `failure`, unless it ended already, and closes the connection. A
+    /// stream its relay cancelled (the client left) ends as cancelled whichever way the close
+    /// shows first: the response decoder reports the cut chunked body as an error before the
+    /// channel goes inactive.
     func fail(_ failure: Forwarder.Failure, channel: any Channel) {
+        if control.isCancelled, state.withLock({ $0.isStream }) {
+            return finish(.cancelled, channel: channel)
+        }
         finish(.failed(failure), channel: channel)
     }
 

@@ -96,9 +96,12 @@ struct PassthroughRelay {
                 let piece = Data(buffer.readableBytesView)
                 stream.add(piece)
                 delivery = .piece(piece)
-            case .end, .cancelled:
-                // A stream the client left is recorded as far as the client saw it.
-                guard let status = stream.record(with: recorder) else { return }
+            case .end:
+                guard let status = stream.record(with: recorder, clientLeft: false) else { return }
+                delivery = .end(status: status)
+            case .cancelled:
+                // A stream the client left is recorded as far as the client saw it, with when it left.
+                guard let status = stream.record(with: recorder, clientLeft: true) else { return }
                 delivery = .end(status: status)
             case .failed(let failure):
                 let message = "Airlock: passthrough to \(url) failed: \(failure)\n"
@@ -125,7 +128,8 @@ struct PassthroughRelay {
     static let hopByHop: Set<String> = ["host", "connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade", "proxy-authorization"]
 }
 
-/// A stream being relayed: its head, and its pieces with the time before each, up to the limit.
+/// A stream being relayed: its head, its pieces with the time before each (up to the limit), and
+/// how it ended: the time from the last piece to the upstream's end, or to the client leaving.
 /// Touched by one forwarding connection's events, one at a time.
 private final class StreamRecording: Sendable {
     private struct State {
@@ -172,9 +176,11 @@ private final class StreamRecording: Sendable {
         }
     }
 
-    /// Records the stream once (its parts, or why it is not kept); returns its status, `nil` when
-    /// no stream began.
-    func record(with recorder: ExchangeRecorder) -> Int? {
+    /// Records the stream once (its parts and its ending, or why it is not kept); returns its
+    /// status, `nil` when no stream began.
+    /// - Parameter clientLeft: Whether the client left while the stream was still open (else the
+    ///   upstream ended it).
+    func record(with recorder: ExchangeRecorder, clientLeft: Bool) -> Int? {
         let taken = state.withLock { state -> State? in
             guard state.status != nil, !state.isRecorded else { return nil }
             state.isRecorded = true
@@ -186,10 +192,15 @@ private final class StreamRecording: Sendable {
             recorder.record(.failure("Airlock: the stream was relayed to the client, but not recorded: its body passed the limit of \(limit) bytes"))
             return status
         }
-        let stream = ResponseStream(kind: ResponseStream.Kind(contentType: taken.headers[.contentType]), parts: taken.parts)
-        // The pieces of a body in a content coding mean nothing apart: it is recorded whole.
-        let keepsParts = taken.headers.contentCoding == nil && !stream.parts.isEmpty
-        recorder.record(.response(status: status), headers: taken.headers, body: stream.body, bodyIsEncoded: true, stream: keepsParts ? stream : nil)
+        // From the last piece (or the head) to the end: a replay waits as long before it ends.
+        let wait = Double(DispatchTime.now().uptimeNanoseconds - taken.last.uptimeNanoseconds) / 1_000_000_000
+        let ending: ResponseStream.Ending = clientLeft ? .clientLeft(after: wait) : .closeAfter(wait)
+        let stream = ResponseStream(kind: ResponseStream.Kind(contentType: taken.headers[.contentType]), parts: taken.parts, ending: ending)
+        // The pieces of a body in a content coding mean nothing apart: it is recorded whole. A
+        // stream with no piece is kept as one when it stayed open: its client left, or its end
+        // came a measurable while after its head (a standing stream the server closed).
+        let keepsStream = taken.headers.contentCoding == nil && (!stream.parts.isEmpty || clientLeft || wait >= ResponseStream.measurableWait)
+        recorder.record(.response(status: status), headers: taken.headers, body: stream.body, bodyIsEncoded: true, stream: keepsStream ? stream : nil)
         return status
     }
 }

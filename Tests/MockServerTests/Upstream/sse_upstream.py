@@ -11,6 +11,11 @@ each connection on a thread of its own (one request per connection, then it clos
     GET|POST /gated?gate=NAME          one event at once, then the last only once
                                        /release?gate=NAME was requested (any connection)
     GET /release?gate=NAME             opens the gate; answers 200 `released`
+    GET /standing?gate=NAME            a stream's head and no event, ended once the gate opens
+                                       (an MCP server's standing GET stream)
+    GET /page?gate=NAME                an HTML page whose EventSource reads /gated?gate=NAME and
+                                       closes on its first event (`window.received`,
+                                       `window.finished`, as browser_clients.py reads them)
     GET|POST /split?gate=NAME          one event echoing the `Authorization` header
                                        (`data: {"echo":"<value>"}`), cut in the middle of the
                                        value: the first half at once, the rest only once the gate
@@ -166,6 +171,21 @@ class Handler(socketserver.BaseRequestHandler):
             connection.sendall(STREAM_HEAD + chunk(whole[:cut]))
             gate(query.get("gate", "")).wait(GATE_LIMIT)
             connection.sendall(chunk(whole[cut:]) + b"0\r\n\r\n")
+            return
+        if url.path == "/standing":
+            connection.sendall(STREAM_HEAD)
+            gate(query.get("gate", "")).wait(GATE_LIMIT)
+            connection.sendall(b"0\r\n\r\n")
+            return
+        if url.path == "/page":
+            name = query.get("gate", "")
+            page = ("<!doctype html><meta charset=\"utf-8\"><link rel=\"icon\" href=\"data:,\"><title>leaves</title><script>"
+                    "window.received = []; window.finished = false; const opened = performance.now();"
+                    f"const source = new EventSource('/gated?gate={name}');"
+                    "source.onmessage = (event) => { window.received.push({type: event.type, data: event.data, lastEventId: event.lastEventId, at: performance.now() - opened});"
+                    " source.close(); window.finished = true; };"
+                    "</script>").encode()
+            connection.sendall(head(b"200 OK", [(b"Content-Type", b"text/html; charset=utf-8"), (b"Content-Length", str(len(page)).encode()), (b"Connection", b"close")]) + page)
             return
         if url.path == "/gated":
             connection.sendall(STREAM_HEAD + chunk(event(b"1", b'{"n":1}')))
