@@ -245,7 +245,7 @@ func unmatchedLoadRows() -> [[String]] {
                 let start = clock.now
                 let exchange = target.resolve(request, for: .socket)
                 samples.append(clock.now - start)
-                guard case .answer(.respond(let planned)) = exchange.action, planned.response.status.code == 404 else { fatalError("an unmatched request was answered") }
+                guard exchange.plannedResponse?.status.code == 404 else { fatalError("an unmatched request was answered") }
             }
             loadSamples.withLock { $0 = samples }
             done.withLock { $0 = true }

@@ -21,9 +21,9 @@ extension Cassette {
         public var description: String { message }
 
         /// The response header that marks a socket's answer to a replay miss.
-        package static let errorHeader = PlannedResponse.replayMissHeader.name
+        package static let errorHeader = ReplayMissResponse.header.name
         /// Its value.
-        package static let errorHeaderValue = PlannedResponse.replayMissHeader.value
+        package static let errorHeaderValue = ReplayMissResponse.header.value
     }
 
     /// The requests this cassette could not answer, oldest first: the replay misses of this run.

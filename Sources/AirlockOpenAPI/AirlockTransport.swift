@@ -92,6 +92,8 @@ extension AirlockTransport {
         private let registry: MockRegistry
         private let passthroughSession: URLSession
         private let state = Locked(State.idle)
+        /// The exchange of the current hop, once started.
+        private let machine = Locked<ExchangeStateMachine<URLSessionTransport>?>(nil)
 
         init(registry: MockRegistry, passthroughSession: URLSession) {
             self.registry = registry
@@ -106,7 +108,15 @@ extension AirlockTransport {
                 return true
             }
             guard started else { return continuation.resume(throwing: CancellationError()) }
-            registry.resolve(request, for: .urlSession).deliver(to: self)
+            begin(request)
+        }
+
+        /// Resolves one hop of the exchange and starts it.
+        private func begin(_ request: IncomingRequest) {
+            var exchange = registry.resolve(request, for: .urlSession)
+            let action = exchange.start(idleTimeout: nil, takesBodyInPieces: true)
+            machine.withLock { $0 = exchange }
+            run(action)
         }
 
         /// The client's task was cancelled: it gets `CancellationError`, and nothing scheduled
@@ -141,25 +151,45 @@ extension AirlockTransport {
             }
         }
 
-        var idleTimeout: TimeInterval? { nil }
-
-        var takesBodyInPieces: Bool { true }
-
-        func timeOut(after seconds: TimeInterval, because reason: String, recorder: ExchangeRecorder) {
-            schedule(after: seconds) { [self] in
-                let message = "AirlockTransport: the request timed out after \(seconds) s: \(reason)"
-                recorder.record(.failure(message))
-                end(with: URLError(.timedOut, message: message))
+        func withMachine(_ event: (inout ExchangeStateMachine<URLSessionTransport>) -> ExchangeStateMachine<URLSessionTransport>.Action) -> ExchangeStateMachine<URLSessionTransport>.Action {
+            machine.withLock { machine in
+                guard var exchange = machine else { return .none }
+                defer { machine = exchange }
+                return event(&exchange)
             }
         }
 
-        func begin(_ planned: PlannedResponse, bodySize: Int?) -> Bool {
-            if let redirect = planned.redirect {
+        /// Carries out what the exchange asks for: the head and body onto the continuation and
+        /// the body's stream, an error thrown to the client, a forward, a redirect followed.
+        func carry(_ delivery: ExchangeStateMachine<URLSessionTransport>.Delivery) {
+            switch delivery {
+            case .write(let write):
+                if let (response, bodySize) = write.head, !respond(response, bodySize: bodySize) { return }
+                write.pieces.forEach { send($0, isLast: false) }
+                if write.ends { send(Data(), isLast: true) }
+            case .fail(let failure):
+                end(with: URLError(failure.urlErrorCode, message: failure.description))
+            case .failCarrying(let error):
+                end(with: error.error)
+            case .fault(let fault):
+                end(with: fault.urlError(reportedBy: "AirlockTransport"))
+            case .forward(_, let target, _):
+                guard let recorder = machine.withLock({ $0?.recorder }) else { return }
+                forward(to: target, recorder: recorder)
+            case .stop(let message):
+                fatalError(message)
+            case .openWebSocket:
+                // A client transport carries no WebSocket: the core fails such an exchange instead.
+                break
+            case .follow(let redirect, _):
                 follow(redirect)
-                return false
             }
-            var head = HTTPResponse(status: .init(code: planned.response.status.code, reasonPhrase: planned.response.reasonPhrase ?? ""))
-            head.headerFields = planned.response.headerFields
+        }
+
+        /// Hands the client the response's head and a stream for its body.
+        private func respond(_ response: MockResponse, bodySize: Int?) -> Bool {
+            var head = HTTPResponse(status: .init(code: response.status.code, reasonPhrase: response.reasonPhrase ?? ""))
+            head.headerFields = response.headerFields
             let (stream, body) = AsyncThrowingStream<HTTPBody.ByteChunk, any Error>.makeStream()
             let continuation = state.withLock { state -> CheckedContinuation<Answer, any Error>? in
                 guard case .waiting(let continuation, _, _) = state else { return nil }
@@ -171,7 +201,7 @@ extension AirlockTransport {
             return true
         }
 
-        func send(_ piece: Data, isLast: Bool, of planned: PlannedResponse) {
+        private func send(_ piece: Data, isLast: Bool) {
             let body = state.withLock { state -> AsyncThrowingStream<HTTPBody.ByteChunk, any Error>.Continuation? in
                 guard case .streaming(let body) = state else { return nil }
                 if isLast { state = .over }
@@ -182,23 +212,14 @@ extension AirlockTransport {
             if isLast { body.finish() }
         }
 
-        func fail(_ failure: ExchangeFailure) {
-            end(with: URLError(failure.urlErrorCode, message: failure.description))
-        }
-
-        func fail(carrying error: MockResponse.ErrorBox) {
-            end(with: error.error)
-        }
-
-        func perform(_ fault: MockResponse.Fault) {
-            end(with: fault.urlError(reportedBy: "AirlockTransport"))
-        }
-
-        func forward(recording: Bool, to target: String?, recorder: ExchangeRecorder) {
+        /// Sends the request — to `target` instead of its own URL when a stub proxies — through
+        /// the passthrough session, and hands the client the answer.
+        private func forward(to target: String?, recorder: ExchangeRecorder) {
             guard case .waiting(_, let request, _) = state.withLock({ $0 }) else { return }
             guard let url = URL(string: target ?? request.url) else {
-                recorder.record(.failure("the proxy target \(target ?? request.url) is not a URL"))
-                return end(with: URLError(.badURL, message: "AirlockTransport: the proxy target \(target ?? request.url) is not a URL"))
+                let failure = ExchangeFailure.invalidProxyTarget(target ?? request.url)
+                recorder.record(.failure(failure))
+                return end(with: URLError(.badURL, message: failure.description))
             }
             var forwarded = URLRequest(url: url)
             forwarded.httpMethod = request.method
@@ -209,7 +230,7 @@ extension AirlockTransport {
             passthroughSession.dataTask(with: forwarded) { [self] data, response, error in
                 guard let http = response as? HTTPURLResponse, error == nil else {
                     let failure = error ?? URLError(.badServerResponse, message: "AirlockTransport: \(url) gave no HTTP response")
-                    recorder.record(.failure("\(failure)"))
+                    recorder.record(.failure(.forwardFailed(target: url.absoluteString, error: "\(failure)")))
                     return end(with: failure)
                 }
                 let fields = http.recordedFields
@@ -224,10 +245,6 @@ extension AirlockTransport {
                 }
                 continuation?.resume(returning: (head, HTTPBody(body)))
             }.resume()
-        }
-
-        func stop(_ message: String) -> Never {
-            fatalError(message)
         }
 
         /// Follows a mocked redirect: the next hop is resolved by the mock and recorded, and the
@@ -245,7 +262,7 @@ extension AirlockTransport {
             guard let next else {
                 return end(with: URLError(.httpTooManyRedirects, message: "AirlockTransport: more than \(RedirectRule.maximumHops) redirects, or a redirect to \(redirect.location), which is not a URL"))
             }
-            registry.resolve(next, for: .urlSession).deliver(to: self)
+            begin(next)
         }
     }
 }

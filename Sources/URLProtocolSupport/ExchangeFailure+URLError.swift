@@ -7,11 +7,20 @@ import FoundationNetworking
 extension ExchangeFailure {
     /// The `URLError` code a URLSession client sees for this failure.
     package var urlErrorCode: URLError.Code {
-        switch kind {
+        switch self {
         case .fileMissing: .fileDoesNotExist
-        case .fileUnreadable: .noPermissionsToReadFile
-        case .responseUnavailable: .cannotParseResponse
+        case .notAFile, .fileUnreadable: .noPermissionsToReadFile
+        case .responseUnservable, .webSocketNeedsServer, .stubError, .notRecorded: .cannotParseResponse
+        case .timedOut: .timedOut
+        case .replayMiss: .resourceUnavailable
+        case .invalidProxyTarget: .badURL
+        case .forwardFailed: .cannotConnectToHost
         }
+    }
+
+    /// The request was forwarded to the network, which failed it with `error`.
+    package static func forwarding(_ request: URLRequest, failedWith error: any Error) -> ExchangeFailure {
+        .forwardFailed(target: request.url?.absoluteString ?? "?", error: "\(error)")
     }
 }
 

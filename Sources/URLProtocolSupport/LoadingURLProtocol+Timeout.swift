@@ -30,29 +30,6 @@ extension LoadingURLProtocol {
         return timeout.isFinite && timeout > 0 ? timeout : nil
     }
 
-    /// Fails the load with `URLError(.timedOut)` after `timeout` seconds — unless it stops first —
-    /// and records the failure in the journal.
-    /// - Parameter reason: What the client was waiting for, such as "its mocked response is
-    ///   delayed 600 s".
-    package func timeOut(after timeout: TimeInterval, because reason: String, recorder: ExchangeRecorder) {
-        let target = "\(request.httpMethod ?? "GET") \(request.url.map { Redaction.standard.url($0.absoluteString) } ?? "?")"
-        let message = "HTTPMock: \(target) timed out after \(Self.seconds(timeout)) s: \(reason), and URLSession fails a request "
-            + "that receives nothing for its timeout (the request's timeoutInterval, else the session's timeoutIntervalForRequest). "
-            + "Shorten the delay, or raise the timeout, to get the response."
-        let reference = LoadReference(self)
-        schedule(after: timeout) {
-            let loader = reference.load
-            guard loader.claimDelivery() else { return }
-            recorder.record(.failure(message))
-            loader.client?.urlProtocol(loader, didFailWithError: URLError(.timedOut, message: message))
-        }
-    }
-
-    /// `2` or `0.5`.
-    package static func seconds(_ value: TimeInterval) -> String {
-        value == value.rounded() ? String(Int(value)) : String(value)
-    }
-
     private static var defaultTimeout: TimeInterval { 60 }
 
     /// The configuration of the session that made the task (only read when a response waits:

@@ -318,9 +318,10 @@ package struct ForwardedInPieces: @unchecked Sendable {
     }
 
     /// Records the outcome: the failure, or the response with its body and stream.
-    package func record(with recorder: ExchangeRecorder) {
+    /// - Parameter request: The request that was forwarded, which a failure names.
+    package func record(with recorder: ExchangeRecorder, forwarding request: URLRequest) {
         if let error {
-            recorder.record(.failure("\(error)"))
+            recorder.record(.failure(.forwarding(request, failedWith: error)))
         } else if let response {
             recorder.record(.response(status: response.statusCode), headers: response.recordedFields, body: data ?? Data(), stream: stream)
         }

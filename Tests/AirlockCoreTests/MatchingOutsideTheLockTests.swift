@@ -14,8 +14,8 @@ struct MatchingOutsideTheLockTests {
         IncomingRequest(method: "GET", url: "https://a.test\(path)", host: "a.test", path: path, queryItems: [])
     }
 
-    private func body<Kind>(_ exchange: ResolvedExchange<Kind>) -> String? {
-        guard exchange.stub != nil, case .answer(.respond(let planned)) = exchange.action, let data = planned.response.body.bytesInMemory else { return nil }
+    private func body<Kind>(_ exchange: ExchangeStateMachine<Kind>) -> String? {
+        guard exchange.stub != nil, let data = exchange.plannedResponse?.body.bytesInMemory else { return nil }
         return String(decoding: data, as: UTF8.self)
     }
 
@@ -73,11 +73,11 @@ struct MatchingOutsideTheLockTests {
         }
         #expect(registry.register([Registration(host: "a.test", path: "/x", requirement: requirement, responses: [.plaintext("never")])]).isEmpty)
         let exchange = registry.resolve(request("/x"), for: .socket)
-        guard case .answer(.respond(let planned)) = exchange.action, let data = planned.response.body.bytesInMemory else {
-            Issue.record("expected a 404 with the diagnosis, got \(exchange.action)")
+        guard let response = exchange.plannedResponse, let data = response.body.bytesInMemory else {
+            Issue.record("expected a 404 with the diagnosis")
             return
         }
-        #expect(planned.response.status.code == 404)
+        #expect(response.status.code == 404)
         #expect(String(decoding: data, as: UTF8.self).contains("never, after reading the unused stubs: not satisfied"))
     }
 }

@@ -195,7 +195,7 @@ struct RedactionFidelityTests {
     @Test func errorTextKeepsItsCodeAndHidesTheQuotedURLsSecrets() {
         var request = exchange(url: "http://127.0.0.1:9/x?token=abc&page=1", headers: [("Authorization", "Basic 1004")])
         let message = #"Error Domain=NSURLErrorDomain Code=-1004 "Could not connect" UserInfo={NSErrorFailingURLStringKey=http://127.0.0.1:9/x?token=abc&page=1, code=1004}"#
-        request.response = RecordedResponse(outcome: .failure(message), headers: [:], body: Data(), duration: 0)
+        request.response = RecordedResponse(outcome: .failure(.stubError(message)), headers: [:], body: Data(), duration: 0)
         let shown = Redaction.standard.apply(to: request)
         #expect(
             shown.response?.error

@@ -19,8 +19,8 @@ struct RegistryTests {
         )
     }
 
-    private func body(_ exchange: ResolvedExchange<URLSessionTransport>) -> String? {
-        guard exchange.stub != nil, case .answer(.respond(let planned)) = exchange.action, let data = planned.response.body.bytesInMemory else { return nil }
+    private func body(_ exchange: ExchangeStateMachine<URLSessionTransport>) -> String? {
+        guard exchange.stub != nil, let data = exchange.plannedResponse?.body.bytesInMemory else { return nil }
         return String(decoding: data, as: UTF8.self)
     }
 
@@ -39,11 +39,11 @@ struct RegistryTests {
         let unmatched = request("a.test", "/x", query: [("q", "1"), ("q", "2")])
         func expectSnippet<Kind>(_ snippet: String, for transport: Transport<Kind>) {
             let exchange = registry.resolve(unmatched, for: transport)
-            guard case .answer(.respond(let planned)) = exchange.action, let data = planned.response.body.bytesInMemory else {
+            guard let response = exchange.plannedResponse, let data = response.body.bytesInMemory else {
                 Issue.record("expected a 404 response")
                 return
             }
-            #expect(planned.response.status.code == 404)
+            #expect(response.status.code == 404)
             #expect(String(decoding: data, as: UTF8.self).contains(snippet))
         }
         expectSnippet(#"Path("/x", query: ["q": ["1", "2"]])"#, for: .urlSession)
@@ -53,7 +53,8 @@ struct RegistryTests {
     @Test func thePassthroughPolicyForwards() {
         let registry = MockRegistry(snippetStyle: .swift)
         registry.unmockedPolicy = .passthrough
-        guard case .forward = registry.resolve(request("a.test", "/x"), for: .socket).action else {
+        var exchange = registry.resolve(request("a.test", "/x"), for: .socket)
+        guard case .forward(recording: false, target: nil, _)? = exchange.start(idleTimeout: nil, takesBodyInPieces: true).delivery else {
             Issue.record("expected the request to be forwarded")
             return
         }
@@ -97,7 +98,7 @@ struct TrieTests {
     private func body(_ registry: MockRegistry, _ host: String, _ path: String) -> String? {
         let request = IncomingRequest(method: "GET", url: "https://\(host)\(path)", host: host, path: path, query: nil)
         let exchange = registry.resolve(request, for: .urlSession)
-        guard exchange.stub != nil, case .answer(.respond(let planned)) = exchange.action, let data = planned.response.body.bytesInMemory else { return nil }
+        guard exchange.stub != nil, let data = exchange.plannedResponse?.body.bytesInMemory else { return nil }
         return String(decoding: data, as: UTF8.self)
     }
 

@@ -307,11 +307,11 @@ struct WireTests {
             }
             // The journal says the same as the client saw.
             let outcome = server.requests.first?.response?.outcome
-            guard case .failure(let recorded)? = outcome else {
-                Issue.record("the journal should record a failure, not \(String(describing: outcome))")
+            guard case .failure(.fileMissing(let path, _, _))? = outcome else {
+                Issue.record("the journal should record the missing file, not \(String(describing: outcome))")
                 return
             }
-            #expect(recorded.contains("does not exist"))
+            #expect(path == missing.path)
         }
     }
 

@@ -13,7 +13,6 @@ extension MockRegistry {
         guard var request = IncomingRequest(method: method, target: target, hostHeader: host) else { return nil }
         request.headers = headers.map { (name: $0.key, value: $0.value) }
         request.body = body
-        guard case .answer(.respond(let planned)) = resolve(request, for: .socket).action else { return nil }
-        return planned.response.status.code
+        return resolve(request, for: .socket).plannedResponse?.status.code
     }
 }

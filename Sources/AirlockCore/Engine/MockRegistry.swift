@@ -75,7 +75,7 @@ public final class MockRegistry: Sendable {
 
     /// Decides everything about one request for a transport: finds the most specific stub and
     /// takes its next response, or applies the unmocked policy; records the request in the
-    /// journal; and plans the delivery.
+    /// journal; and returns the exchange's state machine, ready for the transport to start.
     ///
     /// Nothing slow or written by the user runs under the lock. When the most specific stubs have
     /// `requiring:` matchers, the lock is released, the matchers are asked (most specific first,
@@ -87,12 +87,12 @@ public final class MockRegistry: Sendable {
     // body looked up type metadata on every request.
     @_specialize(where Kind == SocketTransport)
     @_specialize(where Kind == URLSessionTransport)
-    package func resolve<Kind>(_ request: IncomingRequest, for transport: Transport<Kind>, at date: Date = Date()) -> ResolvedExchange<Kind> {
+    package func resolve<Kind>(_ request: IncomingRequest, for transport: Transport<Kind>, at date: Date = Date()) -> ExchangeStateMachine<Kind> {
         var conditions = ConditionResults()
         while true {
             switch state.withLock({ $0.decide(request, at: date, journal: journal, conditions: conditions) }) {
             case .decided(let decision):
-                return ResolvedExchange(decision, request: request, transport: transport, redaction: journal.redaction)
+                return ExchangeStateMachine(decision, request: request, transport: transport, redaction: journal.redaction)
             case .evaluate(let pending):
                 conditions.evaluate(pending, request: request, date: date)
             }

@@ -18,78 +18,36 @@ extension MockResponse.Body {
         return nil
     }
 
-    /// Reads the body. Reading a file blocks: call this off any serial queue or event loop, or use
-    /// ``load(for:completion:)``.
-    /// - Parameter stub: The stub the response belongs to (`nil`: the unmocked policy), for messages.
-    package func load(for stub: StubDescription?) -> Result<Data, ExchangeFailure> {
-        let owner = stub.map { "the response for \($0)" } ?? "the unmocked policy's response"
+    /// Reads the body. Reading a file blocks: call this off any serial queue or event loop.
+    /// - Parameter owner: The response's stub, or the unmocked policy, for messages.
+    package func load(owner: ExchangeFailure.Owner) -> Result<Data, ExchangeFailure> {
         switch self {
         case .data(let data):
             return .success(data)
         case .stream(let stream):
             return .success(stream.body)
         case .failure(let problem):
-            return .failure(ExchangeFailure(.responseUnavailable, "Airlock: \(owner) cannot be served: \(problem)"))
+            return .failure(.responseUnservable(owner: owner, problem: problem))
         case .webSocket:
-            return .failure(ExchangeFailure(.responseUnavailable, "Airlock: \(owner) is a WebSocket, which only a server (MockServer, airlock serve) can open"))
+            return .failure(.webSocketNeedsServer(owner: owner))
         case .error, .fault, .computed, .proxy:
-            // Planning makes these actions of their own: a response to send never has one.
-            return .failure(ExchangeFailure(.responseUnavailable, "Airlock: \(owner) has no body to send"))
+            // Planning makes these plans of their own: a response to send never has one.
+            return .failure(.responseUnservable(owner: owner, problem: "it has no body to send"))
         case .file(let url):
             let path = url.isFileURL ? url.path : url.absoluteString
-            let problem = ResponseFile.problem(at: url)
-            guard problem != .missing else {
-                return .failure(
-                    ExchangeFailure(
-                        .fileMissing,
-                        "Airlock: \(owner) reads the file \(path), which does not exist. Relative paths in Swift "
-                            + "resolve against the working directory \(FileManager.default.currentDirectoryPath) "
-                            + "(use .file(named:extension:in: Bundle.module) for test resources); in stub files, "
-                            + "against the stub file's folder."
-                    )
-                )
-            }
-            guard problem != .folder else {
-                return .failure(ExchangeFailure(.fileUnreadable, "Airlock: \(owner) reads \(path), which is a folder, not a file. Name a file inside it."))
+            switch ResponseFile.problem(at: url) {
+            case .missing:
+                return .failure(.fileMissing(path: path, owner: owner, workingDirectory: FileManager.default.currentDirectoryPath))
+            case .folder:
+                return .failure(.notAFile(path: path, owner: owner))
+            default:
+                break
             }
             do {
                 return .success(try Data(contentsOf: url))
             } catch {
-                return .failure(
-                    ExchangeFailure(.fileUnreadable, "Airlock: \(owner) reads the file \(path), which cannot be read (\(error.localizedDescription)). Check its permissions.")
-                )
+                return .failure(.fileUnreadable(path: path, owner: owner, reason: error.localizedDescription))
             }
         }
-    }
-
-    /// Loads the body and hands it to `completion`: at once for bytes in memory, from a global
-    /// queue for anything that has to be read.
-    package func load(for stub: StubDescription?, completion: @escaping @Sendable (Result<Data, ExchangeFailure>) -> Void) {
-        if case .data(let data) = self { return completion(.success(data)) }
-        DispatchQueue.global().async { completion(self.load(for: stub)) }
-    }
-}
-
-/// Why the core could not produce what an exchange needed; each transport shows it its own way
-/// (a `URLError` with this message, a `500` with it as the body).
-package struct ExchangeFailure: Error, Sendable, CustomStringConvertible {
-    /// What went wrong.
-    package enum Kind: Sendable {
-        /// A response file is missing.
-        case fileMissing
-        /// A response file exists but cannot be read.
-        case fileUnreadable
-        /// The response could not be built.
-        case responseUnavailable
-    }
-
-    /// What went wrong.
-    package let kind: Kind
-    /// What went wrong and how to fix it.
-    package let description: String
-
-    package init(_ kind: Kind, _ description: String) {
-        self.kind = kind
-        self.description = description
     }
 }

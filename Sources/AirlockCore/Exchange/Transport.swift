@@ -16,6 +16,13 @@ package struct Transport<Kind: TransportKind>: Sendable {
     /// Whether the client receives bodies decoded from the content coding their fields name, as
     /// a `URLSession` hands them to its callers; a socket sends the bytes as they are kept.
     package var decodesContentCoding: Bool
+    /// Whether the transport makes the request a redirect asks for itself (a `URLProtocol` on
+    /// Linux, where swift-corelibs-foundation does not follow what a protocol reports), so the
+    /// core works out each 3xx response's redirect rule for it.
+    package var followsRedirects: Bool
+    /// Whether the transport can open a WebSocket (a server can; a `URLProtocol` never sees a
+    /// WebSocket task).
+    package var carriesWebSockets: Bool
     /// The error a request fails with when a stub asks for `error`, if the transport can carry one.
     let carry: @Sendable (MockResponse.ErrorBox) -> Kind.Failure?
     /// How the `.fatalError` policy stops the process, if the transport may stop it.
@@ -59,18 +66,18 @@ package enum SocketTransport: TransportKind {
 extension Transport where Kind == URLSessionTransport {
     /// A `URLProtocol` in the test process: Swift users, who write the DSL.
     package static var urlSession: Transport {
-        Transport(snippetStyle: .swift, decodesContentCoding: true, carry: { $0 }, stopping: { $0 })
+        Transport(snippetStyle: .swift, decodesContentCoding: true, followsRedirects: true, carriesWebSockets: false, carry: { $0 }, stopping: { $0 })
     }
 }
 
 extension Transport where Kind == SocketTransport {
     /// A socket server: stub-file users, who write JSON.
     package static var socket: Transport {
-        Transport(snippetStyle: .json, decodesContentCoding: false, carry: { _ in nil }, stopping: { _ in nil })
+        Transport(snippetStyle: .json, decodesContentCoding: false, followsRedirects: false, carriesWebSockets: true, carry: { _ in nil }, stopping: { _ in nil })
     }
 
     /// A socket server whose admin API needs a token: messages leave its stubs out.
     package static var protectedSocket: Transport {
-        Transport(snippetStyle: .json, showsStubs: false, decodesContentCoding: false, carry: { _ in nil }, stopping: { _ in nil })
+        Transport(snippetStyle: .json, showsStubs: false, decodesContentCoding: false, followsRedirects: false, carriesWebSockets: true, carry: { _ in nil }, stopping: { _ in nil })
     }
 }

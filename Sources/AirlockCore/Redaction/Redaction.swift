@@ -340,7 +340,7 @@ public struct Redaction: Sendable, Hashable {
             let contentType = response.headerFields[.contentType]
             let outcome: RecordedResponse.Outcome
             switch response.outcome {
-            case .failure(let message): outcome = .failure(errorText(message, names: names, secrets: secrets))
+            case .failure(let failure): outcome = .failure(failure.mapText { errorText($0, names: names, secrets: secrets) })
             default: outcome = response.outcome
             }
             let (body, isEncoded) = redactedBody(of: response, contentType: contentType) {

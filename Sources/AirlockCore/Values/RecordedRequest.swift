@@ -296,8 +296,8 @@ public struct RecordedResponse: Sendable {
     public enum Outcome: Sendable, Equatable {
         /// A response with this status was delivered.
         case response(status: Int)
-        /// The request failed with an error; the text says which.
-        case failure(String)
+        /// The request failed: the failure says why, and its description is the message.
+        case failure(ExchangeFailure)
         /// The connection misbehaved instead of answering.
         case fault(MockResponse.Fault)
     }
@@ -359,9 +359,9 @@ public struct RecordedResponse: Sendable {
         case .response(let status):
             self.status = status
             self.error = nil
-        case .failure(let message):
+        case .failure(let failure):
             self.status = nil
-            self.error = message
+            self.error = failure.description
         case .fault(let fault):
             self.status = nil
             self.error = "fault \(fault)"

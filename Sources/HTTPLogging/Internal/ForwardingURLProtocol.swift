@@ -76,17 +76,17 @@ class ForwardingURLProtocol: LoadingURLProtocol, RequestBodyReading {
         if inPieces {
             // A data delegate gets each piece as the network hands it over: a stream of events
             // reaches the app as it would without the logger, and is recorded with its pieces.
-            forward(request, body: body, inPiecesThrough: observer.pieceForwarder) { [incoming] forwarded in
+            forward(request, body: body, inPiecesThrough: observer.pieceForwarder) { [incoming, request] forwarded in
                 // A body without a length is a stream: kept with its pieces and how it ended.
-                forwarded.record(with: recorder)
+                forwarded.record(with: recorder, forwarding: request)
                 observer.didForward(incoming, response: forwarded.response, body: forwarded.data, error: forwarded.error, duration: Date().timeIntervalSince(started))
             }
             return
         }
-        forward(request, body: body, using: observer.forwardingSession) { [incoming] data, response, error in
+        forward(request, body: body, using: observer.forwardingSession) { [incoming, request] data, response, error in
             let http = response as? HTTPURLResponse
             if let error {
-                recorder.record(.failure("\(error)"))
+                recorder.record(.failure(.forwarding(request, failedWith: error)))
             } else {
                 recorder.record(.response(status: http?.statusCode ?? 0), headers: http?.recordedFields ?? HTTPFields(), body: data ?? Data())
             }

@@ -47,20 +47,74 @@ class MockURLProtocol: LoadingURLProtocol, RequestBodyReading {
         }
     }
 
-    /// Resolves one request — the client's, or a redirect's next hop — and has the core carry
-    /// the plan out on this load.
+    /// Resolves one request — the client's, or a redirect's next hop — and carries out what
+    /// its exchange asks for on this load: at once when it answers at once, else in a ``Sink``.
     private func answer(_ load: Hop) {
         guard var incoming = IncomingRequest(load.request) else {
             return fail(URLError(.badURL, message: "HTTPMock: the request has no URL with a host: \(load.request)"))
         }
         incoming.body = load.body
-        let exchange = load.mock.registry.resolve(incoming, for: .urlSession)
-        // Only a body sent in pieces asks which kind of task this is (reading it costs a look into
-        // the session); it is read now, while on the session's queue if this is startLoading().
-        let takesPieces = exchange.sendsBodyInPieces
-            ? clientTakesBodyInPieces(onWorkQueue: startingThread.withLock { $0.map { pthread_equal($0, pthread_self()) != 0 } ?? false })
-            : false
-        exchange.deliver(to: Sink(self, load: load, takesBodyInPieces: takesPieces))
+        var machine = load.mock.registry.resolve(incoming, for: .urlSession)
+        // The client's timeout is read only when the answer waits, and which kind of task this is
+        // only for a body sent in pieces (reading either costs a look into the session); both
+        // are read now, while on the session's queue if this is startLoading().
+        let action = machine.start(
+            idleTimeout: effectiveTimeout,
+            takesBodyInPieces: clientTakesBodyInPieces(onWorkQueue: startingThread.withLock { $0.map { pthread_equal($0, pthread_self()) != 0 } ?? false })
+        )
+        guard case .none = action.next else {
+            return Sink(self, load: load, machine: machine).run(action)
+        }
+        if let delivery = action.delivery {
+            carry(delivery, load: load, recorder: machine.recorder)
+        }
+    }
+
+    /// Carries out what the exchange asks for, through the client. Returns `false` when the
+    /// load has stopped.
+    @discardableResult
+    private func carry(_ delivery: ExchangeStateMachine<URLSessionTransport>.Delivery, load: Hop, recorder: ExchangeRecorder) -> Bool {
+        switch delivery {
+        case .write(let write):
+            // The last piece claims the delivery, so that a timeout or stopLoading() cannot answer too.
+            guard write.ends ? claimDelivery() : !isStopped, let client else { return false }
+            if let (response, _) = write.head {
+                guard let http = httpResponse(response, for: load) else { return false }
+                client.urlProtocol(self, didReceive: http, cacheStoragePolicy: .notAllowed)
+            }
+            write.pieces.forEach { piece in
+                if !piece.isEmpty { client.urlProtocol(self, didLoad: piece) }
+            }
+            if write.ends { client.urlProtocolDidFinishLoading(self) }
+        case .fail(let failure):
+            fail(URLError(failure.urlErrorCode, message: failure.description))
+        case .failCarrying(let error):
+            fail(error.error)
+        case .fault(let fault):
+            fail(fault.urlError(reportedBy: "HTTPMock"))
+        case .forward(_, let target, let inPieces):
+            forward(load, to: target, inPieces: inPieces, recorder: recorder)
+        case .stop(let message):
+            fatalError(message)
+        case .openWebSocket:
+            // A URLProtocol carries no WebSocket: the core fails such an exchange instead.
+            break
+        case .follow(let redirect, let response):
+            guard let http = httpResponse(response, for: load) else { return false }
+            follow(redirect, after: http, load: load)
+        }
+        return true
+    }
+
+    /// The response as the client gets it, or `nil` (and the load failed) when none can be made.
+    private func httpResponse(_ response: MockResponse, for load: Hop) -> HTTPURLResponse? {
+        guard let url = load.request.url,
+            let http = HTTPURLResponse(url: url, statusCode: response.status.code, httpVersion: "HTTP/1.1", headerFields: response.headers)
+        else {
+            fail(URLError(.badServerResponse, message: "HTTPMock: cannot build a response for \(load.request)"))
+            return nil
+        }
+        return http
     }
 
     private func fail(_ error: any Error) {
@@ -97,21 +151,34 @@ class MockURLProtocol: LoadingURLProtocol, RequestBodyReading {
 
     // MARK: Passthrough
 
-    private func forward(_ load: Hop, recorder: ExchangeRecorder, inPieces: Bool) {
+    /// Sends the request — to `target` instead of its own URL when a stub proxies — to the
+    /// real network, and relays the answer.
+    private func forward(_ load: Hop, to target: String?, inPieces: Bool, recorder: ExchangeRecorder) {
+        var request = load.request
+        if let target {
+            guard let url = URL(string: target) else {
+                let failure = ExchangeFailure.invalidProxyTarget(target)
+                recorder.record(.failure(failure))
+                return fail(URLError(.badURL, message: failure.description))
+            }
+            request.url = url
+            request.setValue(nil, forHTTPHeaderField: "Host")
+        }
+        let forwarded = request
         // No loop is possible: a mock's passthrough session is fixed before the mock exists, so
         // it can be another mock's session (which then answers) but never its own.
+        let mock = load.mock
         if inPieces {
             // A data delegate gets each piece as the network hands it over, and a stream is
             // recorded with its pieces (a body without a length; the session decoded any coding).
-            let mock = load.mock
-            forward(load.request, body: load.body, inPiecesThrough: mock.pieceForwarders.forwarder) { forwarded in
-                withExtendedLifetime(mock) { forwarded.record(with: recorder) }
+            forward(forwarded, body: load.body, inPiecesThrough: mock.pieceForwarders.forwarder) { answer in
+                withExtendedLifetime(mock) { answer.record(with: recorder, forwarding: forwarded) }
             }
             return
         }
-        forward(load.request, body: load.body, using: load.mock.passthroughSession) { data, response, error in
+        forward(forwarded, body: load.body, using: mock.passthroughSession) { data, response, error in
             if let error {
-                recorder.record(.failure("\(error)"))
+                recorder.record(.failure(.forwarding(forwarded, failedWith: error)))
             } else if let http = response as? HTTPURLResponse {
                 recorder.record(.response(status: http.statusCode), headers: http.recordedFields, body: data ?? Data())
             }
@@ -120,89 +187,37 @@ class MockURLProtocol: LoadingURLProtocol, RequestBodyReading {
 }
 
 extension MockURLProtocol {
-    /// One load as the core's delivery sees it: the client calls, the load's timers (cancelled by
-    /// `stopLoading()`), and the request's timeout.
-    // @unchecked Sendable: see `LoadReference` — the protocol's request and client are set before
-    // startLoading() and never change; its own state sits behind a lock.
-    //
-    // `takesBodyInPieces`: swift-corelibs-foundation keeps only the last `didLoad` piece for
-    // tasks with a completion handler (including `data(for:)`): those get the whole body at once
-    // when its time has passed; a data delegate gets each piece as it is sent.
+    /// An exchange that waits (a delay, a dribble, a stream, a file): its machine, behind a lock,
+    /// and the load's timers (which do nothing once `stopLoading()` ran).
+    // @unchecked Sendable: the protocol's request and client are set before startLoading() and
+    // never change; the machine sits behind a lock.
     final class Sink: ExchangeSink, @unchecked Sendable {
         typealias Kind = URLSessionTransport
 
         private let loader: MockURLProtocol
         private let load: Hop
-        let takesBodyInPieces: Bool
+        private let recorder: ExchangeRecorder
+        private let machine: Locked<ExchangeStateMachine<URLSessionTransport>>
 
-        init(_ loader: MockURLProtocol, load: Hop, takesBodyInPieces: Bool) {
+        init(_ loader: MockURLProtocol, load: Hop, machine: ExchangeStateMachine<URLSessionTransport>) {
             self.loader = loader
             self.load = load
-            self.takesBodyInPieces = takesBodyInPieces
+            recorder = machine.recorder
+            self.machine = Locked(machine)
         }
 
         func schedule(after seconds: TimeInterval, _ work: @escaping @Sendable () -> Void) {
             loader.schedule(after: seconds, work)
         }
 
-        var idleTimeout: TimeInterval? { loader.effectiveTimeout }
-
-        func timeOut(after seconds: TimeInterval, because reason: String, recorder: ExchangeRecorder) {
-            loader.timeOut(after: seconds, because: reason, recorder: recorder)
+        func withMachine(_ event: (inout ExchangeStateMachine<URLSessionTransport>) -> ExchangeStateMachine<URLSessionTransport>.Action) -> ExchangeStateMachine<URLSessionTransport>.Action {
+            machine.withLock { event(&$0) }
         }
 
-        func begin(_ planned: PlannedResponse, bodySize: Int?) -> Bool {
-            guard let url = load.request.url,
-                let http = HTTPURLResponse(url: url, statusCode: planned.response.status.code, httpVersion: "HTTP/1.1", headerFields: planned.response.headers)
-            else {
-                loader.fail(URLError(.badServerResponse, message: "HTTPMock: cannot build a response for \(load.request)"))
-                return false
+        func carry(_ delivery: ExchangeStateMachine<URLSessionTransport>.Delivery) {
+            if !loader.carry(delivery, load: load, recorder: recorder) {
+                machine.withLock { $0.clientLeft() }
             }
-            if let redirect = planned.redirect {
-                loader.follow(redirect, after: http, load: load)
-                return false
-            }
-            guard !loader.isStopped, let client = loader.client else { return false }
-            client.urlProtocol(loader, didReceive: http, cacheStoragePolicy: .notAllowed)
-            return true
-        }
-
-        func send(_ piece: Data, isLast: Bool, of planned: PlannedResponse) {
-            guard isLast ? loader.claimDelivery() : !loader.isStopped, let client = loader.client else { return }
-            if !piece.isEmpty {
-                client.urlProtocol(loader, didLoad: piece)
-            }
-            if isLast {
-                client.urlProtocolDidFinishLoading(loader)
-            }
-        }
-
-        func fail(_ failure: ExchangeFailure) {
-            loader.fail(URLError(failure.urlErrorCode, message: failure.description))
-        }
-
-        func fail(carrying error: MockResponse.ErrorBox) {
-            loader.fail(error.error)
-        }
-
-        func perform(_ fault: MockResponse.Fault) {
-            loader.fail(fault.urlError(reportedBy: "HTTPMock"))
-        }
-
-        func forward(recording: Bool, to target: String?, recorder: ExchangeRecorder) {
-            guard let target else { return loader.forward(load, recorder: recorder, inPieces: takesBodyInPieces) }
-            guard let url = URL(string: target) else {
-                recorder.record(.failure("the proxy target \(target) is not a URL"))
-                return loader.fail(URLError(.badURL, message: "Airlock: the proxy target \(target) is not a URL"))
-            }
-            var request = load.request
-            request.url = url
-            request.setValue(nil, forHTTPHeaderField: "Host")
-            loader.forward(Hop(mock: load.mock, request: request, body: load.body, hops: load.hops), recorder: recorder, inPieces: takesBodyInPieces)
-        }
-
-        func stop(_ message: String) -> Never {
-            fatalError(message)
         }
     }
 }

@@ -6,12 +6,13 @@ import NIOCore
 import NIOHTTP1
 
 /// Writes the answer to one request onto its connection: the server's side of the core's
-/// delivery (``Sink``, driven by `ResolvedExchange.deliver(to:)`: the head, the body's pieces, a
-/// `500` for what could not be produced, a fault acted out on the wire, a passthrough relayed),
-/// and the responses of the server's own (`413`, `400`, the admin API's JSON).
+/// exchange (``carry(_:incoming:recorder:)``, the one `switch` over what the exchange's state
+/// machine asks for: a head and pieces, a `500` for what could not be produced, a fault acted out
+/// on the wire, a passthrough relayed, a WebSocket opened), and the responses of the server's own
+/// (`413`, `400`, the admin API's JSON).
 ///
-/// It decides nothing: the plan and its sequence are the core's, and the connection's state is
-/// the ``ServerConnection``'s, which it tells when a response ends.
+/// It decides nothing: the exchange's states and timing are the core's `ExchangeStateMachine`,
+/// and the connection's state is the ``ServerConnection``'s, which it tells when a response ends.
 struct ExchangeDelivery {
     let server: ServerContext
     let connection: ServerConnection
@@ -20,30 +21,98 @@ struct ExchangeDelivery {
     /// The request answered.
     let head: HTTPRequestHead
 
-    /// Has the core carry out what it resolved for `incoming`, writing onto this connection.
-    func deliver(_ exchange: ResolvedExchange<SocketTransport>, for incoming: IncomingRequest) {
-        exchange.deliver(to: Sink(self, incoming: incoming, recorder: exchange.recorder))
+    typealias Machine = ExchangeStateMachine<SocketTransport>
+
+    /// Starts the exchange the core resolved for `incoming` and carries it out on this
+    /// connection. An answer sent at once needs nothing more; one that waits (a delay, a
+    /// dribble, a stream, a file) goes on in a ``Sink`` on the connection's event loop.
+    func deliver(_ exchange: Machine, for incoming: IncomingRequest) {
+        var machine = exchange
+        let action = machine.start(idleTimeout: nil, takesBodyInPieces: true)
+        guard case .none = action.next else {
+            return Sink(self, machine: machine, incoming: incoming).run(action)
+        }
+        if let delivery = action.delivery {
+            carry(delivery, incoming: incoming, recorder: machine.recorder)
+        }
     }
 
-    /// The core's delivery, onto this connection: timers on its event loop, writes through the
-    /// HTTP encoder, each finished exchange reported to the server's exchange handler.
-    // @unchecked Sendable: its one variable, `prepared`, is read and written only after
-    // `delivery.value` has checked that the call runs on the channel's event loop.
+    /// Carries out what the exchange asks for. Returns `false` when the client has gone.
+    @discardableResult
+    func carry(_ delivery: Machine.Delivery, incoming: IncomingRequest, recorder: ExchangeRecorder) -> Bool {
+        switch delivery {
+        case .write(let write):
+            return self.write(write, recorder: recorder)
+        case .fail(let failure):
+            report(status: 500, fault: nil, recorder: recorder)
+            respond(status: 500, headers: [.contentType: "text/plain"], body: Data((failure.description + "\n").utf8))
+        case .fault(let fault):
+            misbehave(fault, recorder: recorder)
+        case .forward(let recording, let target, _):
+            forward(incoming, recording: recording, to: target, recorder: recorder)
+        case .openWebSocket(let response, let script):
+            WebSocketUpgrade.open(response, playing: script, for: incoming, recorder: recorder, on: self)
+        case .follow:
+            // A socket's client follows redirects itself: the core never asks a server to.
+            break
+        }
+        return true
+    }
+
+    /// Writes a response's head and pieces; after the last, reports the exchange and ends the
+    /// response. Returns `false` when the client has gone.
+    private func write(_ write: Machine.Write, recorder: ExchangeRecorder) -> Bool {
+        guard context.channel.isActive else { return false }
+        let response = write.response
+        let status = response.status.code
+        if let (response, bodySize) = write.head {
+            if write.ends, let bodySize, let piece = write.pieces.only, piece.count == bodySize,
+                let prepared = PreparedAnswer.of(response), prepared.bodySize == bodySize
+            {
+                // The whole body, in one piece: the head and buffer made once for the response.
+                context.write(NIOAny(HTTPServerResponsePart.head(responseHead(prepared, keepAlive: keepsAlive(streaming: false)))), promise: nil)
+                writeBody(prepared)
+                report(status: status, fault: nil, recorder: recorder)
+                connection.endResponse(keepAlive: keepsAlive(streaming: false), in: context)
+                return true
+            }
+            let head = responseHead(
+                status: status,
+                reasonPhrase: response.reasonPhrase,
+                headers: response.wireHeaderFields,
+                bodySize: bodySize,
+                keepAlive: keepsAlive(streaming: bodySize == nil)
+            )
+            context.write(NIOAny(HTTPServerResponsePart.head(head)), promise: nil)
+        }
+        // Each piece is a chunk of its own; what goes out together is flushed together.
+        write.pieces.forEach { writeBody($0, status: status) }
+        guard write.ends else {
+            context.flush()
+            return true
+        }
+        report(status: status, fault: nil, recorder: recorder)
+        connection.endResponse(keepAlive: keepsAlive(streaming: response.stream != nil), in: context)
+        return true
+    }
+
+    /// An exchange that waits, on the connection's event loop: its machine, its timers, its
+    /// writes.
+    // @unchecked Sendable: `machine` is read and written only on the channel's event loop
+    // (`withMachine` checks), where the timers run and the exchange started.
     final class Sink: ExchangeSink, @unchecked Sendable {
         typealias Kind = SocketTransport
 
         private let delivery: NIOLoopBound<ExchangeDelivery>
         private let eventLoop: any EventLoop
         private let incoming: IncomingRequest
-        private let recorder: ExchangeRecorder
-        /// The prepared answer whose head ``begin(_:bodySize:)`` wrote, if it wrote one.
-        private var prepared: PreparedAnswer?
+        private var machine: Machine
 
-        init(_ delivery: ExchangeDelivery, incoming: IncomingRequest, recorder: ExchangeRecorder) {
+        init(_ delivery: ExchangeDelivery, machine: Machine, incoming: IncomingRequest) {
             self.delivery = NIOLoopBound(delivery, eventLoop: delivery.context.eventLoop)
             eventLoop = delivery.context.eventLoop
             self.incoming = incoming
-            self.recorder = recorder
+            self.machine = machine
         }
 
         func schedule(after seconds: TimeInterval, _ work: @escaping @Sendable () -> Void) {
@@ -54,91 +123,34 @@ struct ExchangeDelivery {
             }
         }
 
-        /// A socket's client decides alone how long it waits.
-        var idleTimeout: TimeInterval? { nil }
+        func withMachine(_ event: (inout Machine) -> Machine.Action) -> Machine.Action {
+            eventLoop.preconditionInEventLoop()
+            return event(&machine)
+        }
 
-        var takesBodyInPieces: Bool { true }
-
-        /// Closes the connection after `seconds`, as a client that gave up would find it (the core
-        /// asks only transports with an ``idleTimeout``, which a socket has not).
-        func timeOut(after seconds: TimeInterval, because reason: String, recorder: ExchangeRecorder) {
-            let channel = delivery.value.context.channel
-            schedule(after: seconds) {
-                recorder.record(.failure(reason))
-                channel.close(promise: nil)
+        func carry(_ delivery: Machine.Delivery) {
+            if !self.delivery.value.carry(delivery, incoming: incoming, recorder: machine.recorder) {
+                machine.clientLeft()
             }
         }
+    }
 
-        func begin(_ planned: PlannedResponse, bodySize: Int?) -> Bool {
-            let delivery = delivery.value
-            guard delivery.context.channel.isActive else { return false }
-            if let bodySize, let prepared = PreparedAnswer.of(planned.response), prepared.bodySize == bodySize {
-                let keepAlive = delivery.keepsAlive(streaming: false)
-                delivery.context.write(NIOAny(HTTPServerResponsePart.head(delivery.responseHead(prepared, keepAlive: keepAlive))), promise: nil)
-                // Its body follows in one piece: `send` writes the buffer made with it.
-                self.prepared = prepared
-                return true
-            }
-            let head = delivery.responseHead(
-                status: planned.response.status.code,
-                reasonPhrase: planned.response.reasonPhrase,
-                headers: planned.response.wireHeaderFields,
-                bodySize: bodySize,
-                keepAlive: delivery.keepsAlive(streaming: bodySize == nil)
-            )
-            delivery.context.write(NIOAny(HTTPServerResponsePart.head(head)), promise: nil)
-            if bodySize == nil { delivery.context.flush() }
-            return true
+    /// Sends the request to the real network and relays the answer as it arrives: a WebSocket
+    /// frame by frame, anything else through a ``PassthroughRelay``.
+    private func forward(_ incoming: IncomingRequest, recording: Bool, to target: String?, recorder: ExchangeRecorder) {
+        if WebSocketUpgrade.problem(with: head) == nil {
+            // A WebSocket: relayed frame by frame, and recorded when the conversation ends.
+            return WebSocketRelay.open(to: target ?? incoming.url, recording: recording, recorder: recorder, on: self)
         }
-
-        func send(_ piece: Data, isLast: Bool, of planned: PlannedResponse) {
-            let delivery = delivery.value
-            guard delivery.context.channel.isActive else { return }
-            if isLast, let prepared, prepared.bodySize == piece.count {
-                // The whole body, in one piece: the buffer made once for the response.
-                delivery.writeBody(prepared)
-            } else {
-                delivery.writeBody(piece, status: planned.response.status.code)
-            }
-            guard isLast else { return delivery.context.flush() }
-            delivery.report(status: planned.response.status.code, fault: nil, recorder: recorder)
-            delivery.connection.endResponse(keepAlive: delivery.keepsAlive(streaming: planned.response.stream != nil), in: delivery.context)
+        let relay = PassthroughRelay(forwarder: server.forwarder, limit: server.configuration.maxRequestBodySize)
+        let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let control = Locked<Forwarder.UpstreamControl?>(nil)
+        let forward = relay.relay(incoming, to: target, head: head, recording: recording, recorder: recorder, on: context.eventLoop, streams: true) { relayed in
+            loopBound.value.relay(relayed, recorder: recorder, readingPausedBy: control.withLock { $0 })
         }
-
-        func fail(_ failure: ExchangeFailure) {
-            let delivery = delivery.value
-            delivery.report(status: 500, fault: nil, recorder: recorder)
-            delivery.respond(status: 500, headers: [.contentType: "text/plain"], body: Data((failure.description + "\n").utf8))
-        }
-
-        func fail(carrying error: Never) {}
-
-        func perform(_ fault: MockResponse.Fault) {
-            delivery.value.misbehave(fault, recorder: recorder)
-        }
-
-        func forward(recording: Bool, to target: String?, recorder: ExchangeRecorder) {
-            let delivery = delivery.value
-            if WebSocketUpgrade.problem(with: delivery.head) == nil {
-                // A WebSocket: relayed frame by frame, and recorded when the conversation ends.
-                return WebSocketRelay.open(to: target ?? incoming.url, recording: recording, recorder: recorder, on: delivery)
-            }
-            let relay = PassthroughRelay(forwarder: delivery.server.forwarder, limit: delivery.server.configuration.maxRequestBodySize)
-            let loopBound = self.delivery
-            let control = Locked<Forwarder.UpstreamControl?>(nil)
-            let forward = relay.relay(incoming, to: target, head: delivery.head, recording: recording, recorder: recorder, on: eventLoop, streams: true) { relayed in
-                loopBound.value.relay(relayed, recorder: recorder, readingPausedBy: control.withLock { $0 })
-            }
-            control.withLock { $0 = forward }
-            // A client that goes away mid-stream stops the forward (and its recording).
-            delivery.context.channel.closeFuture.whenComplete { _ in forward.cancel() }
-        }
-
-        func stop(_ stop: Never) -> Never {}
-
-        func openWebSocket(_ planned: PlannedResponse, playing script: WebSocketScript, recorder: ExchangeRecorder) {
-            WebSocketUpgrade.open(planned, playing: script, for: incoming, recorder: recorder, on: delivery.value)
-        }
+        control.withLock { $0 = forward }
+        // A client that goes away mid-stream stops the forward (and its recording).
+        context.channel.closeFuture.whenComplete { _ in forward.cancel() }
     }
 
     // MARK: Responses

@@ -103,9 +103,10 @@ struct PassthroughRelay {
                 // A stream the client left is recorded as far as the client saw it, with when it left.
                 guard let status = stream.record(with: recorder, clientLeft: true) else { return }
                 delivery = .end(status: status)
-            case .failed(let failure):
-                let message = "Airlock: passthrough to \(url) failed: \(failure)\n"
-                recorder.record(.failure(message))
+            case .failed(let error):
+                let failure = ExchangeFailure.forwardFailed(target: url, error: "\(error)")
+                recorder.record(.failure(failure))
+                let message = failure.description + "\n"
                 if let status = stream.status {
                     delivery = .broken(status: status)
                 } else {
@@ -189,7 +190,7 @@ private final class StreamRecording: Sendable {
         }
         guard let taken, let status = taken.status else { return nil }
         if taken.isOverLimit {
-            recorder.record(.failure("Airlock: the stream was relayed to the client, but not recorded: its body passed the limit of \(limit) bytes"))
+            recorder.record(.failure(.notRecorded(.stream, limit: limit)))
             return status
         }
         // From the last piece (or the head) to the end: a replay waits as long before it ends.

@@ -78,7 +78,7 @@ final class WebSocketRelay {
         let eventLoop = delivery.context.eventLoop
         let loopBoundDelivery = NIOLoopBound(delivery, eventLoop: eventLoop)
         guard let endpoint = Forwarder.Endpoint(url) else {
-            return refuse(502, message: "Airlock: passthrough to \(url) failed: it is not an http or https URL", recorder: recorder, on: delivery)
+            return refuse(502, .forwardFailed(target: url, error: "it is not an http or https URL"), recorder: recorder, on: delivery)
         }
         var head = HTTPRequestHead(version: .http1_1, method: .GET, uri: endpoint.target)
         head.headers.add(name: "Host", value: endpoint.hostField)
@@ -96,7 +96,7 @@ final class WebSocketRelay {
                 recorder.record(.response(status: status), headers: fields, body: body, bodyIsEncoded: true)
                 delivery.relay(.answer(PassthroughRelay.Answer(status: status, headers: fields, body: body)), recorder: recorder)
             case .failed(let reason):
-                refuse(502, message: "Airlock: passthrough to \(url) failed: \(reason)", recorder: recorder, on: delivery)
+                refuse(502, .forwardFailed(target: url, error: reason), recorder: recorder, on: delivery)
             }
         }
         let upgrader = NIOWebSocketClientUpgrader(maxFrameSize: WebSocketUpgrade.maxMessageSize, automaticErrorHandling: true) { channel, response in
@@ -140,10 +140,10 @@ final class WebSocketRelay {
         }
     }
 
-    /// Answers the client with `status` and `message` (recorded as a failure).
-    private static func refuse(_ status: Int, message: String, recorder: ExchangeRecorder, on delivery: ExchangeDelivery) {
-        recorder.record(.failure(message))
-        delivery.relay(.answer(PassthroughRelay.Answer(status: status, headers: [.contentType: "text/plain"], body: Data((message + "\n").utf8))), recorder: recorder)
+    /// Answers the client with `status` and the failure's message (recorded as the failure).
+    private static func refuse(_ status: Int, _ failure: ExchangeFailure, recorder: ExchangeRecorder, on delivery: ExchangeDelivery) {
+        recorder.record(.failure(failure))
+        delivery.relay(.answer(PassthroughRelay.Answer(status: status, headers: [.contentType: "text/plain"], body: Data((failure.description + "\n").utf8))), recorder: recorder)
     }
 
     // MARK: The conversation
@@ -252,7 +252,7 @@ final class WebSocketRelay {
         guard !isOverLimit else {
             // Only a recording loses anything: without one, the journal keeps its `101` and the
             // frames its own limits allow.
-            recorder.record(.failure("Airlock: the WebSocket was relayed to the client, but not recorded: its frames passed the limit of \(limit) bytes"))
+            recorder.record(.failure(.notRecorded(.webSocket, limit: limit)))
             return
         }
         recorder.recordConversation(opening, frames: frames)

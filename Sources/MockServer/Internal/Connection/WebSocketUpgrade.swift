@@ -16,12 +16,12 @@ enum WebSocketUpgrade {
     static let maxMessageSize = 1 << 24
 
     /// Answers the opening request in `delivery` and plays `script` on the connection.
-    static func open(_ planned: PlannedResponse, playing script: WebSocketScript, for incoming: IncomingRequest, recorder: ExchangeRecorder, on delivery: ExchangeDelivery) {
+    static func open(_ response: MockResponse, playing script: WebSocketScript, for incoming: IncomingRequest, recorder: ExchangeRecorder, on delivery: ExchangeDelivery) {
         let context = delivery.context
         let head = delivery.head
         guard context.channel.isActive else { return }
         guard let problem = problem(with: head) else {
-            return accept(planned, playing: script, for: incoming, recorder: recorder, on: delivery)
+            return accept(response, playing: script, for: incoming, recorder: recorder, on: delivery)
         }
         let message = "Airlock MockServer: \(incoming.url) is a WebSocket stub, but the request \(problem). Connect with a WebSocket client (ws:// or wss://).\n"
         recorder.record(.response(status: 400), headers: [.contentType: "text/plain"], body: Data(message.utf8))
@@ -40,10 +40,10 @@ enum WebSocketUpgrade {
         return nil
     }
 
-    private static func accept(_ planned: PlannedResponse, playing script: WebSocketScript, for incoming: IncomingRequest, recorder: ExchangeRecorder, on delivery: ExchangeDelivery) {
+    private static func accept(_ response: MockResponse, playing script: WebSocketScript, for incoming: IncomingRequest, recorder: ExchangeRecorder, on delivery: ExchangeDelivery) {
         let hub = delivery.server.webSockets
         let request = recorder.recordedRequest(incoming)
-        var fields = HTTPHeaders(planned.response.wireHeaderFields.map { ($0.name.rawName, $0.value) })
+        var fields = HTTPHeaders(response.wireHeaderFields.map { ($0.name.rawName, $0.value) })
         fields.remove(name: "Content-Length")
         fields.remove(name: "Content-Type")
         accept(fields, recorder: recorder, on: delivery) { channel, _ in

@@ -1,10 +1,10 @@
 import AirlockBase
 import Foundation
 
-extension ResolvedExchange {
-    /// Plans the delivery of what the registry decided, for `transport`: the one place where the
-    /// unmocked policy turns into an action and a response into a status, headers, a body source,
-    /// a dribble plan and a redirect rule.
+extension ExchangeStateMachine {
+    /// The exchange the registry decided, for `transport`: the one place where the unmocked
+    /// policy turns into a plan, a computed response is made, and a response is checked and given
+    /// its redirect rule.
     /// The diagnosis of an unmatched request is built here from the registry's snapshot, outside
     /// its lock, with `redaction` hiding what the messages may not show.
     init(_ decision: MockRegistry.Decision, request: IncomingRequest, transport: Transport<Kind>, redaction: Redaction) {
@@ -12,7 +12,7 @@ extension ResolvedExchange {
         case .matched(let response, let stub, let recorder):
             self.init(response, stub: stub, recorder: recorder, request: request, transport: transport)
         case .record(let recorder):
-            self.init(action: .forward(recording: true, target: nil), delay: 0, recorder: recorder, stub: nil, transport: transport)
+            self.init(.forward(recording: true, target: nil), delay: 0, recorder: recorder, stub: nil, request: request, transport: transport)
         case .replayMiss(let recording, let snapshot, let recorder):
             let diagnosis = snapshot.diagnosis(redaction: redaction)
             self.init(replayMiss: recording, diagnosis: diagnosis, request: request, recorder: recorder, transport: transport)
@@ -25,10 +25,10 @@ extension ResolvedExchange {
             case .mock(let response):
                 self.init(response, stub: nil, recorder: recorder, request: request, transport: transport)
             case .passthrough:
-                self.init(action: .forward(recording: false, target: nil), delay: 0, recorder: recorder, stub: nil, transport: transport)
+                self.init(.forward(recording: false, target: nil), delay: 0, recorder: recorder, stub: nil, request: request, transport: transport)
             case .fatalError:
                 if let stop = transport.stopping(message + "\n(unmockedPolicy is .fatalError)") {
-                    self.init(action: .stop(stop), delay: 0, recorder: recorder, stub: nil, transport: transport)
+                    self.init(.stop(stop), delay: 0, recorder: recorder, stub: nil, request: request, transport: transport)
                 } else {
                     let failure = MockResponse.plaintext(
                         message + "\n(unmockedPolicy is .fatalError: a server answers 500 instead of stopping.)\n",
@@ -47,34 +47,27 @@ extension ResolvedExchange {
             // or the unmocked policy makes is checked here, before a transport acts on it.
             response = Self.failure("\(problem). \(fix)", like: stubbed.with(lifetime: stubbed.lifetime, delivery: .instant))
         }
-        let answer: Answer
+        let plan: Plan
         switch response.body {
         case .proxy(let proxy):
-            let target = proxy.target(for: request)
-            self.init(action: .forward(recording: false, target: target), delay: response.delivery.seconds, recorder: recorder, stub: stub, transport: transport)
-            return
+            plan = .forward(recording: false, target: proxy.target(for: request))
         case .error(let box):
             // A socket cannot carry a Swift error: the closest it can do is reset the connection.
-            answer = transport.carry(box).map(Answer.fail) ?? .fault(.connectionReset)
+            plan = transport.carry(box).map { .failCarrying($0, recorded: .stubError(box.summary)) } ?? .fault(.connectionReset)
         case .fault(let fault):
-            answer = .fault(fault)
+            plan = .fault(fault)
         case .computed:
             // A closure that returned another computed response: what it returns is served, never run.
             let name = stub.map { "stub \($0.shown(by: .standard))" } ?? "the unmocked policy's response"
             let problem = "the response closure of \(name) returned another computed response; return the response itself."
-            answer = .respond(PlannedResponse(Self.failure(problem, like: response), redirect: nil))
+            plan = .respond(Self.failure(problem, like: response), redirect: nil)
         case .data, .file, .failure, .stream, .webSocket:
-            answer = .respond(Self.planned(response, request: request))
+            let status = response.status.code
+            let redirect = transport.followsRedirects && (300..<400).contains(status)
+                ? RedirectRule(status: status, headers: response.headerFields, requestURL: request.url, requestMethod: request.method) : nil
+            plan = .respond(response, redirect: redirect)
         }
-        self.init(action: .answer(answer), delay: response.delivery.seconds, recorder: recorder, stub: stub, transport: transport)
-    }
-
-    /// A response to send, with the redirect it asks for.
-    private static func planned(_ response: MockResponse, request: IncomingRequest) -> PlannedResponse {
-        let status = response.status.code
-        let redirect = (300..<400).contains(status)
-            ? RedirectRule(status: status, headers: response.headerFields, requestURL: request.url, requestMethod: request.method) : nil
-        return PlannedResponse(response, redirect: redirect)
+        self.init(plan, delay: response.delivery.seconds, recorder: recorder, stub: stub, request: request, transport: transport)
     }
 
     /// The response a computed one makes for this request — with the stub's own headers under
@@ -96,5 +89,60 @@ extension ResolvedExchange {
 
     private static func failure(_ problem: String, like response: MockResponse) -> MockResponse {
         MockResponse(body: .failure(problem), contentType: nil, status: .internalServerError, lifetime: response.lifetime, delivery: response.delivery, headers: [:])
+    }
+
+    /// Plans a replay miss: a request that a recording which does not record (a cassette) has no
+    /// entry for.
+    ///
+    /// The miss is kept by the recording (for the test frameworks to report) and the client
+    /// gets an answer it cannot take for the service's: a transport that carries errors fails the
+    /// request with `URLError(.resourceUnavailable)` whose message is the diagnosis; a socket
+    /// answers `502 Bad Gateway` with `Airlock-Error: replay-miss` and the diagnosis as text.
+    private init(replayMiss recording: any UnmatchedRequestHandler, diagnosis: UnmatchedDiagnosis, request: IncomingRequest, recorder: ExchangeRecorder, transport: Transport<Kind>) {
+        let message = diagnosis.render(transport.snippetStyle, showingStubs: transport.showsStubs)
+        // The test that owns the recording may see the nearest entries even when the client may not.
+        let report = transport.showsStubs ? message : diagnosis.render(transport.snippetStyle)
+        recording.recordMiss(request: diagnosis.request, message: report)
+        var userInfo: [String: Any] = [NSLocalizedDescriptionKey: message]
+        if let url = URL(string: request.url) {
+            userInfo[NSURLErrorFailingURLErrorKey] = url
+        }
+        let plan: Plan
+        if let error = transport.carry(MockResponse.ErrorBox(URLError(.resourceUnavailable, userInfo: userInfo))) {
+            plan = .failCarrying(error, recorded: .replayMiss(message))
+        } else {
+            plan = .respond(.replayMiss(message), redirect: nil)
+        }
+        self.init(plan, delay: 0, recorder: recorder, stub: nil, request: request, transport: transport)
+    }
+}
+
+extension MockResponse.ErrorBox: CarriedFailure {
+    /// How the journal names the failure: the message a `URLError` was given, or the error as
+    /// Swift prints it.
+    package var summary: String {
+        (error as? URLError)?.userInfo[NSLocalizedDescriptionKey] as? String ?? "\(error)"
+    }
+}
+
+/// What a socket answers for a replay miss: `502 Bad Gateway` — the server stands in for the
+/// recorded service and has no answer from it — with `Airlock-Error: replay-miss` and the
+/// diagnosis as text. Not a 404, which a client may take for the service saying "no such
+/// resource" and carry on.
+package enum ReplayMissResponse {
+    /// The field that marks the answer.
+    package static let header = (name: "Airlock-Error", value: "replay-miss")
+}
+
+extension MockResponse {
+    static func replayMiss(_ message: String) -> MockResponse {
+        MockResponse(
+            body: .data(Data((message + "\n").utf8)),
+            contentType: "text/plain",
+            status: .badGateway,
+            lifetime: .single,
+            delivery: .instant,
+            headers: [ReplayMissResponse.header.name: ReplayMissResponse.header.value]
+        )
     }
 }

@@ -1,0 +1,466 @@
+import AirlockBase
+import Foundation
+
+/// One exchange, from the core's decision to its last byte: a value type whose events each return
+/// the one thing the transport does next, as AsyncHTTPClient's `Transaction+StateMachine` does.
+///
+/// The registry resolves a request into a machine in its first state, with everything decided —
+/// the unmocked policy applied, the response chosen and checked, its redirect rule worked out.
+/// The transport starts it and then only feeds it events:
+///
+/// - ``start(idleTimeout:takesBodyInPieces:)`` — the transport is ready;
+/// - ``timerFired()`` — the wait an action asked for has passed;
+/// - ``bodyLoaded(_:)`` — the body an action asked to read off the transport's thread is read;
+/// - ``gateOpened()`` — the gate a stream waits on is open;
+/// - ``clientLeft()`` — the client went away.
+///
+/// Each returns an ``Action``: something to carry out now (a ``Delivery``: write, fail, forward,
+/// act out a fault…) and what wakes the machine next (``Next``: a timer, a file read, a gate, or
+/// nothing). A transport's sink is one `switch` over ``Delivery``; the timers, the file reads and
+/// the gates are the core's driver's (``ExchangeSink/run(_:)``). The journal gets the outcome
+/// from the machine, before the first byte of it goes out.
+///
+/// Timing is a matter of events, so the machine is tested without timers: feed it
+/// `timerFired()` and read what it asks for.
+package struct ExchangeStateMachine<Kind: TransportKind>: Sendable {
+    /// What the registry decided, before the transport starts the exchange.
+    enum Plan: Sendable {
+        /// Send the request to the real network (after the delay).
+        case forward(recording: Bool, target: String?)
+        /// Stop the process.
+        case stop(Kind.Stop)
+        /// Send this response (its body bytes, a file, a failure, a stream or a WebSocket).
+        case respond(MockResponse, redirect: RedirectRule?)
+        /// Fail with the transport's error, recorded as `recorded`.
+        case failCarrying(Kind.Failure, recorded: ExchangeFailure)
+        /// Misbehave on the connection.
+        case fault(MockResponse.Fault)
+    }
+
+    enum State: Sendable {
+        /// Resolved; the transport has not started it.
+        case planned(Plan, delay: TimeInterval)
+        /// Waiting out the delay before carrying the plan out.
+        case delaying(Plan)
+        /// Waiting for the client's timeout, which comes before the answer could.
+        case timingOut(ExchangeFailure)
+        /// A file is being read off the transport's thread.
+        case loading(MockResponse, redirect: RedirectRule?)
+        /// The head is sent; the body goes out in these pieces, `interval` apart.
+        case dribbling(pieces: [Data], next: Int, interval: TimeInterval)
+        /// The head is sent; the whole body goes once the time its pieces would take has passed
+        /// (a client that only gets the last piece); then, for a stream, its ending.
+        case holding(Data, ending: ResponseStream.Ending?)
+        /// The head is sent; part `next` of the stream goes when the timer fires.
+        case streaming(ResponseStream, next: Int)
+        /// The stream's parts are sent; it ends when the timer fires or its gate opens.
+        case ending
+        /// Over: answered, failed, forwarded, or the client left.
+        case finished
+    }
+
+    /// What a transport does now, and what wakes the machine next.
+    package struct Action: Sendable {
+        /// What to carry out now, if anything.
+        package let delivery: Delivery?
+        /// What to wait for before the next event.
+        package let next: Next
+
+        /// Nothing to do.
+        package static var none: Action { Action(delivery: nil, next: .none) }
+
+        static func deliver(_ delivery: Delivery, then next: Next = .none) -> Action {
+            Action(delivery: delivery, next: next)
+        }
+
+        static func wait(_ next: Next) -> Action {
+            Action(delivery: nil, next: next)
+        }
+    }
+
+    /// What wakes the machine next.
+    package enum Next: Sendable {
+        /// Nothing: the exchange is over, or waits for the client to leave.
+        case none
+        /// Call ``timerFired()`` after this many seconds (0: as soon as the transport can).
+        case timer(TimeInterval)
+        /// Read the body off the transport's thread, then call ``bodyLoaded(_:)``.
+        case load(MockResponse.Body, owner: ExchangeFailure.Owner)
+        /// Call ``gateOpened()`` once the gate is open.
+        case gate(StreamGate)
+    }
+
+    /// What the transport carries out: the one `switch` of every sink.
+    package enum Delivery: Sendable {
+        /// Write the response's head (when `head` is set) and these pieces, flushing each; the
+        /// response ends after them when `ends` is set.
+        case write(Write)
+        /// Fail the exchange: a `URLError` with the message, or a `500` with it (recorded).
+        case fail(ExchangeFailure)
+        /// Fail the request with the stub's Swift error (recorded).
+        case failCarrying(Kind.Failure)
+        /// Misbehave on the connection as the fault says (recorded).
+        case fault(MockResponse.Fault)
+        /// Send the request to the real network and relay the answer, recording it. `target`: the
+        /// absolute URL to send it to instead of its own (a stub that proxies), with the
+        /// request's method, fields (but `Host`) and body; `recording`: a cassette records it
+        /// (it wants bodies it can read); `inPieces`: the client takes the answer's body in pieces
+        /// as they arrive.
+        case forward(recording: Bool, target: String?, inPieces: Bool)
+        /// Stop the process (the `.fatalError` policy, on a transport that may).
+        case stop(Kind.Stop)
+        /// Accept the WebSocket upgrade with this response and play the script (recorded by the
+        /// transport as the conversation goes).
+        case openWebSocket(MockResponse, WebSocketScript)
+        /// Make the next request the redirect asks for (a transport that follows redirects
+        /// itself); the response that asked for it is recorded.
+        case follow(RedirectRule, after: MockResponse)
+    }
+
+    /// A response's head and pieces of its body.
+    package struct Write: Sendable {
+        /// The response whose head goes first, and the body's size (`nil`: a stream, whose
+        /// length is not known until it ends); `nil` when the head went before.
+        package let head: (response: MockResponse, bodySize: Int?)?
+        /// The pieces of the body, in order; each is flushed as it goes.
+        package let pieces: Pieces
+        /// Whether the response ends after these pieces.
+        package let ends: Bool
+        /// The response the pieces belong to.
+        package let response: MockResponse
+    }
+
+    /// Pieces of a body, without an array for the usual one.
+    package enum Pieces: Sendable {
+        case none
+        case one(Data)
+        case several([Data])
+
+        /// Calls `body` with each piece, in order.
+        package func forEach(_ body: (Data) -> Void) {
+            switch self {
+            case .none: break
+            case .one(let piece): body(piece)
+            case .several(let pieces): pieces.forEach(body)
+            }
+        }
+
+        /// The only piece, when there is exactly one.
+        package var only: Data? {
+            if case .one(let piece) = self { return piece }
+            return nil
+        }
+    }
+
+    private var state: State
+    /// Where the outcome goes in the journal.
+    package let recorder: ExchangeRecorder
+    /// The stub that answered; `nil` when the unmocked policy did.
+    package let stub: StubDescription?
+    /// The transport the decision was made for.
+    let transport: Transport<Kind>
+    /// The request's method and URL, for a timeout's message.
+    private let method: String
+    private let url: String
+    /// The client's timeout and whether it takes pieces, as the transport said at the start.
+    private var idleTimeout: TimeInterval?
+    private var takesBodyInPieces = true
+    /// The response being written, once its head went.
+    private var response: MockResponse?
+
+    init(_ plan: Plan, delay: TimeInterval, recorder: ExchangeRecorder, stub: StubDescription?, request: IncomingRequest, transport: Transport<Kind>) {
+        state = .planned(plan, delay: delay)
+        self.recorder = recorder
+        self.stub = stub
+        self.transport = transport
+        method = request.method
+        url = request.url
+    }
+
+    // MARK: What the transport may ask before starting
+
+    /// Whether the answer is a body sent in pieces over time (a stream, a dribble, or a forwarded
+    /// answer, which may be a stream), for which a transport may need to find out whether its
+    /// client takes pieces.
+    package var sendsBodyInPieces: Bool {
+        guard case .planned(let plan, _) = state else { return false }
+        switch plan {
+        case .respond(let response, _): return response.stream != nil || response.dribble != nil
+        case .forward: return true
+        case .stop, .failCarrying, .fault: return false
+        }
+    }
+
+    /// The response the exchange is to send, before it starts; `nil` when it forwards, stops,
+    /// fails or acts out a fault.
+    package var plannedResponse: MockResponse? {
+        guard case .planned(.respond(let response, _), _) = state else { return nil }
+        return response
+    }
+
+    /// Whether the exchange waits before its answer or sends it over time: only then does the
+    /// client's timeout matter.
+    var waits: Bool {
+        guard case .planned(let plan, let delay) = state else { return false }
+        if delay > 0 { return true }
+        if case .respond(let response, _) = plan { return response.stream != nil || response.dribble != nil }
+        return false
+    }
+
+    // MARK: Events
+
+    /// The transport is ready to carry the exchange out.
+    /// - Parameters:
+    ///   - idleTimeout: How long the client waits for the next thing to arrive before it gives up
+    ///     (a `URLSession`'s timeout); `nil` for a socket, whose client decides alone. Read only
+    ///     when the exchange waits.
+    ///   - takesBodyInPieces: Whether the client takes a body in pieces as they arrive; `false`
+    ///     when only the last piece would reach it (swift-corelibs-foundation's completion
+    ///     handlers): the whole body then goes once its time has passed. Read only for a body
+    ///     sent in pieces.
+    package mutating func start(idleTimeout: @autoclosure () -> TimeInterval?, takesBodyInPieces: @autoclosure () -> Bool) -> Action {
+        guard case .planned(let plan, let delay) = state else { return .none }
+        if waits { self.idleTimeout = idleTimeout() }
+        if sendsBodyInPieces { self.takesBodyInPieces = takesBodyInPieces() }
+        switch plan {
+        case .stop(let stop):
+            state = .finished
+            return .deliver(.stop(stop))
+        case .forward(let recording, let target):
+            guard delay > 0 else {
+                state = .finished
+                return .deliver(.forward(recording: recording, target: target, inPieces: self.takesBodyInPieces))
+            }
+            state = .delaying(plan)
+            return .wait(.timer(delay))
+        case .respond, .failCarrying, .fault:
+            guard delay > 0 else { return carryOut(plan) }
+            if let timeout = self.idleTimeout, delay >= timeout {
+                return timeOut(after: timeout, waiting: .delay(delay))
+            }
+            state = .delaying(plan)
+            return .wait(.timer(delay))
+        }
+    }
+
+    /// The wait the last action asked for has passed.
+    package mutating func timerFired() -> Action {
+        switch state {
+        case .delaying(let plan):
+            if case .forward(let recording, let target) = plan {
+                state = .finished
+                return .deliver(.forward(recording: recording, target: target, inPieces: takesBodyInPieces))
+            }
+            return carryOut(plan)
+        case .timingOut(let failure):
+            state = .finished
+            recorder.record(.failure(failure))
+            return .deliver(.fail(failure))
+        case .dribbling(let pieces, let next, let interval):
+            guard let response else { return .none }
+            let ends = next == pieces.count - 1
+            state = ends ? .finished : .dribbling(pieces: pieces, next: next + 1, interval: interval)
+            return .deliver(.write(Write(head: nil, pieces: .one(pieces[next]), ends: ends, response: response)), then: ends ? .none : .timer(interval))
+        case .holding(let body, let ending):
+            guard let response else { return .none }
+            let ends = ending == nil || ending == .close
+            let write = Write(head: nil, pieces: .one(body), ends: ends, response: response)
+            guard !ends, let ending else {
+                state = .finished
+                return .deliver(.write(write))
+            }
+            return .deliver(.write(write), then: awaitEnd(ending))
+        case .streaming(let stream, let next):
+            return sendParts(of: stream, from: next, firstIsDue: true)
+        case .ending:
+            return end()
+        case .planned, .loading, .finished:
+            return .none
+        }
+    }
+
+    /// The body the last action asked for is read.
+    package mutating func bodyLoaded(_ loaded: Result<Data, ExchangeFailure>) -> Action {
+        guard case .loading(let response, let redirect) = state else { return .none }
+        switch loaded {
+        case .success(let body): return respond(response, body: body, redirect: redirect)
+        case .failure(let failure): return fail(failure)
+        }
+    }
+
+    /// The gate the stream waits on is open.
+    package mutating func gateOpened() -> Action {
+        guard case .ending = state else { return .none }
+        return end()
+    }
+
+    /// The client went away: nothing more is sent, and no timer the exchange set does anything.
+    package mutating func clientLeft() {
+        state = .finished
+    }
+
+    /// Whether the exchange is over.
+    package var isFinished: Bool {
+        if case .finished = state { return true }
+        return false
+    }
+
+    // MARK: Carrying the plan out
+
+    private mutating func carryOut(_ plan: Plan) -> Action {
+        switch plan {
+        case .forward(let recording, let target):
+            state = .finished
+            return .deliver(.forward(recording: recording, target: target, inPieces: takesBodyInPieces))
+        case .stop(let stop):
+            state = .finished
+            return .deliver(.stop(stop))
+        case .failCarrying(let error, let recorded):
+            state = .finished
+            recorder.record(.failure(recorded))
+            return .deliver(.failCarrying(error))
+        case .fault(let fault):
+            state = .finished
+            recorder.record(.fault(fault))
+            return .deliver(.fault(fault))
+        case .respond(let response, let redirect):
+            switch response.body {
+            case .data(let body):
+                return respond(response, body: body, redirect: redirect)
+            case .stream(let stream):
+                return respond(response, streaming: stream, redirect: redirect)
+            case .webSocket(let script):
+                guard transport.carriesWebSockets else { return fail(.webSocketNeedsServer(owner: ExchangeFailure.Owner(stub))) }
+                state = .finished
+                return .deliver(.openWebSocket(response, script))
+            case .failure(let problem):
+                return fail(.responseUnservable(owner: ExchangeFailure.Owner(stub), problem: problem))
+            case .file, .error, .fault, .computed, .proxy:
+                // Reading a file may block: never on the transport's thread. (Planning turned the
+                // other kinds into plans of their own; loading says so if one got here.)
+                state = .loading(response, redirect: redirect)
+                return .wait(.load(response.body, owner: ExchangeFailure.Owner(stub)))
+            }
+        }
+    }
+
+    private mutating func fail(_ failure: ExchangeFailure) -> Action {
+        state = .finished
+        recorder.record(.failure(failure))
+        return .deliver(.fail(failure))
+    }
+
+    private mutating func timeOut(after timeout: TimeInterval, waiting: ExchangeFailure.Wait) -> Action {
+        state = .timingOut(.timedOut(request: "\(method) \(Redaction.standard.url(url))", after: timeout, waiting: waiting))
+        return .wait(.timer(timeout))
+    }
+
+    /// Records the response and sends it: whole, or in the dribble's pieces.
+    private mutating func respond(_ response: MockResponse, body wireBody: Data, redirect: RedirectRule?) -> Action {
+        recorder.record(.response(status: response.status.code), headers: response.headerFields, body: wireBody, bodyIsEncoded: !response.bodyIsDecoded)
+        if let redirect {
+            state = .finished
+            return .deliver(.follow(redirect, after: response))
+        }
+        // A URLSession decodes gzip and deflate bodies for its callers; a socket sends them as kept.
+        let body = transport.decodesContentCoding && !response.bodyIsDecoded
+            ? response.headerFields.contentCoding.flatMap { ContentCoding.decode(wireBody, coding: $0) } ?? wireBody : wireBody
+        let head = (response: response, bodySize: Optional(body.count))
+        guard let dribble = response.dribble, body.count > 1 else {
+            state = .finished
+            return .deliver(.write(Write(head: head, pieces: .one(body), ends: true, response: response)))
+        }
+        self.response = response
+        let (pieces, interval) = dribble.pieces(of: body)
+        if interval > 0, let timeout = idleTimeout, interval >= timeout {
+            let action = timeOut(after: timeout, waiting: .dribble(interval))
+            return .deliver(.write(Write(head: head, pieces: .none, ends: false, response: response)), then: action.next)
+        }
+        guard takesBodyInPieces else {
+            state = .holding(body, ending: nil)
+            return .deliver(.write(Write(head: head, pieces: .none, ends: false, response: response)), then: .timer(dribble.seconds))
+        }
+        state = .dribbling(pieces: pieces, next: 1, interval: interval)
+        return .deliver(.write(Write(head: head, pieces: .one(pieces[0]), ends: false, response: response)), then: .timer(interval))
+    }
+
+    /// Records the whole stream (its parts and pauses) and sends its head, then the parts that
+    /// have no pause.
+    private mutating func respond(_ response: MockResponse, streaming stream: ResponseStream, redirect: RedirectRule?) -> Action {
+        recorder.record(.response(status: response.status.code), headers: response.headerFields, body: stream.body, bodyIsEncoded: !response.bodyIsDecoded, stream: stream)
+        if let redirect {
+            state = .finished
+            return .deliver(.follow(redirect, after: response))
+        }
+        self.response = response
+        let head = (response: response, bodySize: Int?.none)
+        if let timeout = idleTimeout, let longest = stream.parts.lazy.map(\.delay).max(), longest >= timeout {
+            let action = timeOut(after: timeout, waiting: .streamPause(longest))
+            return .deliver(.write(Write(head: head, pieces: .none, ends: false, response: response)), then: action.next)
+        }
+        guard takesBodyInPieces else {
+            // Only the last piece would reach the client: the whole body goes once its time has passed.
+            state = .holding(stream.body, ending: stream.ending)
+            return .deliver(.write(Write(head: head, pieces: .none, ends: false, response: response)), then: .timer(stream.duration))
+        }
+        state = .streaming(stream, next: 0)
+        let action = sendParts(of: stream, from: 0, firstIsDue: false)
+        guard case .write(let write)? = action.delivery else {
+            return .deliver(.write(Write(head: head, pieces: .none, ends: false, response: response)), then: action.next)
+        }
+        return .deliver(.write(Write(head: head, pieces: write.pieces, ends: write.ends, response: response)), then: action.next)
+    }
+
+    /// Sends the parts from `index` on that are due — the first whose pause has passed when
+    /// `firstIsDue`, then every one without a pause — and waits for the next pause, or ends the
+    /// stream after the last part.
+    private mutating func sendParts(of stream: ResponseStream, from index: Int, firstIsDue: Bool) -> Action {
+        guard let response else { return .none }
+        var end = index
+        while end < stream.parts.count, stream.parts[end].delay <= 0 || (firstIsDue && end == index) {
+            end += 1
+        }
+        let pieces: Pieces = switch end - index {
+        case 0: .none
+        case 1: .one(stream.parts[index].bytes)
+        default: .several(stream.parts[index..<end].map(\.bytes))
+        }
+        if end < stream.parts.count {
+            state = .streaming(stream, next: end)
+            return .deliver(.write(Write(head: nil, pieces: pieces, ends: false, response: response)), then: .timer(stream.parts[end].delay))
+        }
+        let ends = stream.ending == .close
+        let write = Write(head: nil, pieces: pieces, ends: ends, response: response)
+        guard !ends else {
+            state = .finished
+            return .deliver(.write(write))
+        }
+        return .deliver(.write(write), then: awaitEnd(stream.ending))
+    }
+
+    /// Waits for the stream's end after its last part: never (the client leaves), until the gate
+    /// opens, or until the recorded wait has passed (unless the client left first).
+    private mutating func awaitEnd(_ ending: ResponseStream.Ending) -> Next {
+        switch ending {
+        case .close:
+            state = .ending
+            return .timer(0)
+        case .keepOpen:
+            state = .ending
+            return .none
+        case .gate(let gate):
+            state = .ending
+            return .gate(gate)
+        case .closeAfter(let seconds), .clientLeft(let seconds):
+            state = .ending
+            return .timer(seconds)
+        }
+    }
+
+    /// Ends the stream.
+    private mutating func end() -> Action {
+        guard let response else { return .none }
+        state = .finished
+        return .deliver(.write(Write(head: nil, pieces: .none, ends: true, response: response)))
+    }
+}
