@@ -60,6 +60,10 @@ struct LoggingTests {
         #expect(error?.code == .cannotConnectToHost)
         let entry = try #require(handler.entries.first { $0.level == .error })
         #expect(entry.message.description.hasPrefix("GET \(url) failed after "))
-        #expect(httpLog.requests.first?.response?.error != nil)
+        guard case .failure(.forwardFailed(let target, _))? = httpLog.requests.first?.response?.outcome else {
+            Issue.record("the journal should record the failed forward: \(String(describing: httpLog.requests.first?.response?.outcome))")
+            return
+        }
+        #expect(target == url)
     }
 }

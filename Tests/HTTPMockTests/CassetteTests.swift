@@ -114,7 +114,7 @@ struct CassetteTests {
             #expect(replayOnly.misses.first?.request.url == server.url("/new"))
             #expect(replayOnly.misses.first?.message == message)
             #expect(mock.unmatchedRequests.map(\.path) == ["/new"])
-            #expect(mock.unmatchedRequests.first?.response?.error == message)
+            #expect(mock.unmatchedRequests.first?.response?.outcome == .failure(.replayMiss(message)))
             try replayOnly.save()
             #expect(try Data(contentsOf: recording.url) == before)
         }

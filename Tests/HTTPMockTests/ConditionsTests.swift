@@ -19,7 +19,10 @@ struct ConditionsTests {
         mock.addResponses(forPath: "/x", host: "a.test") { MockResponse.error(URLError(code)) }
         let error = await urlError { _ = try await mock.fetch("https://a.test/x") }
         #expect(error?.code == code)
-        #expect(mock.requests.first?.response?.error != nil)
+        guard case .failure(.stubError)? = mock.requests.first?.response?.outcome else {
+            Issue.record("the journal should record the stub's error: \(String(describing: mock.requests.first?.response?.outcome))")
+            return
+        }
     }
 
     @Test func aResponseCanFailWithAnyError() async throws {

@@ -79,7 +79,10 @@ struct DelayTimeoutTests {
         task.resume()
         try await waitUntil("the dribbled request ending") { recorder.calls(of: task).last?.hasPrefix("complete") == true }
         #expect(recorder.calls(of: task) == ["response", "complete -1001"])
-        #expect(mock.requests.first?.response?.error?.contains("its mocked body is dribbled with 600 s between pieces") == true)
+        guard case .failure(.timedOut(_, after: 1, waiting: .dribble(600)))? = mock.requests.first?.response?.outcome else {
+            Issue.record("the journal should record the timeout: \(String(describing: mock.requests.first?.response?.outcome))")
+            return
+        }
     }
 
     /// Pieces 0.6 s apart under a 1 s timeout: the body keeps arriving, so the request completes

@@ -204,7 +204,11 @@ struct BehaviourTableTests {
             setup: { $0.addResponses(forPath: "/file", host: host) { MockResponse.file(url: URL(fileURLWithPath: "/nonexistent/airlock-fixture.json")) } },
             calls: [Call(path: "/file", expect: .failure(containing: "/nonexistent/airlock-fixture.json"))],
             check: { mock in
-                #expect(mock.requests.first?.response?.error?.contains("does not exist") == true)
+                guard case .failure(.fileMissing(let path, _, _))? = mock.requests.first?.response?.outcome else {
+                    Issue.record("the journal should record the missing file: \(String(describing: mock.requests.first?.response?.outcome))")
+                    return
+                }
+                #expect(path == "/nonexistent/airlock-fixture.json")
             }
         ),
     ]

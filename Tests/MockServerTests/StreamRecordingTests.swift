@@ -367,7 +367,7 @@ import FoundationNetworking
                     #expect(received.text.components(separatedBy: "data: ").count == 5, "every event reaches the client: \(received.text)")
                 }
                 let entry = try #require(recorder.requests.last?.response)
-                #expect(entry.error?.contains("relayed to the client, but not recorded: its body passed the limit of 64 bytes") == true, "\(entry.error ?? "")")
+                #expect(entry.outcome == .failure(.notRecorded(.stream, limit: 64)), "\(entry.error ?? "")")
             }
             #expect(cassette.recordedEntries.isEmpty)
         }

@@ -179,7 +179,7 @@ import WebSocketTestSupport
             }
             // The server has stopped, which ends every conversation.
             let entry = try #require(recording?.requests.first?.response)
-            #expect(entry.error?.contains("relayed to the client, but not recorded: its frames passed the limit of 64 bytes") == true, "\(entry.error ?? "")")
+            #expect(entry.outcome == .failure(.notRecorded(.webSocket, limit: 64)), "\(entry.error ?? "")")
             try cassette.save()
             #expect(cassette.recordedEntries.isEmpty)
         }

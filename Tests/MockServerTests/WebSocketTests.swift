@@ -309,7 +309,10 @@ struct WebSocketInProcessTests {
             _ = try await mock.urlSession.data(from: URL(string: "https://api.example.com/chat")!)
         }
         #expect("\(error.map { $0.localizedDescription } ?? "")".contains("MockServer"), "\(String(describing: error))")
-        #expect(mock.requests.first?.response?.error?.contains("URLSessionWebSocketTask") == true)
+        guard case .failure(.webSocketNeedsServer)? = mock.requests.first?.response?.outcome else {
+            Issue.record("the journal should say a WebSocket needs a server: \(String(describing: mock.requests.first?.response?.outcome))")
+            return
+        }
     }
 }
 

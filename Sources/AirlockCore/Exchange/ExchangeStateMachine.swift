@@ -53,8 +53,9 @@ package struct ExchangeStateMachine<Kind: TransportKind>: Sendable {
         case holding(Data, ending: ResponseStream.Ending?)
         /// The head is sent; part `next` of the stream goes when the timer fires.
         case streaming(ResponseStream, next: Int)
-        /// The stream's parts are sent; it ends when the timer fires or its gate opens.
-        case ending
+        /// The stream's parts are sent; it ends as its ending says: when the timer fires, when its
+        /// gate opens, or never (the client leaves).
+        case ending(ResponseStream.Ending)
         /// Over: answered, failed, forwarded, or the client left.
         case finished
     }
@@ -272,9 +273,9 @@ package struct ExchangeStateMachine<Kind: TransportKind>: Sendable {
             return .deliver(.write(write), then: awaitEnd(ending))
         case .streaming(let stream, let next):
             return sendParts(of: stream, from: next, firstIsDue: true)
-        case .ending:
+        case .ending(.close), .ending(.closeAfter), .ending(.clientLeft):
             return end()
-        case .planned, .loading, .finished:
+        case .ending(.keepOpen), .ending(.gate), .planned, .loading, .finished:
             return .none
         }
     }
@@ -290,7 +291,7 @@ package struct ExchangeStateMachine<Kind: TransportKind>: Sendable {
 
     /// The gate the stream waits on is open.
     package mutating func gateOpened() -> Action {
-        guard case .ending = state else { return .none }
+        guard case .ending(.gate) = state else { return .none }
         return end()
     }
 
@@ -441,19 +442,12 @@ package struct ExchangeStateMachine<Kind: TransportKind>: Sendable {
     /// Waits for the stream's end after its last part: never (the client leaves), until the gate
     /// opens, or until the recorded wait has passed (unless the client left first).
     private mutating func awaitEnd(_ ending: ResponseStream.Ending) -> Next {
+        state = .ending(ending)
         switch ending {
-        case .close:
-            state = .ending
-            return .timer(0)
-        case .keepOpen:
-            state = .ending
-            return .none
-        case .gate(let gate):
-            state = .ending
-            return .gate(gate)
-        case .closeAfter(let seconds), .clientLeft(let seconds):
-            state = .ending
-            return .timer(seconds)
+        case .close: return .timer(0)
+        case .keepOpen: return .none
+        case .gate(let gate): return .gate(gate)
+        case .closeAfter(let seconds), .clientLeft(let seconds): return .timer(seconds)
         }
     }
 
