@@ -12,11 +12,6 @@ struct RouteSnapshotTests {
         IncomingRequest(method: "GET", url: "https://\(host)\(path)", host: host, path: path, queryItems: [])
     }
 
-    private func body<Kind>(_ exchange: ResolvedExchange<Kind>) -> String? {
-        guard exchange.stub != nil, case .answer(.respond(let planned)) = exchange.action, let data = planned.response.body.bytesInMemory else { return nil }
-        return String(decoding: data, as: UTF8.self)
-    }
-
     @Test func concurrentRegistrationAndMatchingNeverTearAResult() {
         let registry = MockRegistry(snippetStyle: .swift)
         let registered = Locked(0)
@@ -38,7 +33,7 @@ struct RouteSnapshotTests {
                     let known = registered.withLock { $0 }
                     guard known > 0 else { continue }
                     let n = (round * 7 + worker) % known + 1
-                    let text = body(registry.resolve(request("/p/\(n)"), for: .socket))
+                    let text = registry.resolve(request("/p/\(n)"), for: .socket).stubbedText
                     // The exact host beats the wildcard: a snapshot holds both or neither.
                     if text != "/p/\(n)" { wrong.withLock { $0.append("\(n): \(text ?? "unmatched")") } }
                 }
@@ -58,7 +53,7 @@ struct RouteSnapshotTests {
                     registry.register((0..<20).map { Registration(host: "a.test", path: "/r/\($0)", responses: [.plaintext("r\($0)", lifetime: .eternal)]) })
                 } else {
                     let n = (round + worker) % 20
-                    if let text = body(registry.resolve(request("/r/\(n)"), for: .socket)), text != "r\(n)" {
+                    if let text = registry.resolve(request("/r/\(n)"), for: .socket).stubbedText, text != "r\(n)" {
                         wrong.withLock { $0.append("\(n): \(text)") }
                     }
                 }
@@ -95,25 +90,25 @@ struct RouteSnapshotTests {
         let registry = MockRegistry(snippetStyle: .swift)
         for n in 0..<200 {
             registry.register([Registration(host: "a.test", path: "/\(n)", responses: [.plaintext("\(n)")])])
-            #expect(body(registry.resolve(request("/\(n)"), for: .socket)) == "\(n)")
+            #expect(registry.resolve(request("/\(n)"), for: .socket).stubbedText == "\(n)")
         }
         #expect(registry.queuedResponseCount == 0)
         registry.removeAll(forHost: "a.test")
         registry.register([Registration(host: "a.test", path: "/0", responses: [.plaintext("again")])])
-        #expect(body(registry.resolve(request("/0"), for: .socket)) == "again")
-        #expect(body(registry.resolve(request("/1"), for: .socket)) == nil)
+        #expect(registry.resolve(request("/0"), for: .socket).stubbedText == "again")
+        #expect(registry.resolve(request("/1"), for: .socket).stubbedText == nil)
     }
 
     @Test func aMatcherThatResolvesARequestOfItsOwnMatchesWithItsOwnScratch() {
         let registry = MockRegistry(snippetStyle: .swift)
         let requirement = RequestMatcher("asks the registry for /inner") { _ in
-            body(registry.resolve(request("/inner"), for: .socket)) == "inner"
+            registry.resolve(request("/inner"), for: .socket).stubbedText == "inner"
         }
         registry.register([
             Registration(host: "a.test", path: "/outer", requirement: requirement, responses: [.plaintext("outer")]),
             Registration(host: "a.test", path: "/inner", responses: [.plaintext("inner")]),
         ])
-        #expect(body(registry.resolve(request("/outer"), for: .socket)) == "outer")
+        #expect(registry.resolve(request("/outer"), for: .socket).stubbedText == "outer")
         #expect(registry.journal.all.map(\.path) == ["/inner", "/outer"])
     }
 }
