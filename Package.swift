@@ -50,6 +50,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        // ManagedAtomic: the registry publishes its route snapshot through an atomic reference,
+        // read by every request without a lock. Already built for SwiftNIO; small and dependency-free.
+        .package(url: "https://github.com/apple/swift-atomics.git", from: "1.2.0"),
         // HTTPFields: header fields in order with repeated names, the type swift-openapi-runtime,
         // Hummingbird 2 and AsyncHTTPClient's new API share. One small module, no dependencies.
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
@@ -83,7 +86,13 @@ let package = Package(
         // loopback server can serve the same registry; no format either: a format registers
         // stubs with a source and priority of its own, and a recording plugs in as the handler
         // of unmatched requests.
-        .target(name: "AirlockCore", dependencies: ["AirlockBase", "CZlib", .product(name: "HTTPTypes", package: "swift-http-types")]),
+        .target(
+            name: "AirlockCore",
+            dependencies: [
+                "AirlockBase", "CZlib", .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Atomics", package: "swift-atomics"),
+            ]
+        ),
         // Stub files (JSON) and the response templates they and WireMock mappings use.
         .target(name: "AirlockStubFiles", dependencies: ["AirlockBase", "AirlockCore", .product(name: "HTTPTypes", package: "swift-http-types")]),
         // Cassettes: record once, replay forever, as HAR 1.2 (read with the stub files' JSON

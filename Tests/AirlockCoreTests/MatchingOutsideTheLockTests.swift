@@ -14,11 +14,6 @@ struct MatchingOutsideTheLockTests {
         IncomingRequest(method: "GET", url: "https://a.test\(path)", host: "a.test", path: path, queryItems: [])
     }
 
-    private func body<Kind>(_ exchange: ExchangeStateMachine<Kind>) -> String? {
-        guard exchange.stub != nil, let data = exchange.plannedResponse?.body.bytesInMemory else { return nil }
-        return String(decoding: data, as: UTF8.self)
-    }
-
     @Test func eachLimitedResponseGoesToExactlyAsManyConcurrentRequests() {
         let registry = MockRegistry(snippetStyle: .swift)
         let asked = Locked(0)
@@ -34,7 +29,7 @@ struct MatchingOutsideTheLockTests {
         ]).isEmpty)
         let answers = Locked<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 64) { _ in
-            let text = body(registry.resolve(request("/x"), for: .socket)) ?? "unanswered"
+            let text = registry.resolve(request("/x"), for: .socket).stubbedText ?? "unanswered"
             answers.withLock { $0.append(text) }
         }
         let counts = answers.withLock { Dictionary($0.map { ($0, 1) }, uniquingKeysWith: +) }
@@ -59,10 +54,10 @@ struct MatchingOutsideTheLockTests {
         #expect(registry.register([Registration(host: "a.test", path: "/x", requirement: requirement, responses: [.plaintext("conditional")])]).isEmpty)
         // The registry changed after the matcher was asked: matching starts again, keeps the
         // matcher's answer instead of asking again, and takes the conditional response.
-        #expect(body(registry.resolve(request("/x"), for: .socket)) == "conditional")
+        #expect(registry.resolve(request("/x"), for: .socket).stubbedText == "conditional")
         #expect(asked.withLock { $0 } == 1)
         let withQuery = IncomingRequest(method: "GET", url: "https://a.test/x?n=1", host: "a.test", path: "/x", queryItems: [.init(name: "n", value: "1")])
-        #expect(body(registry.resolve(withQuery, for: .socket)) == "registered 1")
+        #expect(registry.resolve(withQuery, for: .socket).stubbedText == "registered 1")
     }
 
     @Test func aRejectingMatcherLetsTheNextStubAnswerAndNamesItselfInTheDiagnosis() {

@@ -592,7 +592,13 @@ import WebSocketTestSupport
         let modules = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("Modules")
         let file = try write("import Foundation\nimport HTTPMock\n\nfunc register(on mock: HTTPMock) {\n\(snippet)\n}\n", named: "Pasted.swift")
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
-        let command = ["swiftc", "-typecheck", "-I", modules.path, "-I", root.appendingPathComponent("Sources/CZlib").path, file.path]
+        // The C modules the built ones import: zlib's, and swift-atomics' shims (AirlockCore's route
+        // snapshot), from the build folder's checkouts a level or two above the executable.
+        let checkouts = [1, 2, 3].lazy
+            .map { level in (0..<level).reduce(modules) { folder, _ in folder.deletingLastPathComponent() }.appendingPathComponent("checkouts") }
+            .first { FileManager.default.fileExists(atPath: $0.path) } ?? root.appendingPathComponent(".build/checkouts")
+        let atomicsShims = checkouts.appendingPathComponent("swift-atomics/Sources/_AtomicsShims/include")
+        let command = ["swiftc", "-typecheck", "-I", modules.path, "-I", root.appendingPathComponent("Sources/CZlib").path, "-I", atomicsShims.path, file.path]
             .map(InspectorTests.shellQuoted).joined(separator: " ")
         let result = try await runShellCommand(command, in: file.deletingLastPathComponent(), log: file.deletingLastPathComponent().appendingPathComponent("swiftc.log"), hangGuard: .seconds(600))
         #expect(result.status == 0, "the copied Swift block does not type-check:\n\(snippet)\n\(result.output)", sourceLocation: sourceLocation)

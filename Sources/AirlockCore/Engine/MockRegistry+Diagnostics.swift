@@ -12,8 +12,8 @@ extension MockRegistry {
     /// among the stubs of each host pattern that matches (up to 4 of them) and 8 among every host's.
     struct DiagnosisSnapshot: Sendable {
         let request: RecordedRequest
-        /// Candidate routes with their registration order.
-        let candidates: [(order: Int, route: Route)]
+        /// Candidate routes with their registration order and their table entry as it was.
+        let candidates: [(order: Int, route: Route, entry: RouteTable.Entry)]
         /// The current state of each scenario a candidate names.
         let scenarioStates: [String: String]
         let rejectedCount: Int
@@ -52,7 +52,7 @@ extension MockRegistry {
             let segments = (request.path.isEmpty ? "" : String(request.path.dropFirst())).splitSegments(on: UInt8(ascii: "/"))
             var shown: RecordedRequest?
             var scored: [(misses: Int, similarity: Int, order: Int, nearMiss: UnmatchedDiagnosis.NearMiss)] = []
-            for (order, route) in candidates {
+            for (order, route, entry) in candidates {
                 var verdicts: [String] = []
                 var misses = 0
                 if route.host.matches(labels) {
@@ -93,8 +93,8 @@ extension MockRegistry {
                         misses += 1
                     }
                 }
-                if route.queue.isEmpty {
-                    verdicts.append("used up (served \(route.served))")
+                if entry.queue.isEmpty {
+                    verdicts.append("used up (served \(entry.served))")
                     misses += 1
                 }
                 let similarity = SortedPathIndex.sharedPrefix(route.path.source, request.path)
@@ -106,18 +106,49 @@ extension MockRegistry {
     }
 }
 
+/// The routes whose host and path patterns match a request, found on a route snapshot without
+/// the registry's lock, for the diagnosis (see ``MockRegistry/State/nearbyRoutes(path:nearby:)``).
+struct NearbyCandidates: Sendable {
+    /// The epoch of the snapshot they were found on.
+    var epoch: Int
+    /// The path tries of the host patterns that match, each once, in trie order.
+    var hosts: [Int] = []
+    /// The routes under them whose path pattern matches (possibly repeated).
+    var matching: [Int] = []
+
+    /// Finds them on `snapshot`.
+    init(host: String, path: String, on snapshot: RouteIndex.Snapshot) {
+        epoch = snapshot.epoch
+        let index = snapshot.index
+        (hosts, matching) = RouteIndex.Scratch.withCurrent { scratch in
+            var hosts: [Int] = []
+            var matching: [Int] = []
+            scratch.steps = 0
+            index.collectHosts(host, into: scratch)
+            for pathTrie in scratch.matchedHosts where !hosts.contains(pathTrie) { hosts.append(pathTrie) }
+            scratch.matchedGroups.removeAll(keepingCapacity: true)
+            if !hosts.isEmpty { index.collectGroups(path, hosts: hosts, into: scratch) }
+            for group in Set(scratch.matchedGroups) {
+                matching.append(contentsOf: index.groups[group].ids)
+            }
+            return (hosts, matching)
+        }
+    }
+}
+
 extension MockRegistry.State {
     /// The diagnosis's view of the registry for `request`; cheap enough to take under the lock:
-    /// a trie walk, two binary searches and a copy of a few dozen routes.
-    mutating func diagnosisSnapshot(for request: RecordedRequest) -> MockRegistry.DiagnosisSnapshot {
-        let ids = nearbyRoutes(host: request.host, path: request.path)
+    /// two binary searches and a copy of a few dozen routes (the trie walk, `nearby`, was done
+    /// before locking).
+    mutating func diagnosisSnapshot(for request: RecordedRequest, nearby: NearbyCandidates) -> MockRegistry.DiagnosisSnapshot {
+        let ids = nearbyRoutes(path: request.path, nearby: nearby)
         var scenarioStates: [String: String] = [:]
         for id in ids {
-            if let step = routes[id].scenario { scenarioStates[step.name] = state(of: step.name) }
+            if let step = index.routes[id].scenario { scenarioStates[step.name] = scenarios.state(of: step.name) }
         }
         return MockRegistry.DiagnosisSnapshot(
             request: request,
-            candidates: ids.map { (order: $0, route: routes[$0]) },
+            candidates: ids.map { (order: $0, route: index.routes[$0], entry: table[$0]) },
             scenarioStates: scenarioStates,
             rejectedCount: registrationErrors.count,
             rejected: Array(registrationErrors.suffix(5)),

@@ -2,37 +2,18 @@ import AirlockBase
 import Foundation
 
 extension MockRegistry {
-    /// What ``State/decide(_:at:journal:conditions:)`` found under the lock. Anything slow or
-    /// written by the user — a stub's `requiring:` matcher, the unmatched-request diagnosis — is
-    /// left for ``MockRegistry/resolve(_:for:at:)`` to do after unlocking.
-    enum Outcome {
-        /// Decided: what the transport is to do, planned from it once unlocked.
-        case decided(Decision)
-        /// Stubs whose `requiring:` matchers must be asked before anything can be decided.
-        case evaluate(PendingMatch)
-    }
-
-    /// What matching found among the routes.
-    enum RouteChoice {
-        /// The best route, or none.
-        case decided(Int?)
-        /// Routes whose matchers must be asked first.
-        case undecided(PendingMatch)
-    }
-
     /// Routes that would answer a request if their `requiring:` matchers accept it, most specific
-    /// first, as the registry held them at `generation`.
+    /// first, as found in the registry's ``State/epoch`` `epoch`.
     struct PendingMatch: Sendable {
-        let generation: Int
         let epoch: Int
         let candidates: [(id: Int, requirement: RequestMatcher)]
-        /// The best route that needs no asking, ranked below every candidate; `nil` if none.
-        let fallback: Int?
     }
 
     /// The answers of `requiring:` matchers for one request, gathered outside the lock across the
     /// rounds of one ``MockRegistry/resolve(_:for:at:)``. Each matcher is asked at most once per
-    /// request, so that a registry that keeps changing meanwhile cannot make a request retry forever.
+    /// request, so that a registry that keeps changing meanwhile cannot make a request retry
+    /// forever; each round matches again under the lock with the answers so far, so a change made
+    /// meanwhile (a stub registered, a response taken, a scenario moved) counts.
     struct ConditionResults {
         /// The ``State/epoch`` the route ids below belong to.
         private(set) var epoch = 0
@@ -40,8 +21,11 @@ extension MockRegistry {
         private(set) var results: [Int: Bool] = [:]
         /// The journal entry the matchers saw, to be recorded as it is.
         private(set) var recorded: RecordedRequest?
-        /// The candidates of the last round.
-        private(set) var pending: PendingMatch?
+
+        /// The answer of route `id`'s matcher, if it was asked in this epoch.
+        func result(for id: Int, epoch: Int) -> Bool? {
+            epoch == self.epoch && !results.isEmpty ? results[id] : nil
+        }
 
         /// Asks the candidates' matchers, most specific first, until one accepts the request.
         /// Runs outside the registry's lock: a matcher may use the mock (read its journal or
@@ -62,13 +46,6 @@ extension MockRegistry {
                 results[candidate.id] = accepted
                 if accepted { break }
             }
-            self.pending = pending
-        }
-
-        /// The route to take from `pending` when nothing changed since: the first candidate whose
-        /// matcher accepted the request, else the fallback; `nil` when neither exists.
-        func choice(in pending: PendingMatch) -> Int? {
-            pending.candidates.first { results[$0.id] == true }?.id ?? pending.fallback
         }
     }
 }

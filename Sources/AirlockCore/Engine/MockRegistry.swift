@@ -1,8 +1,12 @@
 import AirlockBase
 import Foundation
 
-/// The stubs of one mock, their response queues, its unmocked policy and its journal, behind one
-/// lock: the engine that every transport of the mock asks.
+/// The stubs of one mock, their response queues, its unmocked policy and its journal: the engine
+/// that every transport of the mock asks.
+///
+/// Matching reads a snapshot of the routes (``RouteIndex/Snapshot``) without a lock; the lock is
+/// taken only to take the response (the queues, the counts and the scenarios) and to register or
+/// remove stubs; the journal entry is made after unlocking.
 ///
 /// Not API: it is `@_spi(AirlockTransport)`, for the package's own transports. You do not use a
 /// registry directly: ``Mocking`` gives `HTTPMock` and `MockServer` the API over
@@ -11,7 +15,9 @@ import Foundation
 /// labels and path segments, so neither grows with the number of stubs.
 @_spi(AirlockTransport)
 public final class MockRegistry: Sendable {
-    let state = Locked(State())
+    let state: Locked<State>
+    /// The routes' snapshot, read by requests without the lock.
+    private let publication: RouteIndex.Publication
     private let reporter = Locked<(@Sendable (String) -> Void)?>(nil)
 
     /// Every request received, in order, with its outcome.
@@ -25,6 +31,9 @@ public final class MockRegistry: Sendable {
     /// - Parameter snippetStyle: How its owner's users write stubs.
     package init(snippetStyle: UnmatchedDiagnosis.SnippetStyle) {
         self.snippetStyle = snippetStyle
+        let publication = RouteIndex.Publication()
+        self.publication = publication
+        state = Locked(State(publication: publication))
     }
 
     /// Where registration warnings and rejected stubs are reported. The core never prints: the
@@ -77,25 +86,77 @@ public final class MockRegistry: Sendable {
     /// takes its next response, or applies the unmocked policy; records the request in the
     /// journal; and returns the exchange's state machine, ready for the transport to start.
     ///
-    /// Nothing slow or written by the user runs under the lock. When the most specific stubs have
-    /// `requiring:` matchers, the lock is released, the matchers are asked (most specific first,
-    /// each at most once), and the response is taken under the lock again — at once if nothing
-    /// changed meanwhile, else after matching again with the answers so far. The unmatched-request
-    /// diagnosis is built from a snapshot taken under the lock.
+    /// Matching walks the routes' published snapshot without a lock; the lock is held only to take
+    /// the response of the best candidate that still has one. Nothing written by the user runs
+    /// under it: when the best candidates have `requiring:` matchers, they are asked after
+    /// unlocking (most specific first, each at most once) and the pick is made again with their
+    /// answers. The journal entry is made after unlocking, and the unmatched-request diagnosis
+    /// from a snapshot taken under the lock.
     // Specialized for the two transports (a type check at entry picks the specialized body): a
     // `package` function is never specialized by its callers in other modules, and the generic
     // body looked up type metadata on every request.
     @_specialize(where Kind == SocketTransport)
     @_specialize(where Kind == URLSessionTransport)
     package func resolve<Kind>(_ request: IncomingRequest, for transport: Transport<Kind>, at date: Date = Date()) -> ExchangeStateMachine<Kind> {
+        ExchangeStateMachine(decide(request, at: date), request: request, transport: transport, redaction: journal.redaction)
+    }
+
+    /// The published route snapshot, made (under the lock) if a change dropped it.
+    private func currentSnapshot() -> RouteIndex.Snapshot {
+        if let current = publication.load() { return current }
+        return state.withLock { $0.snapshot() }
+    }
+
+    /// What ``resolve(_:for:at:)`` decides, journal entry included.
+    private func decide(_ request: IncomingRequest, at date: Date) -> Decision {
         var conditions = ConditionResults()
+        // A request addressed to the server itself (origin mode, `Host: 127.0.0.1:<port>`) names
+        // no host a stub could name: when no stub of its own host answers, every host's stubs do.
+        var allHosts = false
         while true {
-            switch state.withLock({ $0.decide(request, at: date, journal: journal, conditions: conditions) }) {
-            case .decided(let decision):
-                return ExchangeStateMachine(decision, request: request, transport: transport, redaction: journal.redaction)
+            let snapshot = currentSnapshot()
+            let pick = RouteIndex.Scratch.withCurrent { scratch in
+                snapshot.index.collectCandidates(for: request, allHosts: allHosts, into: scratch)
+                return state.withLock { $0.pick(scratch.candidates, on: snapshot, known: conditions, steps: scratch.steps) }
+            }
+            switch pick {
+            case .taken(let response, let route, let sourceID, let adjustment):
+                var stub = snapshot.index.routes[route].stub
+                stub.sourceID = sourceID
+                let recorded = conditions.recorded
+                let recorder = journal.append({
+                    // Made here when no condition needed it: one entry, no copy.
+                    var answered = recorded ?? RecordedRequest(sequence: 0, request: request, date: date)
+                    answered.answeredBy = stub
+                    return answered
+                }, started: date)
+                return .matched(adjustment?.adjusted(response) ?? response, stub: stub, recorder: recorder)
             case .evaluate(let pending):
                 conditions.evaluate(pending, request: request, date: date)
+            case .stale:
+                continue
+            case .none:
+                if !allHosts, !snapshot.index.pathTries.isEmpty, request.isAddressedToServer {
+                    allHosts = true
+                    continue
+                }
+                return unmatched(request, at: date, recorded: conditions.recorded, snapshot: snapshot)
             }
+        }
+    }
+
+    /// The decision for a request no stub answers: what the recording or the unmocked policy
+    /// says, read under the lock; the journal entry made after.
+    private func unmatched(_ request: IncomingRequest, at date: Date, recorded: RecordedRequest?, snapshot: RouteIndex.Snapshot) -> Decision {
+        let entry = recorded ?? RecordedRequest(sequence: 0, request: request, date: date)
+        let nearby = NearbyCandidates(host: request.host, path: request.path, on: snapshot)
+        switch state.withLock({ $0.unmatchedAnswer(for: entry, nearby: nearby) }) {
+        case .policy(let policy, let diagnosis):
+            return .unmatched(policy, snapshot: diagnosis, recorder: journal.append({ entry }, started: date))
+        case .record(let recording):
+            return .record(recorder: journal.append({ entry }, started: date, recording: recording))
+        case .replayMiss(let recording, let diagnosis):
+            return .replayMiss(recording, snapshot: diagnosis, recorder: journal.append({ entry }, started: date))
         }
     }
 
@@ -107,23 +168,19 @@ public final class MockRegistry: Sendable {
 
     /// A scenario's current state.
     package func scenarioState(_ name: String) -> String {
-        state.withLock { $0.state(of: name) }
+        state.withLock { $0.scenarios.state(of: name) }
     }
 
     /// Every scenario a stub names (or that was set), with its current state.
     package var scenarioStates: [String: String] {
-        state.withLock { state in
-            var states: [String: String] = [:]
-            for name in state.scenarioNames.union(state.scenarios.keys) { states[name] = state.state(of: name) }
-            return states
-        }
+        state.withLock { $0.scenarios.all }
     }
 
     /// Every state each scenario's stubs need or move to, `Started` first.
     package var scenarioPossibleStates: [String: [String]] {
         state.withLock { state in
             var states: [String: [String]] = [:]
-            for route in state.routes where !route.cleared {
+            for (route, _) in state.liveRoutes {
                 guard let step = route.scenario else { continue }
                 var known = states[step.name] ?? [ScenarioStep.started]
                 for name in [step.requiredState, step.newState].compactMap({ $0 }) where !known.contains(name) {
@@ -137,17 +194,18 @@ public final class MockRegistry: Sendable {
 
     /// Moves a scenario to a state.
     package func setScenario(_ name: String, to newState: String) {
-        state.withLock { $0.setScenario(name, to: newState) }
+        state.withLock { $0.scenarios.set(name, to: newState) }
     }
 
     /// Returns every scenario to its start.
     package func resetScenarios() {
-        state.withLock { $0.resetScenarios() }
+        state.withLock { $0.scenarios.reset() }
     }
 
     /// The unmatched-request diagnosis for a recorded request.
     package func diagnosis(for request: RecordedRequest) -> UnmatchedDiagnosis {
-        let snapshot = state.withLock { $0.diagnosisSnapshot(for: request) }
+        let nearby = NearbyCandidates(host: request.host, path: request.path, on: currentSnapshot())
+        let snapshot = state.withLock { $0.diagnosisSnapshot(for: request, nearby: nearby) }
         return snapshot.diagnosis(redaction: journal.redaction)
     }
 
@@ -160,8 +218,11 @@ public final class MockRegistry: Sendable {
     package var stubSummaries: [StubSummary] {
         let redaction = journal.redaction
         return state.withLock { state in
-            state.routes.filter { !$0.cleared }.map {
-                StubSummary(description: redaction.text($0.stub.description), host: $0.host.source, path: $0.path.source, queued: $0.queue.count, served: $0.served)
+            state.liveRoutes.map { route, entry in
+                StubSummary(
+                    description: redaction.text(route.stub.description), host: route.host.source, path: route.path.source,
+                    queued: entry.queue.count, served: entry.served
+                )
             }
         }
     }
