@@ -1,4 +1,3 @@
-import AirlockBase
 import AirlockCore
 import Foundation
 import HTTPTypes
@@ -30,7 +29,7 @@ extension Cassette {
     /// - Returns: The report, one entry per entry of the file.
     /// - Throws: `CassetteError` when the file, a rule or the base URL cannot be used.
     public func verify(against baseURL: URL, options: DriftOptions = DriftOptions(), timeout: TimeInterval = 60) async throws(CassetteError) -> DriftReport {
-        let forwarder = Forwarder(group: MultiThreadedEventLoopGroup.singleton)
+        let forwarder = Forwarder()
         let seconds = timeout.isFinite && timeout > 0 ? min(timeout, ResponseLimits.maximumSeconds) : 60
         return try await verify(against: baseURL, options: options) { request in
             try await Self.send(request, with: forwarder, timeout: .nanoseconds(Int64(seconds * 1_000_000_000)))
@@ -40,71 +39,78 @@ extension Cassette {
     /// One request, its answer collected whole (a stream to its end).
     private static func send(_ request: LiveRequest, with forwarder: Forwarder, timeout: TimeAmount) async throws -> RecordedResponse {
         let started = Date()
+        let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
         return try await withCheckedThrowingContinuation { continuation in
-            // The forward's events arrive one at a time on its connection's event loop. A stream
-            // (a body without a length) is kept with its parts and the time before each, as
-            // `airlock record` keeps one, so that `--update` writes it as a recording would.
-            let state = Locked(LiveAnswer(last: started))
-            @Sendable func finish(_ result: Result<RecordedResponse, any Error>) {
-                guard state.withLock({ state in defer { state.answered = true }; return !state.answered }) else { return }
-                continuation.resume(with: result)
-            }
-            /// The stream as far as it came.
-            @Sendable func finishStream() {
-                let (head, parts) = state.withLock { ($0.head, $0.parts) }
-                let body = parts.reduce(into: Data()) { $0.append($1.bytes) }
-                finish(.success(Self.response(status: Int(head?.status.code ?? 0), headers: head?.headers ?? [:], body: body, parts: parts, since: started)))
-            }
-            let handle = forwarder.execute(
-                method: HTTPMethod(rawValue: request.method),
-                url: request.url,
-                headers: request.headers.map { (name: $0.name, value: $0.value) },
-                body: request.body,
-                limit: 64 * 1024 * 1024,
-                timeout: timeout,
-                streams: true
-            ) { event in
-                switch event {
-                case .whole(let response):
-                    finish(.success(Self.response(status: Int(response.status.code), headers: response.headers, body: Data(response.body.readableBytesView), parts: nil, since: started)))
-                case .streamHead(let head):
-                    state.withLock {
-                        $0.head = head
-                        $0.last = Date()
-                    }
-                case .piece(let piece):
-                    state.withLock { state in
-                        let now = Date()
-                        state.parts.append(StreamPart(bytes: Data(piece.readableBytesView), after: now.timeIntervalSince(state.last)))
-                        state.last = now
-                    }
-                case .end:
-                    finishStream()
-                case .failed(let failure):
-                    // Closing a stream at the deadline can trip its parser: it still counts as far as it came.
-                    let (hasHead, timedOut) = state.withLock { ($0.head != nil, $0.timedOut) }
-                    if timedOut, hasHead { finishStream() } else { finish(.failure(failure)) }
-                case .cancelled:
-                    // A stream still open at the deadline: compared as far as it came.
-                    finishStream()
-                }
-            }
-            // A whole answer times out on its own; a stream that never ends (an event feed) is
-            // closed once the time is up.
-            MultiThreadedEventLoopGroup.singleton.next().scheduleTask(in: timeout) {
-                state.withLock { $0.timedOut = true }
-                handle.cancel()
+            eventLoop.execute {
+                send(request, with: forwarder, timeout: timeout, since: started, on: eventLoop) { continuation.resume(with: $0) }
             }
         }
     }
 
-    /// What has arrived of one live answer, behind the lock its events share.
+    /// Sends `request` from `eventLoop` and calls `answer` once, there, with its answer.
+    private static func send(
+        _ request: LiveRequest, with forwarder: Forwarder, timeout: TimeAmount, since started: Date, on eventLoop: any EventLoop,
+        answer: @escaping @Sendable (Result<RecordedResponse, any Error>) -> Void
+    ) {
+        // The forward's events arrive one at a time on its event loop, as its deadline does. A
+        // stream (a body without a length) is kept with its parts and the time before each, as
+        // `airlock record` keeps one, so that `--update` writes it as a recording would.
+        let state = NIOLoopBoundBox(LiveAnswer(), eventLoop: eventLoop)
+        @Sendable func finish(_ result: Result<RecordedResponse, any Error>) {
+            guard !state.value.answered else { return }
+            state.value.answered = true
+            answer(result)
+        }
+        /// The stream as far as it came.
+        @Sendable func finishStream() {
+            let recording = state.value.stream.end(.closed)
+            let head = state.value.head
+            let response = Self.response(
+                status: Int(head?.status.code ?? 0), headers: head?.headers ?? [:], body: recording?.body ?? Data(), parts: recording?.parts ?? [], since: started
+            )
+            finish(.success(response))
+        }
+        let forward = forwarder.execute(
+            method: HTTPMethod(rawValue: request.method),
+            url: request.url,
+            headers: request.headers.map { (name: $0.name, value: $0.value) },
+            body: request.body,
+            limit: 64 * 1024 * 1024,
+            timeout: timeout,
+            streams: true,
+            on: eventLoop
+        ) { event in
+            switch event {
+            case .whole(let response):
+                finish(.success(Self.response(status: Int(response.status.code), headers: response.headers, body: Data(response.body.readableBytesView), parts: nil, since: started)))
+            case .streamHead(let head):
+                state.value.head = head
+                state.value.stream.head(status: Int(head.status.code), headers: [:], isStream: true, bodyIsEncoded: true)
+            case .piece(let piece):
+                state.value.stream.piece(piece.readableBytesView)
+            case .end:
+                finishStream()
+            case .failed(let failure):
+                // Closing a stream at the deadline can trip its parser: it still counts as far as it came.
+                if state.value.timedOut, state.value.head != nil { finishStream() } else { finish(.failure(failure)) }
+            case .cancelled:
+                // A stream still open at the deadline: compared as far as it came.
+                finishStream()
+            }
+        }
+        // A whole answer times out on its own; a stream that never ends (an event feed) is closed
+        // once the time is up.
+        eventLoop.scheduleTask(in: timeout) {
+            state.value.timedOut = true
+            forward.cancel()
+        }
+    }
+
+    /// What has arrived of one live answer, on its forward's event loop.
     private struct LiveAnswer {
         var head: HTTPResponseHead?
         /// A stream's parts so far, each with the time before it.
-        var parts: [StreamPart] = []
-        /// When the head or the last part arrived.
-        var last: Date
+        var stream = StreamRecorder()
         /// Whether the caller has its answer.
         var answered = false
         /// Whether the time ran out (a stream is then closed, and compared as far as it came).

@@ -9,7 +9,7 @@ extension MockServer {
     /// server need not be started. Call it on the channel's event loop.
     @_spi(Benchmarks)
     public func configureConnectionPipeline(of channel: any Channel) throws {
-        let context = ServerContext(server: self, forwarder: Forwarder(group: configuration.eventLoopGroup), tls: nil)
+        let context = ServerContext(server: self, forwarder: Forwarder(), tls: nil)
         try ServerConnection.configurePipeline(of: channel, server: context, activity: ConnectionActivity())
     }
 }

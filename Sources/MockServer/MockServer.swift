@@ -143,7 +143,7 @@ public final class MockServer: Mocking {
             guard configuration.adminToken?.isEmpty == false else { throw MockServerError.adminTokenRequired(host: configuration.host) }
         }
         let tls = try configuration.tls.map { TLSTermination(authority: try CertificateAuthority.loadOrCreate(in: $0.certificateAuthorityDirectory)) }
-        let context = ServerContext(server: self, forwarder: Forwarder(group: configuration.eventLoopGroup), tls: tls)
+        let context = ServerContext(server: self, forwarder: Forwarder(), tls: tls)
         let channel: any Channel
         do {
             channel = try await ServerBootstrap(group: configuration.eventLoopGroup)
@@ -221,7 +221,7 @@ public final class MockServer: Mocking {
     /// made: tests drive the server's real pipeline on an `EmbeddedChannel`. Call it on the
     /// channel's event loop; passthrough requests are forwarded on that loop.
     package func acceptConnection(_ channel: any Channel) throws {
-        let context = ServerContext(server: self, forwarder: Forwarder(group: channel.eventLoop), tls: state.withLock { $0.tls })
+        let context = ServerContext(server: self, forwarder: Forwarder(), tls: state.withLock { $0.tls })
         try Self.accept(channel, server: context)
     }
 

@@ -145,22 +145,25 @@ open class LoadingURLProtocol: URLProtocol {
         let request = Self.sending(request, body: body)
         let reference = LoadReference(self)
         let owner = SessionReference(owningSession)
-        let received = Locked<(response: URLResponse?, data: Data, pieces: [StreamPart], last: DispatchTime)>((nil, Data(), [], .now()))
+        // The session's delegate queue tells one event at a time; the lock hands the recorder
+        // from one of its threads to the next.
+        let received = Locked<(response: HTTPURLResponse?, stream: StreamRecorder)>((nil, StreamRecorder()))
         let handlers = PieceForwarder.Handlers(
             response: { response in
-                received.withLock { $0.response = response; $0.last = .now() }
+                if let http = response as? HTTPURLResponse {
+                    // The session has decoded any content coding: the parts are the body's own.
+                    let isStream = http.value(forHTTPHeaderField: "Content-Length") == nil
+                    received.withLock {
+                        $0.response = http
+                        $0.stream.head(status: http.statusCode, headers: http.recordedFields, isStream: isStream, bodyIsEncoded: false)
+                    }
+                }
                 let loader = reference.load
                 guard let client = loader.client, !loader.isStopped, loader.task?.state == .running else { return }
                 client.urlProtocol(loader, didReceive: response, cacheStoragePolicy: .notAllowed)
             },
             piece: { data in
-                received.withLock { received in
-                    let now = DispatchTime.now()
-                    let pause = Double(now.uptimeNanoseconds - received.last.uptimeNanoseconds) / 1_000_000_000
-                    received.last = now
-                    received.data.append(data)
-                    received.pieces.append(StreamPart(bytes: data, after: pause))
-                }
+                received.withLock { $0.stream.piece(data) }
                 let loader = reference.load
                 guard let client = loader.client, !loader.isStopped, loader.task?.state == .running else { return }
                 client.urlProtocol(loader, didLoad: data)
@@ -168,15 +171,15 @@ open class LoadingURLProtocol: URLProtocol {
             end: { error in
                 let loader = reference.load
                 let claimed = loader.claimDelivery()
-                let (response, data, pieces, last) = received.withLock { ($0.response, $0.data, $0.pieces, $0.last) }
-                let wait = Double(DispatchTime.now().uptimeNanoseconds - last.uptimeNanoseconds) / 1_000_000_000
+                // The client left (its task was cancelled, which stopped this load and the
+                // forward): what it got is reported, when a response had begun.
+                let end: StreamRecorder.End = claimed ? (error == nil ? .closed : .broken) : .clientLeft
+                let (response, recording) = received.withLock { ($0.response, $0.stream.end(end)) }
                 guard claimed else {
-                    // The client left (its task was cancelled, which stopped this load and the
-                    // forward): what it got is reported, when a response had begun.
-                    guard let http = response as? HTTPURLResponse else { return }
-                    return report(ForwardedInPieces(response: http, data: data, pieces: pieces, ending: .clientLeft(after: wait), error: nil))
+                    guard let response, let recording else { return }
+                    return report(ForwardedInPieces(response: response, recording: recording, error: nil))
                 }
-                report(ForwardedInPieces(response: response as? HTTPURLResponse, data: error == nil ? data : nil, pieces: pieces, ending: .closeAfter(wait), error: error))
+                report(ForwardedInPieces(response: response, recording: recording, error: error))
                 withExtendedLifetime(owner) {
                     guard let client = loader.client, loader.task?.state == .running else { return }
                     if let error {
@@ -291,39 +294,34 @@ extension RequestBodyReading {
     }
 }
 
-/// What a forward in pieces ended with: the real host's response, the body and its pieces with the
-/// pause before each, how the stream ended, or the error. The one place a URLSession load turns
-/// what it relayed into what is recorded.
+/// What a forward in pieces ended with: the real host's response, what the ``StreamRecorder``
+/// made of its body (its pieces with the pause before each, and how it ended), or the error. The
+/// one place a URLSession load turns what it relayed into what is recorded.
 // @unchecked Sendable: HTTPURLResponse is an immutable value object once a task hands it over;
 // swift-corelibs-foundation just does not annotate it.
 package struct ForwardedInPieces: @unchecked Sendable {
     /// The real host's response, once its head arrived.
     package let response: HTTPURLResponse?
-    /// The whole body; `nil` after an error.
-    package let data: Data?
-    /// The body's pieces, each with the pause before it (the first: after the head).
-    package let pieces: [StreamPart]
-    /// How it ended after its last piece: the host ended it (`closeAfter`), or the client left.
-    package let ending: ResponseStream.Ending
+    /// The response as recorded: its body's parts and how it ended (the host ended it, or the
+    /// client left).
+    package let recording: StreamRecorder.Recording?
     /// Why the forward failed, if it did (never when the client left).
     package let error: (any Error)?
 
+    /// The whole body; `nil` after an error.
+    package var data: Data? { error == nil ? recording?.body ?? Data() : nil }
+
     /// The body as a stream, when it was one: it had no `Content-Length` and came in pieces (or
     /// its client left it open). The session has already decoded any content coding.
-    package var stream: ResponseStream? {
-        guard let response, response.value(forHTTPHeaderField: "Content-Length") == nil else { return nil }
-        let clientLeft = if case .clientLeft = ending { true } else { false }
-        guard !pieces.isEmpty || clientLeft || (ending.wait ?? 0) >= ResponseStream.measurableWait else { return nil }
-        return ResponseStream(kind: ResponseStream.Kind(contentType: response.value(forHTTPHeaderField: "Content-Type")), parts: pieces, ending: ending)
-    }
+    package var stream: ResponseStream? { recording?.stream }
 
     /// Records the outcome: the failure, or the response with its body and stream.
     /// - Parameter request: The request that was forwarded, which a failure names.
     package func record(with recorder: ExchangeRecorder, forwarding request: URLRequest) {
         if let error {
             recorder.record(.failure(.forwarding(request, failedWith: error)))
-        } else if let response {
-            recorder.record(.response(status: response.statusCode), headers: response.recordedFields, body: data ?? Data(), stream: stream)
+        } else if let recording {
+            recording.record(with: recorder)
         }
     }
 }

@@ -135,63 +135,17 @@ struct ExchangeDelivery {
         }
     }
 
-    /// Sends the request to the real network and relays the answer as it arrives: a WebSocket
-    /// frame by frame, anything else through a ``PassthroughRelay``.
-    private func forward(_ incoming: IncomingRequest, recording: Bool, to target: String?, recorder: ExchangeRecorder) {
-        if WebSocketUpgrade.problem(with: head) == nil {
-            // A WebSocket: relayed frame by frame, and recorded when the conversation ends.
-            return WebSocketRelay.open(to: target ?? incoming.url, recording: recording, recorder: recorder, on: self)
-        }
-        let relay = PassthroughRelay(forwarder: server.forwarder, limit: server.configuration.maxRequestBodySize)
-        let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
-        let control = Locked<Forwarder.UpstreamControl?>(nil)
-        let forward = relay.relay(incoming, to: target, head: head, recording: recording, recorder: recorder, on: context.eventLoop, streams: true) { relayed in
-            loopBound.value.relay(relayed, recorder: recorder, readingPausedBy: control.withLock { $0 })
-        }
-        control.withLock { $0 = forward }
-        // A client that goes away mid-stream stops the forward (and its recording).
-        context.channel.closeFuture.whenComplete { _ in forward.cancel() }
-    }
-
     // MARK: Responses
-
-    /// Sends what a passthrough relay received as it arrives: the whole answer (or its `502`), or
-    /// a stream's head, each piece flushed at once, and its end; the recorder has each ending.
-    /// A piece that leaves the client's connection unwritable (the client reads slower than the
-    /// real host sends) pauses `forward` until that piece has gone out.
-    func relay(_ delivery: PassthroughRelay.Delivery, recorder: ExchangeRecorder, readingPausedBy forward: Forwarder.UpstreamControl? = nil) {
-        switch delivery {
-        case .answer(let answer):
-            report(status: answer.status, fault: nil, recorder: recorder)
-            respond(status: answer.status, headers: answer.headers, body: answer.body)
-        case .streamHead(let status, let headers):
-            guard context.channel.isActive else { return }
-            context.write(NIOAny(HTTPServerResponsePart.head(responseHead(status: status, headers: headers, bodySize: nil, keepAlive: keepsAlive(streaming: true)))), promise: nil)
-            context.flush()
-        case .piece(let piece):
-            guard context.channel.isActive else { return }
-            let written = writeBody(piece, status: 200)
-            context.flush()
-            // Back-pressure: no more is read from the real host until the client has taken this.
-            if let forward, let written, !context.channel.isWritable {
-                forward.pauseReading()
-                written.whenComplete { _ in forward.resumeReading() }
-            }
-        case .end(let status):
-            report(status: status, fault: nil, recorder: recorder)
-            guard context.channel.isActive else { return }
-            connection.endResponse(keepAlive: keepsAlive(streaming: true), in: context)
-        case .broken(let status):
-            // The client has the head and part of the body: only a closed connection tells it.
-            report(status: status, fault: nil, recorder: recorder)
-            context.channel.close(promise: nil)
-        }
-    }
 
     /// Writes a complete response and keeps or closes the connection.
     func respond(status: Int, headers: HTTPFields, body: Data, closing: Bool = false) {
+        respond(status: status, headers: headers, body: ByteBuffer(bytes: body), closing: closing)
+    }
+
+    /// Writes a complete response whose body is in a buffer already (a relayed one: not copied).
+    func respond(status: Int, headers: HTTPFields, body: ByteBuffer, closing: Bool = false) {
         let keepAlive = head.isKeepAlive && !closing
-        context.write(NIOAny(HTTPServerResponsePart.head(responseHead(status: status, headers: headers, bodySize: body.count, keepAlive: keepAlive))), promise: nil)
+        context.write(NIOAny(HTTPServerResponsePart.head(responseHead(status: status, headers: headers, bodySize: body.readableBytes, keepAlive: keepAlive))), promise: nil)
         writeBody(body, status: status)
         connection.endResponse(keepAlive: keepAlive, in: context)
     }
@@ -201,8 +155,16 @@ struct ExchangeDelivery {
     /// Returns when the piece has gone out, if one was written.
     @discardableResult
     func writeBody(_ piece: Data, status: Int) -> EventLoopFuture<Void>? {
-        guard !piece.isEmpty, head.method != .HEAD, status != 204, status != 304 else { return nil }
-        return context.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: piece)))))
+        guard !piece.isEmpty else { return nil }
+        return writeBody(ByteBuffer(bytes: piece), status: status)
+    }
+
+    /// Writes a piece of a response's body held in a buffer (a relayed one: not copied), unless
+    /// the response carries none: HEAD responses, 204 and 304.
+    @discardableResult
+    func writeBody(_ piece: ByteBuffer, status: Int) -> EventLoopFuture<Void>? {
+        guard piece.readableBytes > 0, head.method != .HEAD, status != 204, status != 304 else { return nil }
+        return context.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(piece))))
     }
 
     /// Writes a prepared body, unless the response carries none (as ``writeBody(_:status:)``).

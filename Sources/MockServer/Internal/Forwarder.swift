@@ -16,7 +16,8 @@ import NIOSSL
 /// once and each piece as it arrives, so that a client of server-sent events sees each event when
 /// the real host sends it, not when the stream ends. A stream goes no faster than its client
 /// reads: while the client's connection is not writable, the relay stops reading the real host
-/// (``UpstreamControl/pauseReading()``), so a slow client never makes the server hold the stream.
+/// (`autoRead` off: ``RelayWritingHandler``), so a slow client never makes the server hold the
+/// stream.
 ///
 /// A mock server forwards a few requests, one at a time, to hosts that differ: a pool, HTTP/2 and
 /// redirects would buy nothing, and a full HTTP client would cost every build of the server.
@@ -30,6 +31,12 @@ final class Forwarder: Sendable {
 
     /// What arrives from the real host, in order, each on the forwarding connection's event loop;
     /// the last is `whole`, `end`, `failed` or `cancelled`.
+    ///
+    /// The one vocabulary of a relay: the forwarding connection's ``ResponseRelay`` fires each
+    /// event down its pipeline, and each handler after it does one thing with it and passes it
+    /// on (the mock server's: record it, then write it to the client), as SwiftNIO's
+    /// `HTTPServerProtocolErrorHandler` watches `.head`, `.body` and `.end` and passes them on.
+    /// A piece is the `ByteBuffer` the connection read, passed on as it is.
     enum Event: Sendable {
         /// The whole answer: a body with a length, or no body.
         case whole(Response)
@@ -41,7 +48,7 @@ final class Forwarder: Sendable {
         case end
         /// Forwarding failed: before the head, or in the middle of a stream.
         case failed(Failure)
-        /// ``UpstreamControl/cancel()`` stopped it (the client went away).
+        /// ``Forward/cancel()`` stopped it (the client went away).
         case cancelled
     }
 
@@ -50,89 +57,48 @@ final class Forwarder: Sendable {
         let description: String
     }
 
-    /// The control of one forwarded request's connection to the real host: its relay cancels it
-    /// when the client goes away, and pauses its reading while the client is not taking what it
-    /// is sent. Only a stream is stopped: a whole answer is still collected (and recorded) when
-    /// its client has left, as a recording proxy always did.
-    final class UpstreamControl: Sendable {
-        private let state = Locked<(channel: (any Channel)?, isCancelled: Bool, isStreaming: Bool, isPaused: Bool)>((nil, false, false, false))
-
-        /// Whether ``cancel()`` was called.
-        var isCancelled: Bool { state.withLock { $0.isCancelled } }
-
-        /// Whether ``pauseReading()`` stopped reading the stream (its idle timeout waits then).
-        var isPaused: Bool { state.withLock { $0.isPaused } }
-
-        /// Stops reading the real host's stream: the client cannot take more for now (its
-        /// connection is not writable), so what the host sends waits in its own buffers, not in
-        /// the server's memory.
-        func pauseReading() {
-            setReading(false)
-        }
-
-        /// Reads the real host's stream again, once the client has taken what it was sent.
-        func resumeReading() {
-            setReading(true)
-        }
-
-        private func setReading(_ reads: Bool) {
-            let channel = state.withLock { state -> (any Channel)? in
-                guard state.isPaused == reads else { return nil }
-                state.isPaused = !reads
-                return state.channel
-            }
-            channel?.setOption(ChannelOptions.autoRead, value: reads).whenFailure { _ in }
-        }
+    /// One forwarded request, to stop when its client goes away. Only a stream is stopped: a whole
+    /// answer is still collected (and recorded) when its client has left, as a recording proxy
+    /// always did.
+    struct Forward: Sendable {
+        fileprivate let relay: NIOLoopBound<ResponseRelay>
 
         /// Closes the connection to the real host if it carries a stream (now, or as soon as one
-        /// begins).
+        /// begins); from any thread.
         func cancel() {
-            let channel = state.withLock { state -> (any Channel)? in
-                state.isCancelled = true
-                return state.isStreaming ? state.channel : nil
+            let relay = relay
+            if relay.eventLoop.inEventLoop {
+                relay.value.cancel()
+            } else {
+                relay.eventLoop.execute { relay.value.cancel() }
             }
-            channel?.close(promise: nil)
-        }
-
-        /// Keeps the connection to close if a stream begins on it.
-        fileprivate func connected(_ channel: any Channel) {
-            state.withLock { $0.channel = channel }
-        }
-
-        /// A stream began: from now on a cancel closes the connection. Returns whether the relay
-        /// cancelled already.
-        fileprivate func streamBegan() -> Bool {
-            state.withLock { state in
-                state.isStreaming = true
-                return state.isCancelled
-            }
-        }
-
-        /// Lets go of the connection once the answer is complete.
-        fileprivate func finished() {
-            state.withLock { $0.channel = nil }
         }
     }
 
-    private let group: any EventLoopGroup
     /// Made on first use (reading the system's trust roots takes a moment), then shared.
     private let clientTLS = Locked<NIOSSLContext?>(nil)
 
-    init(group: any EventLoopGroup) {
-        self.group = group
-    }
+    /// A forwarder; each forward runs on the event loop its caller names.
+    init() {}
 
     /// Sends `method` `url` with `headers` (the connection's own fields already removed) and
-    /// `body`, and hands `events` what arrives, as it arrives.
+    /// `body` from `eventLoop`, and fires what arrives, as it arrives, down the forwarding
+    /// connection's pipeline to the handlers `relayTo` adds after its ``ResponseRelay``.
     ///
     /// - Parameters:
     ///   - limit: The largest body collected whole, in bytes (a stream's pieces are only handed on).
     ///   - timeout: How long a whole answer may take; a stream may take any time as long as no
-    ///     more than this passes without a piece (an idle timeout).
+    ///     more than this passes without a piece (an idle timeout, which waits while the
+    ///     connection's reading is paused: a handler after the relay turns `autoRead` off while
+    ///     its client is not taking what it is sent).
     ///   - streams: Whether a body without a length is handed on in pieces (`false`: collected
     ///     whole, as any other).
-    ///   - events: Called on the forwarding connection's event loop, in order.
-    /// - Returns: The control that cancels or pauses the forward.
+    ///   - eventLoop: The loop the forward runs on: the client's, so that nothing a relay hands
+    ///     on crosses threads or takes a lock.
+    ///   - relayTo: Adds the handlers that take the ``Event``s, on the connection's event loop.
+    ///   - unreachable: Told, on `eventLoop`, why no connection could be made (no handler is then
+    ///     added).
+    /// - Returns: The forward, to cancel when its client leaves.
     @discardableResult
     func execute(
         method: HTTPMethod,
@@ -142,14 +108,18 @@ final class Forwarder: Sendable {
         limit: Int,
         timeout: TimeAmount,
         streams: Bool,
-        events: @escaping @Sendable (Event) -> Void
-    ) -> UpstreamControl {
-        let control = UpstreamControl()
-        let eventLoop = group.next()
+        on eventLoop: any EventLoop,
+        relayTo: @escaping @Sendable (ChannelPipeline.SynchronousOperations) throws -> Void,
+        unreachable: @escaping @Sendable (Failure) -> Void
+    ) -> Forward {
+        eventLoop.preconditionInEventLoop()
+        let relay = NIOLoopBound(ResponseRelay(method: method, limit: limit, timeout: timeout, streams: streams, origin: ""), eventLoop: eventLoop)
+        let forward = Forward(relay: relay)
         guard let endpoint = Endpoint(url) else {
-            eventLoop.execute { events(.failed(Failure(description: "\(url) is not an http or https URL"))) }
-            return control
+            eventLoop.execute { unreachable(Failure(description: "\(url) is not an http or https URL")) }
+            return forward
         }
+        relay.value.origin = endpoint.origin
 
         var head = HTTPRequestHead(version: .http1_1, method: method, uri: endpoint.target)
         head.headers.add(name: "Host", value: endpoint.hostField)
@@ -165,28 +135,48 @@ final class Forwarder: Sendable {
         let requestHead = head
         let origin = endpoint.origin
 
-        let relay = ResponseRelay(
-            method: method, limit: limit, timeout: timeout, streams: streams, origin: origin, control: control, events: events
-        )
         connect(to: endpoint, on: eventLoop, timeout: timeout) { channel in
-            try channel.pipeline.syncOperations.addHTTPClientHandlers()
-            try channel.pipeline.syncOperations.addHandler(relay)
+            let pipeline = channel.pipeline.syncOperations
+            try pipeline.addHTTPClientHandlers()
+            try pipeline.addHandler(relay.value)
+            try relayTo(pipeline)
         }.whenComplete { result in
             switch result {
             case .failure(let error):
-                events(.failed(Failure(description: "could not connect to \(origin): \(error)")))
+                unreachable(Failure(description: "could not connect to \(origin): \(error)"))
             case .success(let channel):
-                control.connected(channel)
                 channel.write(HTTPClientRequestPart.head(requestHead), promise: nil)
                 if let body, !body.isEmpty {
                     channel.write(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: body))), promise: nil)
                 }
                 channel.writeAndFlush(HTTPClientRequestPart.end(nil)).whenFailure { error in
-                    relay.fail(Failure(description: "could not send the request to \(origin): \(error)"), channel: channel)
+                    relay.value.fail(Failure(description: "could not send the request to \(origin): \(error)"))
                 }
             }
         }
-        return control
+        return forward
+    }
+
+    /// ``execute(method:url:headers:body:limit:timeout:streams:on:relayTo:unreachable:)`` with
+    /// one handler after the relay: it calls `events` with each ``Event`` (the failure to connect
+    /// too), on `eventLoop`, in order.
+    @discardableResult
+    func execute(
+        method: HTTPMethod,
+        url: String,
+        headers: [(name: String, value: String)],
+        body: Data?,
+        limit: Int,
+        timeout: TimeAmount,
+        streams: Bool,
+        on eventLoop: any EventLoop,
+        events: @escaping @Sendable (Event) -> Void
+    ) -> Forward {
+        execute(
+            method: method, url: url, headers: headers, body: body, limit: limit, timeout: timeout, streams: streams, on: eventLoop,
+            relayTo: { try $0.addHandler(EventCallback(events)) },
+            unreachable: { events(.failed($0)) }
+        )
     }
 
     /// Connects to `endpoint` on `eventLoop`, TLS first for `https` (the system's trust roots, the
@@ -273,142 +263,167 @@ final class Forwarder: Sendable {
     }
 }
 
-/// Hands on one response: collected whole (head, body up to a limit, end), or — for a body
-/// without a length, when the forward streams — its head at once and each piece as it arrives.
-/// Times the answer out: the whole answer within the timeout, or a stream's next piece.
-private final class ResponseRelay: ChannelInboundHandler, RemovableChannelHandler, Sendable {
-    typealias InboundIn = HTTPClientResponsePart
+/// The last handler of a forward that calls a closure with each ``Forwarder/Event``.
+private final class EventCallback: ChannelInboundHandler {
+    typealias InboundIn = Forwarder.Event
 
-    /// Where the response stands; read and written on the channel's event loop only.
-    private struct State {
-        var head: HTTPResponseHead?
-        /// The body collected so far, while the response is collected whole.
-        var body: ByteBuffer?
-        var isStream = false
-        var isFinished = false
-        var deadline: Scheduled<Void>?
+    private let events: @Sendable (Forwarder.Event) -> Void
+
+    init(_ events: @escaping @Sendable (Forwarder.Event) -> Void) {
+        self.events = events
     }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        events(unwrapInboundIn(data))
+    }
+}
+
+/// Turns one response from the real host into ``Forwarder/Event``s and fires them down the
+/// pipeline: collected whole (head, body up to a limit, end), or — for a body without a length,
+/// when the forward streams — its head at once and each piece as it arrives. Times the answer
+/// out: the whole answer within the timeout, or a stream's next piece.
+///
+/// Its state is the handler's own, touched on the channel's event loop only (the forward holds
+/// it through a `NIOLoopBound`): no lock on the path of a piece, and no timer set per piece (the
+/// idle timer, when it fires, looks at when the last piece came).
+final class ResponseRelay: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPClientResponsePart
+    typealias InboundOut = Forwarder.Event
 
     private let method: HTTPMethod
     private let limit: Int
     private let timeout: TimeAmount
     private let streams: Bool
-    private let origin: String
-    private let control: Forwarder.UpstreamControl
-    private let events: @Sendable (Forwarder.Event) -> Void
-    // Locked although only the channel's event loop touches it: the connect callback may fail the
-    // forward from the loop too, and a lock keeps the handler Sendable without a loop-bound box.
-    private let state = Locked(State())
+    /// `host:port`, for messages.
+    fileprivate(set) var origin: String
+    private var context: ChannelHandlerContext?
+    private var head: HTTPResponseHead?
+    /// The body collected so far, while the response is collected whole.
+    private var body: ByteBuffer?
+    private var isStream = false
+    private var isFinished = false
+    private var isCancelled = false
+    /// The timer that fails the forward; `idleSince` set: a stream's idle timer.
+    private var deadline: Scheduled<Void>?
+    /// When a stream's head or last piece arrived.
+    private var idleSince: NIODeadline?
 
-    init(method: HTTPMethod, limit: Int, timeout: TimeAmount, streams: Bool, origin: String, control: Forwarder.UpstreamControl, events: @escaping @Sendable (Forwarder.Event) -> Void) {
+    fileprivate init(method: HTTPMethod, limit: Int, timeout: TimeAmount, streams: Bool, origin: String) {
         self.method = method
         self.limit = limit
         self.timeout = timeout
         self.streams = streams
         self.origin = origin
-        self.control = control
-        self.events = events
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        arm(on: context.channel, message: "no complete answer from \(origin) within \(timeout.nanoseconds / 1_000_000_000) s")
+        arm(in: timeout)
         context.fireChannelActive()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let head):
-            let isStream = streams && Self.isStream(head, method: method)
-            state.withLock { state in
-                state.head = head
-                state.isStream = isStream
-                state.body = isStream ? nil : context.channel.allocator.buffer(capacity: 0)
-            }
-            if isStream {
-                // From here on, a quiet stream times out, not a long one.
-                arm(on: context.channel, message: "the stream from \(origin) sent nothing for \(timeout.nanoseconds / 1_000_000_000) s")
-                events(.streamHead(head))
-                if control.streamBegan() { context.close(promise: nil) }
-            }
-        case .body(var part):
-            let isStream = state.withLock { $0.isStream }
-            if isStream {
-                arm(on: context.channel, message: "the stream from \(origin) sent nothing for \(timeout.nanoseconds / 1_000_000_000) s")
-                events(.piece(part))
+            self.head = head
+            isStream = streams && Self.isStream(head, method: method)
+            guard isStream else {
+                body = context.channel.allocator.buffer(capacity: 0)
                 return
             }
-            let overLimit = state.withLock { state -> Bool in
-                guard var collected = state.body else { return false }
-                guard collected.readableBytes + part.readableBytes <= limit else {
-                    state.body = nil
-                    return true
-                }
-                collected.writeBuffer(&part)
-                state.body = collected
-                return false
-            }
-            if overLimit {
-                fail(Forwarder.Failure(description: "the response body is over the limit of \(limit) bytes"), channel: context.channel)
-            }
-        case .end:
-            let (head, body, isStream) = state.withLock { ($0.head, $0.body, $0.isStream) }
+            // From here on, a quiet stream times out, not a long one.
+            idleSince = .now()
+            arm(in: timeout)
+            context.fireChannelRead(wrapInboundOut(.streamHead(head)))
+            if isCancelled { context.close(promise: nil) }
+        case .body(var part):
             if isStream {
-                finish(.end, channel: context.channel)
+                idleSince = .now()
+                return context.fireChannelRead(wrapInboundOut(.piece(part)))
+            }
+            guard var collected = body else { return }
+            body = nil
+            guard collected.readableBytes + part.readableBytes <= limit else {
+                return fail(Forwarder.Failure(description: "the response body is over the limit of \(limit) bytes"))
+            }
+            collected.writeBuffer(&part)
+            body = collected
+        case .end:
+            if isStream {
+                finish(.end)
             } else if let head, let body {
-                finish(.whole(Forwarder.Response(status: head.status, headers: head.headers, body: body)), channel: context.channel)
+                finish(.whole(Forwarder.Response(status: head.status, headers: head.headers, body: body)))
             }
         }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        fail(Forwarder.Failure(description: "\(error)"), channel: context.channel)
+        fail(Forwarder.Failure(description: "\(error)"))
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         // A stream the relay stopped (its client left) ends (see `fail`); anything else that
         // closes early failed.
-        fail(Forwarder.Failure(description: "the connection closed before the response was complete"), channel: context.channel)
+        fail(Forwarder.Failure(description: "the connection closed before the response was complete"))
         context.fireChannelInactive()
+    }
+
+    /// The client went away: a stream's connection closes (now, or as soon as the stream begins).
+    fileprivate func cancel() {
+        isCancelled = true
+        if isStream, !isFinished { context?.close(promise: nil) }
     }
 
     /// Ends the forward with `failure`, unless it ended already, and closes the connection. A
     /// stream its relay cancelled (the client left) ends as cancelled whichever way the close
     /// shows first: the response decoder reports the cut chunked body as an error before the
     /// channel goes inactive.
-    func fail(_ failure: Forwarder.Failure, channel: any Channel) {
-        if control.isCancelled, state.withLock({ $0.isStream }) {
-            return finish(.cancelled, channel: channel)
-        }
-        finish(.failed(failure), channel: channel)
+    fileprivate func fail(_ failure: Forwarder.Failure) {
+        finish(isCancelled && isStream ? .cancelled : .failed(failure))
     }
 
-    /// Hands on the last event once, and closes the connection.
-    private func finish(_ event: Forwarder.Event, channel: any Channel) {
-        let first = state.withLock { state -> Bool in
-            guard !state.isFinished else { return false }
-            state.isFinished = true
-            state.deadline?.cancel()
-            state.deadline = nil
-            return true
-        }
-        guard first else { return }
-        control.finished()
-        events(event)
-        channel.close(promise: nil)
+    /// Fires the last event once, and closes the connection.
+    private func finish(_ event: Forwarder.Event) {
+        guard !isFinished, let context else { return }
+        isFinished = true
+        deadline?.cancel()
+        deadline = nil
+        // The forward is held until its client's connection closes: it keeps no body.
+        head = nil
+        body = nil
+        context.fireChannelRead(wrapInboundOut(event))
+        context.close(promise: nil)
     }
 
-    /// (Re)starts the timer that fails the forward with `message`.
-    private func arm(on channel: any Channel, message: String) {
-        let deadline = channel.eventLoop.scheduleTask(in: timeout) { [self] in
-            // A stream paused for a client that reads slowly is not idle: it waits again.
-            if control.isPaused { return arm(on: channel, message: message) }
-            fail(Forwarder.Failure(description: message), channel: channel)
+    /// (Re)starts the timer that fails the forward: the whole answer's, or a stream's idle one.
+    private func arm(in delay: TimeAmount) {
+        guard let context else { return }
+        deadline?.cancel()
+        let relay = NIOLoopBound(self, eventLoop: context.eventLoop)
+        deadline = context.eventLoop.scheduleTask(in: delay) { relay.value.deadlinePassed() }
+    }
+
+    private func deadlinePassed() {
+        deadline = nil
+        guard !isFinished, let context else { return }
+        let seconds = timeout.nanoseconds / 1_000_000_000
+        guard let idleSince else {
+            return fail(Forwarder.Failure(description: "no complete answer from \(origin) within \(seconds) s"))
         }
-        let previous = state.withLock { state -> Scheduled<Void>? in
-            defer { state.deadline = deadline }
-            return state.deadline
+        // A stream paused for a client that reads slowly is not idle: it waits again.
+        if context.channel.syncOptions.map({ (try? $0.getOption(ChannelOptions.autoRead)) == false }) == true {
+            return arm(in: timeout)
         }
-        previous?.cancel()
+        let quiet = NIODeadline.now() - idleSince
+        guard quiet >= timeout else { return arm(in: timeout - quiet) }
+        fail(Forwarder.Failure(description: "the stream from \(origin) sent nothing for \(seconds) s"))
     }
 
     /// Whether the response's body is handed on as a stream: one is coming (not `HEAD`, not a

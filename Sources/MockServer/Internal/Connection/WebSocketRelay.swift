@@ -30,43 +30,35 @@ import NIOWebSocket
 /// the upgrade with anything but `101` has that answer relayed and recorded as any other
 /// response; one that cannot be reached, or does not answer within the forwarding timeout, gets
 /// the client a `502` saying why.
+///
+/// Where the conversation stands is one value, ``StateMachine``: the relay feeds it each event
+/// and does what it answers, keeping only the two connections and the last write to each.
 final class WebSocketRelay {
-    /// The client's connection, once it speaks WebSocket.
-    private var client: (any Channel)?
-    /// The upstream's connection, once it speaks WebSocket.
-    private var upstream: (any Channel)?
-    /// Frames from the upstream that came before the client's side was in place.
-    private var early: [WebSocketFrame] = []
+    /// One side's connection, once it speaks WebSocket, and the last write to it: a side closes
+    /// once what was written to it has gone out.
+    private struct Peer {
+        var channel: (any Channel)?
+        var lastWrite: EventLoopFuture<Void>?
+    }
+
+    private var state: StateMachine
+    private var client = Peer()
+    private var upstream = Peer()
     private let recorder: ExchangeRecorder
-    /// The conversation as recorded, for the cassette: emptied, and no longer kept, once its
-    /// frames pass `limit` bytes.
-    private var frames: [RecordedWebSocketFrame] = []
-    private var frameBytes = 0
-    private var isOverLimit = false
-    /// The most bytes of frames recorded for the cassette (the server's body limit).
-    private let limit: Int
-    /// The `101` the client got, as recorded.
-    private var opening: RecordedResponse?
-    private var closeFromClient = false
-    private var closeFromUpstream = false
-    /// The last write to each side: a side closes once what was written to it has gone out.
-    private var lastWriteToClient: EventLoopFuture<Void>?
-    private var lastWriteToUpstream: EventLoopFuture<Void>?
-    private var isFinished = false
 
     private init(recorder: ExchangeRecorder, limit: Int) {
         self.recorder = recorder
-        self.limit = limit
+        state = StateMachine(limit: limit, keepsConversation: recorder.isRecording)
     }
 
     /// Fields of the client's request that are not passed on: the connection's own, and the
     /// handshake's (SwiftNIO's client upgrader writes a key and version of its own; no extension
     /// is negotiated).
-    static let requestFieldsNotPassed: Set<String> = PassthroughRelay.hopByHop.union(["content-length", "sec-websocket-key", "sec-websocket-version", "sec-websocket-extensions"])
+    static let requestFieldsNotPassed: Set<String> = ExchangeDelivery.hopByHop.union(["content-length", "sec-websocket-key", "sec-websocket-version", "sec-websocket-extensions"])
 
     /// Fields of the upstream's `101` that are not passed on: SwiftNIO's server upgrader writes
     /// the handshake's own for the client's key.
-    static let responseFieldsNotPassed: Set<String> = PassthroughRelay.hopByHop.union(["content-length", "sec-websocket-accept", "sec-websocket-extensions"])
+    static let responseFieldsNotPassed: Set<String> = ExchangeDelivery.hopByHop.union(["content-length", "sec-websocket-accept", "sec-websocket-extensions"])
 
     /// Relays the WebSocket that `delivery`'s request opens to `url` (the request's own, or a
     /// proxying stub's target).
@@ -94,7 +86,7 @@ final class WebSocketRelay {
             case .refused(let status, let headers, let body):
                 let fields = HTTPFields(pairs: headers.lazy.filter { !responseFieldsNotPassed.contains($0.name.lowercased()) }.map { (name: $0.name, value: $0.value) })
                 recorder.record(.response(status: status), headers: fields, body: body, bodyIsEncoded: true)
-                delivery.relay(.answer(PassthroughRelay.Answer(status: status, headers: fields, body: body)), recorder: recorder)
+                delivery.relayAnswer(status: status, headers: fields, body: ByteBuffer(bytes: body), recorder: recorder)
             case .failed(let reason):
                 refuse(502, .forwardFailed(target: url, error: reason), recorder: recorder, on: delivery)
             }
@@ -107,7 +99,7 @@ final class WebSocketRelay {
                 if let handler = try? pipeline.handler(type: HandshakeAnswer.self) { pipeline.removeHandler(handler, promise: nil) }
                 try pipeline.addHandler(NIOWebSocketFrameAggregator(minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1 << 16, maxAccumulatedFrameSize: WebSocketUpgrade.maxMessageSize))
                 try pipeline.addHandler(Side(relay: relay.value, isClient: false))
-                relay.value.upstream = channel
+                relay.value.upstream.channel = channel
                 relay.value.upstreamOpened(response, recording: recording, on: loopBoundDelivery.value)
             }
         }
@@ -143,7 +135,7 @@ final class WebSocketRelay {
     /// Answers the client with `status` and the failure's message (recorded as the failure).
     private static func refuse(_ status: Int, _ failure: ExchangeFailure, recorder: ExchangeRecorder, on delivery: ExchangeDelivery) {
         recorder.record(.failure(failure))
-        delivery.relay(.answer(PassthroughRelay.Answer(status: status, headers: [.contentType: "text/plain"], body: Data((failure.description + "\n").utf8))), recorder: recorder)
+        delivery.relayAnswer(status: status, headers: [.contentType: "text/plain"], body: ByteBuffer(string: failure.description + "\n"), recorder: recorder)
     }
 
     // MARK: The conversation
@@ -155,7 +147,7 @@ final class WebSocketRelay {
             fields.add(name: field.name, value: field.value)
         }
         guard delivery.context.channel.isActive else {
-            upstream?.close(promise: nil)
+            upstream.channel?.close(promise: nil)
             return
         }
         let relay = NIOLoopBound(self, eventLoop: delivery.context.eventLoop)
@@ -166,96 +158,64 @@ final class WebSocketRelay {
     }
 
     private func clientOpened(_ channel: any Channel, opening: RecordedResponse) {
-        client = channel
-        self.opening = opening
-        let waiting = early
-        early = []
-        for frame in waiting { received(frame, fromClient: false) }
-        // An upstream that closed before the client's side was in place: the client has
-        // everything it sent, and the connection ends.
-        if upstream?.isActive != true { closeBoth() }
+        client.channel = channel
+        let action = state.clientOpened(opening)
+        for frame in action.early { received(frame, fromClient: false) }
+        if action.closeBoth { closeBoth() }
     }
 
     /// A frame from either side: recorded, and passed on to the other.
     fileprivate func received(_ frame: WebSocketFrame, fromClient: Bool) {
-        guard fromClient || client != nil else {
-            early.append(frame)
+        switch state.frameReceived(frame, fromClient: fromClient, at: Date()) {
+        case .hold, .drop:
             return
+        case .relay(let journal, let closeBoth):
+            if let journal { recorder.record(journal) }
+            relay(frame, fromClient: fromClient)
+            if closeBoth { self.closeBoth() }
         }
-        var data = frame.unmaskedData
-        let direction: RecordedWebSocketFrame.Direction = fromClient ? .fromClient : .toClient
-        switch frame.opcode {
-        case .text:
-            record(direction, .message(.text(data.getString(at: data.readerIndex, length: data.readableBytes) ?? "")))
-        case .binary:
-            record(direction, .message(.binary(Data(data.readableBytesView))))
-        case .connectionClose:
-            let code = data.readInteger(as: UInt16.self)
-            let reason = data.readString(length: data.readableBytes) ?? ""
-            record(direction, .close(code: code, reason: reason))
-        case .ping, .pong:
-            break
-        default:
-            // Continuations are joined by the aggregator; reserved opcodes are a protocol error
-            // SwiftNIO's handler answers.
-            return
-        }
-        let target = fromClient ? upstream : client
-        // A client masks what it sends (RFC 6455 §5.3): the relay is the upstream's client.
-        let relayed = WebSocketFrame(fin: true, opcode: frame.opcode, maskKey: fromClient ? .random() : nil, data: frame.unmaskedData)
-        if let target, target.isActive {
-            let written = target.writeAndFlush(relayed)
-            if fromClient { lastWriteToUpstream = written } else { lastWriteToClient = written }
-            // Back-pressure: the side that sent this is not read again until it has gone out.
-            if !target.isWritable, let source = fromClient ? client : upstream {
-                source.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in }
-                written.whenComplete { _ in
-                    guard source.isActive else { return }
-                    source.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in }
-                }
-            }
-        }
-        guard frame.opcode == .connectionClose else { return }
-        if fromClient { closeFromClient = true } else { closeFromUpstream = true }
-        if closeFromClient && closeFromUpstream { closeBoth() }
     }
 
-    private func record(_ direction: RecordedWebSocketFrame.Direction, _ content: RecordedWebSocketFrame.Content) {
-        let frame = RecordedWebSocketFrame(direction: direction, content: content, date: Date())
-        // The conversation is kept for a cassette only: the journal keeps its own copy, bounded
-        // by its own limits.
-        if !isOverLimit, recorder.isRecording {
-            frameBytes += frame.size
-            if frameBytes > limit {
-                isOverLimit = true
-                frames = []
-            } else {
-                frames.append(frame)
+    /// Writes `frame` to the side it is not from; the side it came from is not read again until
+    /// it has gone out, when the other side cannot take more for now.
+    private func relay(_ frame: WebSocketFrame, fromClient: Bool) {
+        guard let target = fromClient ? upstream.channel : client.channel, target.isActive else { return }
+        // A client masks what it sends (RFC 6455 §5.3): the relay is the upstream's client.
+        let relayed = WebSocketFrame(fin: true, opcode: frame.opcode, maskKey: fromClient ? .random() : nil, data: frame.unmaskedData)
+        let written = target.writeAndFlush(relayed)
+        if fromClient { upstream.lastWrite = written } else { client.lastWrite = written }
+        // Back-pressure: the side that sent this is not read again until it has gone out.
+        if !target.isWritable, let source = fromClient ? client.channel : upstream.channel {
+            source.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in }
+            written.whenComplete { _ in
+                guard source.isActive else { return }
+                source.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in }
             }
         }
-        recorder.record(frame)
     }
 
     /// Closes each side once what was written to it has gone out.
     private func closeBoth() {
-        for (channel, written) in [(client, lastWriteToClient), (upstream, lastWriteToUpstream)] {
-            guard let channel else { continue }
-            if let written { written.whenComplete { _ in channel.close(promise: nil) } } else { channel.close(promise: nil) }
+        for peer in [client, upstream] {
+            guard let channel = peer.channel else { continue }
+            if let written = peer.lastWrite { written.whenComplete { _ in channel.close(promise: nil) } } else { channel.close(promise: nil) }
         }
     }
 
     /// One side's connection closed: the other closes, and the cassette gets the conversation.
     fileprivate func closed(fromClient: Bool) {
-        (fromClient ? upstream : client)?.close(promise: nil)
-        guard !isFinished, let opening else { return }
-        isFinished = true
-        guard !isOverLimit else {
+        let action = state.sideClosed(fromClient: fromClient)
+        (fromClient ? upstream : client).channel?.close(promise: nil)
+        switch action {
+        case .closeOther:
+            break
+        case .closeOtherAndRecord(let opening, let frames):
+            recorder.recordConversation(opening, frames: frames)
+        case .closeOtherOverLimit:
             // Only a recording loses anything: without one, the journal keeps its `101` and the
             // frames its own limits allow.
-            recorder.record(.failure(.notRecorded(.webSocket, limit: limit)))
-            return
+            recorder.record(.failure(.notRecorded(.webSocket, limit: state.limit)))
         }
-        recorder.recordConversation(opening, frames: frames)
     }
 }
 

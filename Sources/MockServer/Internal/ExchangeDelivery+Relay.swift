@@ -1,0 +1,105 @@
+@_spi(AirlockTransport) import AirlockCore
+import Foundation
+import HTTPTypes
+import NIOCore
+import NIOHTTP1
+
+/// The passthrough: a request no stub answers sent on to its real host (the `.passthrough`
+/// policy, a stub that proxies, and recording), and the answer relayed to the client as it comes.
+///
+/// A response whose body has a `Content-Length` (or no body) is relayed whole. One without a
+/// length — chunked or ended by the server closing: server-sent events, NDJSON, any stream — is
+/// relayed live: its head at once, each piece as it arrives, so that an app being recorded streams
+/// as it would without Airlock. Such a stream is recorded when it ends, with its pieces and the
+/// time between them (``ResponseStream``, of kind `events` for `text/event-stream`), unless its
+/// body is in a content coding (the pieces of a gzip stream mean nothing apart: the body is
+/// recorded whole) or passes the body limit (it is relayed whole but not recorded, and the journal
+/// says why). A stream may run any time as long as the real host sends something at least every
+/// 60 seconds; it goes no faster than its client reads.
+///
+/// The forward runs on the client connection's event loop, and its connection's pipeline is the
+/// relay, one job per handler, each passing every ``Forwarder/Event`` on:
+///
+/// ```
+/// HTTP client codec → ResponseRelay → RelayRecordingHandler → RelayWritingHandler
+///   (the real host)    (events, timeouts)  (the StreamRecorder)   (the client's connection)
+/// ```
+///
+/// A piece is the `ByteBuffer` read from the real host, written to the client as it is; it is
+/// copied once, into the part the recording keeps. No lock is taken on the way.
+extension ExchangeDelivery {
+    /// How long a whole answer may take, and how long a stream may go without a piece.
+    static let forwardTimeout: TimeAmount = .seconds(60)
+
+    /// Sends `incoming` (the request this delivery answers) on to its real host, or to `target`,
+    /// and relays the answer: a WebSocket frame by frame (``WebSocketRelay``), anything else as
+    /// described above.
+    ///
+    /// - Parameters:
+    ///   - recording: Whether a recording cassette keeps the exchange: the real host is then
+    ///     offered only the content codings Airlock reads, so that secrets can be redacted.
+    ///   - target: The URL to send it to instead of its own (a stub that proxies).
+    ///   - recorder: Where the exchange is recorded.
+    func forward(_ incoming: IncomingRequest, recording: Bool, to target: String?, recorder: ExchangeRecorder) {
+        let url = target ?? incoming.url
+        if WebSocketUpgrade.problem(with: head) == nil {
+            // A WebSocket: relayed frame by frame, and recorded when the conversation ends.
+            return WebSocketRelay.open(to: url, recording: recording, recorder: recorder, on: self)
+        }
+        let limit = server.configuration.maxRequestBodySize
+        let eventLoop = context.eventLoop
+        let stages = NIOLoopBound(
+            (recording: RelayRecordingHandler(recorder: recorder, url: url, limit: limit), writing: RelayWritingHandler(self, url: url, recorder: recorder)),
+            eventLoop: eventLoop
+        )
+        let forward = server.forwarder.execute(
+            method: head.method, url: url, headers: forwardedFields(recording: recording), body: incoming.body, limit: limit,
+            timeout: Self.forwardTimeout, streams: true, on: eventLoop,
+            relayTo: { pipeline in try pipeline.addHandlers(stages.value.recording, stages.value.writing) },
+            unreachable: { failure in
+                stages.value.recording.record(.failed(failure))
+                stages.value.writing.write(.failed(failure), upstream: nil)
+            }
+        )
+        // A client that goes away mid-stream stops the forward (and its recording).
+        context.channel.closeFuture.whenComplete { _ in forward.cancel() }
+    }
+
+    /// Sends an answer the relay has whole (recorded already): the real host's, or a `502`.
+    func relayAnswer(status: Int, headers: HTTPFields, body: ByteBuffer, recorder: ExchangeRecorder) {
+        report(status: status, fault: nil, recorder: recorder)
+        respond(status: status, headers: headers, body: body)
+    }
+
+    /// The request's fields as sent on: every one in order but the connection's own, and — when
+    /// recording — an `Accept-Encoding` cut to the codings Airlock reads.
+    private func forwardedFields(recording: Bool) -> [(name: String, value: String)] {
+        var fields: [(name: String, value: String)] = []
+        for field in head.headers where !Self.hopByHop.contains(field.name.lowercased()) {
+            if recording, field.name.lowercased() == "accept-encoding" {
+                fields.append((field.name, ContentCoding.readable(acceptEncoding: field.value)))
+                continue
+            }
+            fields.append((field.name, field.value))
+        }
+        return fields
+    }
+
+    /// Every field in order, repeated ones apart, but those of the connection and the length: the
+    /// body as received (still in any content coding the server applied) is framed anew.
+    static func relayedFields(_ headers: HTTPHeaders) -> HTTPFields {
+        HTTPFields(pairs: headers.lazy
+            .filter { !hopByHop.contains($0.name.lowercased()) && $0.name.lowercased() != "content-length" }
+            .map { (name: $0.name, value: $0.value) })
+    }
+
+    /// Connection-level fields that a proxy does not pass on.
+    static let hopByHop: Set<String> = ["host", "connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade", "proxy-authorization"]
+}
+
+extension Forwarder.Failure {
+    /// What the journal records, and the client's `502` says, when forwarding to `url` failed.
+    func exchangeFailure(forwarding url: String) -> ExchangeFailure {
+        .forwardFailed(target: url, error: description)
+    }
+}

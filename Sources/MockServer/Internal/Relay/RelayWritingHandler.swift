@@ -1,0 +1,82 @@
+import AirlockCore
+import HTTPTypes
+import NIOCore
+import NIOHTTP1
+
+/// Writes what a forward relays onto the client's connection, as it arrives: the whole answer (or
+/// a `502` saying why forwarding failed), or a stream's head, each piece flushed at once — the
+/// `ByteBuffer` read from the real host, not a copy — and its end; a stream that breaks after its
+/// head closes the connection, the only way the client can tell.
+///
+/// Back-pressure: a piece that leaves the client's connection unwritable (the client reads slower
+/// than the real host sends) turns reading off on the forwarding connection (`autoRead`) until
+/// that piece has gone out, so what the real host sends waits in its own buffers, not in the
+/// server's memory.
+///
+/// The last handler of the forwarding connection's pipeline. It writes through the client's
+/// request handler, so it runs on the client connection's event loop, which the forward shares.
+final class RelayWritingHandler: ChannelInboundHandler {
+    typealias InboundIn = Forwarder.Event
+
+    private let delivery: ExchangeDelivery
+    /// Where the request went, for the `502`'s message.
+    private let url: String
+    private let recorder: ExchangeRecorder
+    /// The status of the stream whose head went out.
+    private var streamStatus: Int?
+
+    /// A handler writing onto `delivery`'s connection.
+    init(_ delivery: ExchangeDelivery, url: String, recorder: ExchangeRecorder) {
+        self.delivery = delivery
+        self.url = url
+        self.recorder = recorder
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        write(unwrapInboundIn(data), upstream: context.channel)
+    }
+
+    /// Writes one event to the client (also called without a connection to the real host: it
+    /// could not be reached).
+    /// - Parameter upstream: The forwarding connection, paused while the client is not reading.
+    func write(_ event: Forwarder.Event, upstream: (any Channel)?) {
+        let client = delivery.context
+        switch event {
+        case .whole(let response):
+            delivery.relayAnswer(status: Int(response.status.code), headers: ExchangeDelivery.relayedFields(response.headers), body: response.body, recorder: recorder)
+        case .streamHead(let head):
+            let status = Int(head.status.code)
+            streamStatus = status
+            guard client.channel.isActive else { return }
+            let fields = ExchangeDelivery.relayedFields(head.headers)
+            let responseHead = delivery.responseHead(status: status, headers: fields, bodySize: nil, keepAlive: delivery.keepsAlive(streaming: true))
+            client.write(NIOAny(HTTPServerResponsePart.head(responseHead)), promise: nil)
+            client.flush()
+        case .piece(let piece):
+            guard client.channel.isActive, let written = delivery.writeBody(piece, status: 200) else { return }
+            client.flush()
+            // Back-pressure: no more is read from the real host until the client has taken this.
+            if let upstream, !client.channel.isWritable {
+                upstream.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in }
+                written.whenComplete { _ in
+                    guard upstream.isActive else { return }
+                    upstream.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in }
+                }
+            }
+        case .end, .cancelled:
+            guard let status = streamStatus else { return }
+            delivery.report(status: status, fault: nil, recorder: recorder)
+            guard client.channel.isActive else { return }
+            delivery.connection.endResponse(keepAlive: delivery.keepsAlive(streaming: true), in: client)
+        case .failed(let failure):
+            if let status = streamStatus {
+                // The client has the head and part of the body: only a closed connection tells it.
+                delivery.report(status: status, fault: nil, recorder: recorder)
+                client.channel.close(promise: nil)
+            } else {
+                let message = failure.exchangeFailure(forwarding: url).description + "\n"
+                delivery.relayAnswer(status: 502, headers: [.contentType: "text/plain"], body: ByteBuffer(string: message), recorder: recorder)
+            }
+        }
+    }
+}
