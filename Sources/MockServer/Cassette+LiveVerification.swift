@@ -70,21 +70,13 @@ extension Cassette {
             )
             finish(.success(response))
         }
-        let forward = forwarder.execute(
-            method: HTTPMethod(rawValue: request.method),
-            url: request.url,
-            headers: request.headers.map { (name: $0.name, value: $0.value) },
-            body: request.body,
-            limit: 64 * 1024 * 1024,
-            timeout: timeout,
-            streams: true,
-            on: eventLoop
-        ) { event in
+        @Sendable func received(_ event: Forwarder.Event) {
             switch event {
             case .whole(let response):
                 finish(.success(Self.response(status: Int(response.status.code), headers: response.headers, body: Data(response.body.readableBytesView), parts: nil, since: started)))
             case .streamHead(let head):
                 state.value.head = head
+                // The answer keeps the head's own fields (as received), not the recorder's.
                 state.value.stream.head(status: Int(head.status.code), headers: [:], isStream: true, bodyIsEncoded: true)
             case .piece(let piece):
                 state.value.stream.piece(piece.readableBytesView)
@@ -98,6 +90,18 @@ extension Cassette {
                 finishStream()
             }
         }
+        let forward = forwarder.execute(
+            method: HTTPMethod(rawValue: request.method),
+            url: request.url,
+            headers: request.headers.map { (name: $0.name, value: $0.value) },
+            body: request.body,
+            limit: 64 * 1024 * 1024,
+            timeout: timeout,
+            streams: true,
+            on: eventLoop,
+            relayTo: { try $0.addHandler(Forwarder.EventCallback(received)) },
+            unreachable: { received(.failed($0)) }
+        )
         // A whole answer times out on its own; a stream that never ends (an event feed) is closed
         // once the time is up.
         eventLoop.scheduleTask(in: timeout) {

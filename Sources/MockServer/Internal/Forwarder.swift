@@ -57,6 +57,22 @@ final class Forwarder: Sendable {
         let description: String
     }
 
+    /// The last handler of a forward that calls a closure with each ``Event``, on the forward's
+    /// event loop, in order (a cassette's live verification collects its answers so).
+    final class EventCallback: ChannelInboundHandler {
+        typealias InboundIn = Event
+
+        private let events: @Sendable (Event) -> Void
+
+        init(_ events: @escaping @Sendable (Event) -> Void) {
+            self.events = events
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            events(unwrapInboundIn(data))
+        }
+    }
+
     /// One forwarded request, to stop when its client goes away. Only a stream is stopped: a whole
     /// answer is still collected (and recorded) when its client has left, as a recording proxy
     /// always did.
@@ -157,28 +173,6 @@ final class Forwarder: Sendable {
         return forward
     }
 
-    /// ``execute(method:url:headers:body:limit:timeout:streams:on:relayTo:unreachable:)`` with
-    /// one handler after the relay: it calls `events` with each ``Event`` (the failure to connect
-    /// too), on `eventLoop`, in order.
-    @discardableResult
-    func execute(
-        method: HTTPMethod,
-        url: String,
-        headers: [(name: String, value: String)],
-        body: Data?,
-        limit: Int,
-        timeout: TimeAmount,
-        streams: Bool,
-        on eventLoop: any EventLoop,
-        events: @escaping @Sendable (Event) -> Void
-    ) -> Forward {
-        execute(
-            method: method, url: url, headers: headers, body: body, limit: limit, timeout: timeout, streams: streams, on: eventLoop,
-            relayTo: { try $0.addHandler(EventCallback(events)) },
-            unreachable: { events(.failed($0)) }
-        )
-    }
-
     /// Connects to `endpoint` on `eventLoop`, TLS first for `https` (the system's trust roots, the
     /// host's name verified), then the handlers `initialize` adds.
     func connect(
@@ -260,21 +254,6 @@ final class Forwarder: Sendable {
             var address = in_addr()
             return inet_pton(AF_INET, host, &address) == 1
         }
-    }
-}
-
-/// The last handler of a forward that calls a closure with each ``Forwarder/Event``.
-private final class EventCallback: ChannelInboundHandler {
-    typealias InboundIn = Forwarder.Event
-
-    private let events: @Sendable (Forwarder.Event) -> Void
-
-    init(_ events: @escaping @Sendable (Forwarder.Event) -> Void) {
-        self.events = events
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        events(unwrapInboundIn(data))
     }
 }
 
