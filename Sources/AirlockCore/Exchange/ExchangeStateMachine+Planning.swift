@@ -6,18 +6,19 @@ extension ExchangeStateMachine {
     /// policy turns into a plan, a computed response is made, and a response is checked and given
     /// its redirect rule.
     /// The diagnosis of an unmatched request is built here from the registry's snapshot, outside
-    /// its lock, with `redaction` hiding what the messages may not show.
-    init(_ decision: MockRegistry.Decision, request: IncomingRequest, transport: Transport<Kind>, redaction: Redaction) {
+    /// its lock, with `redaction` hiding what the messages may not show (read only then: a matched
+    /// request never asks the journal for it).
+    init(_ decision: MockRegistry.Decision, request: IncomingRequest, transport: Transport<Kind>, redaction: @autoclosure () -> Redaction) {
         switch decision {
         case .matched(let response, let stub, let recorder):
             self.init(response, stub: stub, recorder: recorder, request: request, transport: transport)
         case .record(let recorder):
             self.init(.forward(recording: true, target: nil), delay: 0, recorder: recorder, stub: nil, request: request, transport: transport)
         case .replayMiss(let recording, let snapshot, let recorder):
-            let diagnosis = snapshot.diagnosis(redaction: redaction)
+            let diagnosis = snapshot.diagnosis(redaction: redaction())
             self.init(replayMiss: recording, diagnosis: diagnosis, request: request, recorder: recorder, transport: transport)
         case .unmatched(let policy, let snapshot, let recorder):
-            let message = snapshot?.diagnosis(redaction: redaction).render(transport.snippetStyle, showingStubs: transport.showsStubs)
+            let message = snapshot?.diagnosis(redaction: redaction()).render(transport.snippetStyle, showingStubs: transport.showsStubs)
                 ?? "Airlock: no stub for \(request.method) \(Redaction.standard.url(request.url))"
             switch policy {
             case .notFound:
