@@ -264,19 +264,7 @@ def compare(args):
         for other in others:
             print(f"{mine} / {other}: throughput {median(mine, 0) / median(other, 0):.2f}×, "
                   f"p99 {median(mine, 2) / median(other, 2):.2f}×, start-up {startup[mine] / startup[other]:.2f}×")
-    # The speed targets (issue 38), from the rows above.
-    checks = [("airlock --threads 1", "swift-nio (anchor)", 0, "≥ 0.90", lambda r: r >= 0.90, "throughput"),
-              ("airlock", "wiremock", 0, "≥ 4", lambda r: r >= 4, "throughput"),
-              ("airlock --threads 1", "nginx", 2, "≤ 1.5", lambda r: r <= 1.5, "p99")]
-    lines = []
-    for mine, other, index, bound, met, what in checks:
-        if mine in results and other in results:
-            ratio = median(mine, index) / median(other, index)
-            lines.append(f"- {mine} / {other}, {what}: {ratio:.2f}× (target {bound}): {'met' if met(ratio) else 'missed'}")
-    if lines:
-        print()
-        print("Targets:")
-        print("\n".join(lines))
+    # The targets these ratios are held to, and their bounds: Benchmarks/targets.py.
 
 
 def soak(args):
