@@ -7,6 +7,9 @@
 // per-match time in the core alone, with exact and wildcard stubs at 1, 1,000 and 100,000; and
 // matched requests served beside 10,000 unmatched ones at 100,000 stubs (`--only unmatched`).
 // `--only json` instead reads and writes a 1 MB JSON document (JSONParsing.swift).
+// `--json PATH` also writes every figure to PATH, keyed by row (Benchmarks/targets.py reads it):
+// nanoseconds, megabytes and requests per second, e.g. {"session.exact.1000": {"median": …,
+// "p99": …, "minimalMedian": …, "minimalP99": …}}.
 import AirlockBase
 @_spi(AirlockTransport) import AirlockCore
 import Foundation
@@ -58,6 +61,9 @@ let unmatchedCount = arguments.firstIndex(of: "--unmatched").flatMap { Int(argum
 let sizes = ProcessInfo.processInfo.environment["BENCH_SIZES"].map { $0.split(separator: ",").compactMap { Int($0) } } ?? [1, 1_000, 100_000]
 let clock = ContinuousClock()
 var rows: [[String]] = []
+/// What `--json PATH` writes: each row's figures by name.
+let jsonPath = arguments.firstIndex(of: "--json").map { arguments[$0 + 1] }
+var figures: [String: [String: Double]] = [:]
 
 if only == "json" {
     try printJSONBenchmark()
@@ -77,6 +83,7 @@ if runs("register") {
     let elapsed = clock.now - start
     let peak = Memory.peak - baseline
     rows.append(["register 100,000 wildcard (addResponses)", "-", formatNanos(nanoseconds(elapsed)), "+\(peak / 1_048_576) MB peak RSS", "", ""])
+    figures["register.addResponses"] = ["time": nanoseconds(elapsed), "peakMB": Double(peak) / 1_048_576]
     withExtendedLifetime(mock) {}
 }
 
@@ -92,6 +99,7 @@ if runs("register") {
     }
     let elapsed = clock.now - start
     rows.append(["register 100,000 wildcard (DSL)", "-", formatNanos(nanoseconds(elapsed)), "", "", ""])
+    figures["register.dsl"] = ["time": nanoseconds(elapsed)]
 }
 
 /// A table row: HTTPMock's median and p99 beside the minimal implementation's, and their ratios.
@@ -103,6 +111,11 @@ func comparisonRow(_ label: String, size: Int, ours: Samples, minimal: Samples) 
         String(format: "%.2f", ours.median / minimal.median),
         String(format: "%.2f", ours.p99 / minimal.p99),
     ]
+}
+
+/// The same row's figures, for `--json`.
+func comparisonFigures(ours: Samples, minimal: Samples) -> [String: Double] {
+    ["median": ours.median, "p99": ours.p99, "minimalMedian": minimal.median, "minimalP99": minimal.p99]
 }
 
 // MARK: Through a real URLSession
@@ -153,6 +166,7 @@ for kind in Kind.allCases where runs("session") {
             }
             minimal.invalidateAndCancel()
             rows.append(comparisonRow("URLSession GET, \(kind.rawValue)\(journal ? "" : ", journal off")", size: size, ours: mocked, minimal: bare))
+            figures["session.\(kind.rawValue).\(size)\(journal ? "" : ".journalOff")"] = comparisonFigures(ours: mocked, minimal: bare)
         }
     }
 }
@@ -187,6 +201,7 @@ for kind in Kind.allCases where runs("core") {
             }
         }
         rows.append(comparisonRow("core match, \(kind.rawValue)", size: size, ours: matched, minimal: looked))
+        figures["core.\(kind.rawValue).\(size)"] = comparisonFigures(ours: matched, minimal: looked)
     }
 }
 
@@ -195,7 +210,7 @@ for kind in Kind.allCases where runs("core") {
 /// Matched requests served on this thread, alone and while another thread sends 10,000 unmatched
 /// requests (each answered `404` with the diagnosis, as `airlock serve` answers them) at 100,000
 /// wildcard stubs. Phases alternate, alone first, so that drift in the machine's speed hits both.
-func unmatchedLoadRows() -> [[String]] {
+func unmatchedLoadRows() -> (rows: [[String]], figures: [String: [String: Double]]) {
     let registry = MockRegistry(snippetStyle: .json)
     registry.register((0..<100_000).map(Kind.wildcard.registration))
     let matched = indexes(count: 2_000, stubs: 100_000).map { i in
@@ -280,13 +295,17 @@ func unmatchedLoadRows() -> [[String]] {
          base.map { ratio(phase.samples.median / $0.samples.median) } ?? "", base.map { ratio(phase.samples.p99 / $0.samples.p99) } ?? "",
          base.map { ratio(phase.rate / $0.rate) } ?? ""]
     }
-    return [
+    var figures: [String: [String: Double]] = ["unmatched.load": ["median": load.median, "p99": load.p99], "unmatched.first": ["time": first]]
+    for (key, phase) in [("alone", alone), ("control", control), ("beside", beside)] {
+        figures["unmatched.\(key)"] = ["median": phase.samples.median, "p99": phase.samples.p99, "rate": phase.rate]
+    }
+    return ([
         row("matched, alone", alone, against: nil),
         row("matched, beside the load on another registry (control)", control, against: alone),
         row("matched, beside the load on the same registry", beside, against: control),
         ["unmatched (the load: \(unmatchedCount.formatted()) per round, with diagnosis)", load.values.count.formatted(), cells(load), "", "", "", ""],
         ["first unmatched after registering", "1", formatNanos(first), "", "", "", ""],
-    ]
+    ], figures)
 }
 
 // MARK: Table
@@ -303,7 +322,8 @@ print("|" + widths.map { String(repeating: "-", count: $0 + 2) }.joined(separato
 for row in rows { print(line(row)) }
 
 if runs("unmatched") {
-    let loadRows = unmatchedLoadRows()
+    let (loadRows, loadFigures) = unmatchedLoadRows()
+    figures.merge(loadFigures) { $1 }
     let loadHeader = ["row (100,000 wildcard stubs)", "requests", "median / p99 / p99.9 / max", "throughput", "ratio median", "ratio p99", "ratio throughput"]
     let loadWidths = (0..<loadHeader.count).map { column in ([loadHeader] + loadRows).map { $0[column].count }.max() ?? 0 }
     print("")
@@ -313,6 +333,11 @@ if runs("unmatched") {
     for row in loadRows {
         print("| " + row.enumerated().map { $0 == 0 ? pad($1, loadWidths[$0]) : padLeft($1, loadWidths[$0]) }.joined(separator: " | ") + " |")
     }
+}
+
+if let jsonPath {
+    let data = try JSONSerialization.data(withJSONObject: figures, options: [.prettyPrinted, .sortedKeys])
+    try data.write(to: URL(fileURLWithPath: jsonPath))
 }
 
 var swiftVersion: String {
