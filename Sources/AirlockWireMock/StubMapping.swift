@@ -27,6 +27,10 @@ package struct StubMapping: Sendable {
     /// The stub the registry keeps for it.
     package let registration: Registration
 
+    /// The priority of a mapping whose document names none, and the one WireMock's rules give
+    /// every stub that is not a mapping (Airlock's own, ranked by specificity): 1 is the highest.
+    package static let defaultPriority = 5
+
     /// The fields of a mapping.
     enum Fields {
         static let mapping: Set<String> = [
@@ -68,7 +72,7 @@ package struct StubMapping: Sendable {
             _ = try metadata.members("a JSON object of metadata")
         }
         metadata = fields["metadata"]?.value
-        var priority = Registration.Precedence.defaultPriority
+        var priority = Self.defaultPriority
         if let field = fields["priority"] {
             priority = try field.integer()
             guard priority >= 1 else { throw field.error(.invalidValue, "is \(priority)", expected: "a priority of 1 or more (1 is the highest)") }
@@ -86,7 +90,8 @@ package struct StubMapping: Sendable {
             scenario: scenario,
             responses: [response]
         )
-        registration.precedence = .priority(priority)
+        // The registry ranks stubs without a key (Airlock's own) as key 0: WireMock's default.
+        registration.precedence = .key(priority - Self.defaultPriority)
         self.registration = registration
         json = Self.listed(node.value, id: id)
     }

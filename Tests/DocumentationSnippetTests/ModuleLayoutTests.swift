@@ -51,6 +51,26 @@ struct ModuleLayoutTests {
         #expect(imported.isSubset(of: ["AirlockBase", "Atomics", "CZlib", "Dispatch", "Foundation", "FoundationNetworking", "HTTPTypes"]), "AirlockCore imports \(imported.sorted())")
     }
 
+    /// What only WireMock needs lives in AirlockWireMock: the core keeps an opaque stub id, an
+    /// ordering key and a wait added to every response, not a format's values read back with a
+    /// cast, WireMock's priorities and their default, or an adjustment a format plugs in.
+    @Test func theCoreKeepsNoFormatsStubValuesPrioritiesOrAdjustments() throws {
+        let names = [
+            "StubSource", "SourceIndex", "sourceID", "ResponseAdjustment", "responseAdjustment", "any Sendable",
+            "priority", "Priority", "fixedDelay", "StubMapping",
+        ]
+        var named: [String] = []
+        for (file, code) in try code(of: "AirlockCore") {
+            for name in names where code.contains(name) {
+                named.append("\(file) names \(name)")
+            }
+        }
+        #expect(named.isEmpty, "the core keeps only generic hooks (stubID, Precedence.key, addedDelay, attachment): \(named)")
+        // The default priority is WireMock's, and the core's key 0 stands for it.
+        let mapping = try code(of: "AirlockWireMock").first { $0.file.hasSuffix("/StubMapping.swift") }
+        #expect(mapping?.code.contains("static let defaultPriority = 5") == true)
+    }
+
     /// The C library, as each platform names it.
     static let platform: Set<String> = ["Android", "Darwin", "Glibc", "Musl"]
 

@@ -99,16 +99,21 @@ extension MockRegistry {
         let requirement: RequestMatcher?
         /// The scenario state the stub needs and moves to.
         let scenario: ScenarioStep?
+        /// The id a format gave the stub (``Registration/stubID``): kept here, out of line, so that
+        /// a hit reads it with the route, without a lookup.
+        let stubID: UUID?
 
-        private init(query: QueryConstraint?, requirement: RequestMatcher?, scenario: ScenarioStep?) {
+        private init(query: QueryConstraint?, requirement: RequestMatcher?, scenario: ScenarioStep?, stubID: UUID?) {
             self.query = query
             self.requirement = requirement
             self.scenario = scenario
+            self.stubID = stubID
         }
 
         /// The conditions, or nil when there are none.
-        static func make(query: QueryConstraint?, requirement: RequestMatcher?, scenario: ScenarioStep?) -> RouteConditions? {
-            query == nil && requirement == nil && scenario == nil ? nil : RouteConditions(query: query, requirement: requirement, scenario: scenario)
+        static func make(query: QueryConstraint?, requirement: RequestMatcher?, scenario: ScenarioStep?, stubID: UUID? = nil) -> RouteConditions? {
+            query == nil && requirement == nil && scenario == nil && stubID == nil
+                ? nil : RouteConditions(query: query, requirement: requirement, scenario: scenario, stubID: stubID)
         }
     }
 
@@ -129,7 +134,10 @@ extension MockRegistry {
         var scenario: ScenarioStep? { conditions?.scenario }
 
         var stub: StubDescription {
-            StubDescription(host: host.source, path: path.source, query: query, requirement: requirement?.template, scenario: scenario)
+            StubDescription(
+                host: host.source, path: path.source, query: query, requirement: requirement?.template, scenario: scenario,
+                stubID: conditions?.stubID
+            )
         }
     }
 
@@ -139,18 +147,18 @@ extension MockRegistry {
     /// none (an exact one beats `contains`, more parameters beat fewer); then the stub registered
     /// first wins.
     ///
-    /// A stub with an explicit priority (``Registration/Precedence/priority(_:)``, WireMock's
-    /// rule) ranks by it instead: its priority first, where stubs ranked by specificity count as
-    /// priority 5 and come before stubs of the same explicit priority, then the stub added last.
+    /// A stub with an ordering key a format supplied (``Registration/Precedence/key(_:)``) ranks
+    /// by it instead: its key first, where stubs ranked by specificity count as key 0 and come
+    /// before stubs of the same key, then the stub added last.
     struct Rank: Comparable, Sendable {
         // Narrow fields: every route keeps its rank (24 bytes instead of 48 at 100,000 stubs).
-        let priority: Int32
+        let key: Int32
         let wildcards: Int32
         let literalLength: Int32
         let queryCount: Int32
-        /// Registration order; negated for explicit priorities, where the newest wins.
+        /// Registration order; negated for ordering keys, where the newest wins.
         let order: Int32
-        /// 0 for stubs ranked by specificity, 1 for explicit priorities.
+        /// 0 for stubs ranked by specificity, 1 for ordering keys.
         let precedenceClass: UInt8
         let requirementClass: UInt8
         let queryClass: UInt8
@@ -165,9 +173,9 @@ extension MockRegistry {
             order: Int
         ) {
             switch precedence {
-            case .priority(let priority):
-                // Only the priority and the order count, not the patterns' specificity.
-                self.priority = Int32(clamping: priority)
+            case .key(let key):
+                // Only the key and the order count, not the patterns' specificity.
+                self.key = Int32(clamping: key)
                 precedenceClass = 1
                 wildcards = 0
                 literalLength = 0
@@ -177,7 +185,7 @@ extension MockRegistry {
                 self.order = -Int32(clamping: order)
                 return
             case .specificity:
-                self.priority = Int32(Registration.Precedence.defaultPriority)
+                key = 0
                 precedenceClass = 0
             }
             wildcards = Int32(clamping: host.wildcardWeight + path.wildcardWeight)
@@ -193,7 +201,7 @@ extension MockRegistry {
         }
 
         static func < (lhs: Rank, rhs: Rank) -> Bool {
-            if lhs.priority != rhs.priority { return lhs.priority < rhs.priority }
+            if lhs.key != rhs.key { return lhs.key < rhs.key }
             if lhs.precedenceClass != rhs.precedenceClass { return lhs.precedenceClass < rhs.precedenceClass }
             return (lhs.wildcards, -lhs.literalLength, lhs.requirementClass, lhs.queryClass, -lhs.queryCount, lhs.order)
                 < (rhs.wildcards, -rhs.literalLength, rhs.requirementClass, rhs.queryClass, -rhs.queryCount, rhs.order)

@@ -14,11 +14,10 @@ extension MockRegistry {
         /// if anything does.
         var unmatchedHandler: (any UnmatchedRequestHandler)?
         var scenarios = Scenarios()
-        /// The stubs registered with a ``StubSource``, by id.
-        var sources = SourceIndex()
-        /// What every stubbed response goes through before it is served, if anything (a delay a
-        /// format's settings add to each, say).
-        var responseAdjustment: (any ResponseAdjustment)?
+        /// The route of each stub registered with an id (``Registration/stubID``).
+        var stubIDs = StubIDIndex()
+        /// A wait added to every stubbed response (``MockRegistry/addedDelay``).
+        var addedDelay: TimeInterval = 0
         /// The routes as the next published snapshot holds them.
         private(set) var index = RouteIndex()
         private(set) var table = RouteTable()
@@ -65,14 +64,19 @@ extension MockRegistry {
             for response in registration.responses {
                 try Self.validate(response, stub: registration.stubDescription)  // described only when invalid
             }
-            guard !registration.responses.isEmpty else { return (nil, nil) }
+            guard !registration.responses.isEmpty else {
+                if let stubID = registration.stubID { _ = removeStub(id: stubID) }
+                return (nil, nil)
+            }
 
             let query = registration.query.map { QueryConstraint($0, matching: registration.queryMatching) }
-            let conditions = RouteConditions.make(query: query, requirement: registration.requirement, scenario: registration.scenario)
+            let conditions = RouteConditions.make(
+                query: query, requirement: registration.requirement, scenario: registration.scenario, stubID: registration.stubID
+            )
             // A stub with a requirement always gets a queue of its own: matchers cannot be compared.
-            // So does a stub with an explicit priority or a source: each is a stub of its own,
-            // found and removed by its id. Stubs of the same scenario step share one.
-            let sharesQueue = registration.requirement == nil && registration.precedence == .specificity && registration.source == nil
+            // So does a stub with an ordering key or an id: each is a stub of its own, found and
+            // removed by its id. Stubs of the same scenario step share one.
+            let sharesQueue = registration.requirement == nil && registration.precedence == .specificity && registration.stubID == nil
             publication.invalidate()
             let (id, added) = index.route(
                 host: host,
@@ -92,6 +96,11 @@ extension MockRegistry {
                 byHostAndPath.append(id: id, key: index.routes[id].pathTrie, path: path.source)
             }
             if let scenario = registration.scenario { scenarios.noteName(scenario.name) }
+            if let stubID = registration.stubID {
+                // The stub registered before with this id, if any, serves nothing more.
+                if let replaced = stubIDs.route(of: stubID), replaced != id { clear(route: replaced) }
+                stubIDs.set(stubID, route: id)
+            }
             let wasEternal = table.append(registration.responses, to: id, reportsEachResponse: registration.reportsEachResponse)
             if wasEternal || registration.responses.dropLast().contains(where: { $0.lifetime == .eternal }) {
                 let warning = "Airlock warning: responses queued behind an .eternal response for "
@@ -143,14 +152,14 @@ extension MockRegistry {
             }
             guard let id = chosen, let response = table.take(id) else { return .none }
             scenarios.advance(routes[id].scenario)
-            return .taken(response, route: id, sourceID: sources.isEmpty ? nil : sources.source(ofRoute: id), adjustment: responseAdjustment)
+            return .taken(response, route: id, addedDelay: addedDelay)
         }
 
         /// What the locked step of a request found among its candidates.
         enum Pick {
-            /// A route's response, with the source id of the route (if it has one) and the adjustment
-            /// to apply after unlocking.
-            case taken(MockResponse, route: Int, sourceID: UUID?, adjustment: (any ResponseAdjustment)?)
+            /// A route's response, with the delay to add to it after unlocking
+            /// (``MockRegistry/addedDelay``).
+            case taken(MockResponse, route: Int, addedDelay: TimeInterval)
             /// Routes whose `requiring:` matchers must be asked before anything can be decided.
             case evaluate(PendingMatch)
             /// No candidate can answer.
@@ -247,7 +256,7 @@ extension MockRegistry {
         mutating func removeAll() {
             publication.invalidate()
             scenarios.removeAll()
-            sources = SourceIndex()
+            stubIDs = StubIDIndex()
             index = RouteIndex()
             table = RouteTable()
             byPath = SortedPathIndex()
@@ -263,7 +272,7 @@ extension MockRegistry {
                 table.clear(id)
             }
             let current = table
-            sources.removeAll { current[$0].cleared }
+            stubIDs.removeAll { current[$0].cleared }
             byPath.noteRemovals()
             byHostAndPath.noteRemovals()
         }

@@ -19,6 +19,8 @@ public final class MockRegistry: Sendable {
     /// The routes' snapshot, read by requests without the lock.
     private let publication: RouteIndex.Publication
     private let reporter = Locked<(@Sendable (String) -> Void)?>(nil)
+    /// What modules above the core keep per registry, by type (see ``attachment(_:makingWith:)``).
+    let attachments = Locked<[ObjectIdentifier: any AnyObject & Sendable]>([:])
 
     /// Every request received, in order, with its outcome.
     package let journal = RequestJournal()
@@ -120,9 +122,8 @@ public final class MockRegistry: Sendable {
                 return state.withLock { $0.pick(scratch.candidates, on: snapshot, known: conditions, steps: scratch.steps) }
             }
             switch pick {
-            case .taken(let response, let route, let sourceID, let adjustment):
-                var stub = snapshot.index.routes[route].stub
-                stub.sourceID = sourceID
+            case .taken(let response, let route, let addedDelay):
+                let stub = snapshot.index.routes[route].stub
                 let recorded = conditions.recorded
                 let recorder = journal.append({
                     // Made here when no condition needed it: one entry, no copy.
@@ -130,7 +131,7 @@ public final class MockRegistry: Sendable {
                     answered.answeredBy = stub
                     return answered
                 }, started: date)
-                return .matched(adjustment?.adjusted(response) ?? response, stub: stub, recorder: recorder)
+                return .matched(addedDelay > 0 ? response.delayed(by: addedDelay) : response, stub: stub, recorder: recorder)
             case .evaluate(let pending):
                 conditions.evaluate(pending, request: request, date: date)
             case .stale:

@@ -18,23 +18,22 @@ package struct Registration: Sendable {
     package var scenario: ScenarioStep?
     /// How it ranks against other stubs that match the same request.
     package var precedence = Precedence.specificity
-    /// The identity a format gave the stub, when it registers stubs it finds, lists, replaces and
-    /// removes by an id of its own (a WireMock mapping, say). A stub with a source always gets a
-    /// queue of its own, and registering another with the same id replaces it.
-    package var source: StubSource?
+    /// An opaque id a format gives the stub, to replace, find and remove it by its own id
+    /// later (see ``MockRegistry/removeStub(id:)`` and ``MockRegistry/stubIDs``). A stub with an
+    /// id always gets a queue of its own; registering another with the same id replaces it (the
+    /// old one serves nothing more); the journal entry of a request it answers carries the id
+    /// (``RecordedRequest/stubID``). What the id stands for stays with the format.
+    package var stubID: UUID?
 
     /// How a stub ranks against the others that match a request.
     package enum Precedence: Sendable, Hashable {
         /// Airlock's rule: the most specific patterns win, then the stub registered first.
         case specificity
-        /// An explicit priority: the lowest number wins, then the stub registered last; the
-        /// patterns' specificity does not count. Stubs ranked by ``specificity`` count as
-        /// priority ``defaultPriority`` and come before stubs of the same explicit priority.
-        case priority(Int)
-
-        /// The priority of stubs ranked by ``specificity``, and the one a format gives a stub
-        /// whose document names none.
-        package static let defaultPriority = 5
+        /// An ordering key a format supplies, for formats whose documents rank stubs by a number
+        /// of their own: the lowest key wins, then the stub registered last; the patterns'
+        /// specificity does not count. Stubs ranked by ``specificity`` count as key 0 and come
+        /// before stubs of the same key, so a format maps its own default to 0.
+        case key(Int)
     }
 
     package init(
@@ -64,20 +63,5 @@ package struct Registration: Sendable {
             requirement: requirement?.template,
             scenario: scenario
         ).shown(by: .standard)
-    }
-}
-
-/// The identity a format gave a stub, and the format's own value for it (a WireMock mapping,
-/// say): the registry keeps it beside the stub's route without knowing what it is, so that the
-/// format can list, find, update and remove its stubs by their ids.
-package struct StubSource: Sendable {
-    /// The stub's id, unique among the sources of one registry.
-    package let id: UUID
-    /// The format's value, handed back by ``MockRegistry/sources(as:)`` and ``MockRegistry/source(id:as:)``.
-    package var value: any Sendable
-
-    package init(id: UUID, value: any Sendable) {
-        self.id = id
-        self.value = value
     }
 }

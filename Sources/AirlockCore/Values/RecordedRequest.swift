@@ -89,9 +89,8 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
     /// The stub that answered, such as `host "api.example.com", path "/users"`; `nil` when no
     /// stub matched and the unmocked policy answered.
     public var stub: String? { answeredBy?.shown(by: .standard) }
-    /// The id of the ``StubSource`` of the stub that answered, if it had one (a WireMock
-    /// mapping's, say).
-    package var sourceID: UUID? { answeredBy?.sourceID }
+    /// The id a format gave the stub that answered (``Registration/stubID``), if it had one.
+    package var stubID: UUID? { answeredBy?.stubID }
     /// The API operation the request belongs to: the one a generated client named (through
     /// `AirlockTransport`), or the one a contract checking the mock (`validate(against:)`) found
     /// once the exchange ended (its `operationId`, or `GET /pets/{petId}`). HAR exports keep it

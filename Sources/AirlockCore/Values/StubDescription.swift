@@ -10,16 +10,17 @@ package struct StubDescription: Sendable, CustomStringConvertible {
     package let requirement: String?
     /// The scenario step the stub belongs to, if any.
     let scenario: ScenarioStep?
-    /// The id of the ``StubSource`` the stub was registered with, if any (not part of the
-    /// description): a WireMock mapping's id, say.
-    package var sourceID: UUID?
+    /// The id a format gave the stub (``Registration/stubID``), if any; not part of the
+    /// description.
+    package let stubID: UUID?
 
-    init(host: String, path: String, query: QueryConstraint?, requirement: String? = nil, scenario: ScenarioStep? = nil) {
+    init(host: String, path: String, query: QueryConstraint?, requirement: String? = nil, scenario: ScenarioStep? = nil, stubID: UUID? = nil) {
         self.host = host
         self.path = path
         self.query = query
         self.requirement = requirement
         self.scenario = scenario
+        self.stubID = stubID
     }
 
     /// The description with marked values shown as `redaction` allows.

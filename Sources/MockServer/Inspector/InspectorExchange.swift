@@ -2,7 +2,7 @@ import AirlockBase
 import AirlockCassettes
 @_spi(AirlockTransport) import AirlockCore
 import AirlockStubFiles
-import AirlockWireMock
+@_spi(AirlockTransport) import AirlockWireMock
 import Foundation
 import HTTPTypes
 
@@ -121,7 +121,7 @@ enum InspectorExchange {
     /// The WireMock mapping that answered `request`, as the page names it: by its `name`, or by
     /// its id when it has none (`nil` when no mapping answered, or it has been removed since).
     static func mapping(of request: RecordedRequest, registry: MockRegistry) -> String? {
-        guard let id = request.mappingID, let mapping = registry.source(id: id, as: StubMapping.self) else { return nil }
+        guard let id = request.mappingID, let mapping = registry.wireMockMapping(id: id) else { return nil }
         return mapping.name.map { "WireMock mapping \"\($0)\"" } ?? "WireMock mapping \(id.uuidString.lowercased())"
     }
 
