@@ -38,7 +38,7 @@ struct RegistryTests {
         let registry = MockRegistry(snippetStyle: .swift)
         let unmatched = request("a.test", "/x", query: [("q", "1"), ("q", "2")])
         func expectSnippet<Kind>(_ snippet: String, for transport: Transport<Kind>) {
-            let exchange = registry.resolve(unmatched, for: transport)
+            let exchange = registry.resolving(unmatched, for: transport)
             guard let response = exchange.plannedResponse, let data = response.body.bytesInMemory else {
                 Issue.record("expected a 404 response")
                 return

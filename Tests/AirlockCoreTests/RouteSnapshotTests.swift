@@ -43,6 +43,30 @@ struct RouteSnapshotTests {
         #expect(registry.stubSummaries.count == 2 * registered.withLock { $0 })
     }
 
+    /// A thread remembers the hosts its last request matched, for the snapshot it matched on:
+    /// a new host pattern, another registry or a removed host is never answered from that memory.
+    @Test func theHostsALastRequestMatchedAreNeverReusedForAnotherSnapshot() {
+        let registry = MockRegistry(snippetStyle: .swift)
+        registry.register([Registration(host: "*.test", path: "/h", responses: [.plaintext("wildcard", lifetime: .eternal)])])
+        #expect(registry.resolve(request("/h"), for: .socket).stubbedText == "wildcard")
+        #expect(registry.resolve(request("/h"), for: .socket).stubbedText == "wildcard")
+        // A more specific host pattern for the same host: the next request must walk the new trie.
+        registry.register([Registration(host: "a.test", path: "/h", responses: [.plaintext("exact", lifetime: .eternal)])])
+        #expect(registry.resolve(request("/h"), for: .socket).stubbedText == "exact")
+        // Another registry on the same thread, the same host text: its own routes answer.
+        let other = MockRegistry(snippetStyle: .swift)
+        other.register([Registration(host: "a.test", path: "/h", responses: [.plaintext("other", lifetime: .eternal)])])
+        #expect(other.resolve(request("/h"), for: .socket).stubbedText == "other")
+        #expect(registry.resolve(request("/h"), for: .socket).stubbedText == "exact")
+        // The host removed: only the wildcard is left.
+        registry.removeAll(forHost: "a.test")
+        #expect(registry.resolve(request("/h"), for: .socket).stubbedText == "wildcard")
+        // The trie steps of a remembered host still count toward the match's bound.
+        let steps = registry.lastMatchSteps
+        _ = registry.resolve(request("/h"), for: .socket)
+        #expect(registry.lastMatchSteps == steps && steps > 0)
+    }
+
     @Test func removingEverythingWhileMatchingAnswersFromOneEpochOrNone() {
         let registry = MockRegistry(snippetStyle: .swift)
         let wrong = Locked<[String]>([])

@@ -124,10 +124,10 @@ struct NearbyCandidates: Sendable {
             var hosts: [Int] = []
             var matching: [Int] = []
             scratch.steps = 0
-            index.collectHosts(host, into: scratch)
+            index.collectHosts(host, into: &scratch)
             for pathTrie in scratch.matchedHosts where !hosts.contains(pathTrie) { hosts.append(pathTrie) }
             scratch.matchedGroups.removeAll(keepingCapacity: true)
-            if !hosts.isEmpty { index.collectGroups(path, hosts: hosts, into: scratch) }
+            if !hosts.isEmpty { index.collectGroups(path, hosts: hosts, into: &scratch) }
             for group in Set(scratch.matchedGroups) {
                 matching.append(contentsOf: index.groups[group].ids)
             }

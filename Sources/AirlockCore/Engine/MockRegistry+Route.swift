@@ -102,12 +102,16 @@ extension MockRegistry {
         /// The id a format gave the stub (``Registration/stubID``): kept here, out of line, so that
         /// a hit reads it with the route, without a lookup.
         let stubID: UUID?
+        /// The same, as the stub's description shows them: made once, shared by every hit's
+        /// description.
+        let details: StubDescription.Details?
 
         private init(query: QueryConstraint?, requirement: RequestMatcher?, scenario: ScenarioStep?, stubID: UUID?) {
             self.query = query
             self.requirement = requirement
             self.scenario = scenario
             self.stubID = stubID
+            details = .make(query: query, requirement: requirement?.template, scenario: scenario, stubID: stubID)
         }
 
         /// The conditions, or nil when there are none.
@@ -134,10 +138,7 @@ extension MockRegistry {
         var scenario: ScenarioStep? { conditions?.scenario }
 
         var stub: StubDescription {
-            StubDescription(
-                host: host.source, path: path.source, query: query, requirement: requirement?.template, scenario: scenario,
-                stubID: conditions?.stubID
-            )
+            StubDescription(host: host.source, path: path.source, details: conditions?.details)
         }
     }
 

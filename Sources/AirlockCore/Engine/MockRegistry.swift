@@ -94,12 +94,9 @@ public final class MockRegistry: Sendable {
     /// unlocking (most specific first, each at most once) and the pick is made again with their
     /// answers. The journal entry is made after unlocking, and the unmatched-request diagnosis
     /// from a snapshot taken under the lock.
-    // Specialized for the two transports (a type check at entry picks the specialized body): a
-    // `package` function is never specialized by its callers in other modules, and the generic
-    // body looked up type metadata on every request.
-    @_specialize(where Kind == SocketTransport)
-    @_specialize(where Kind == URLSessionTransport)
-    package func resolve<Kind>(_ request: IncomingRequest, for transport: Transport<Kind>, at date: Date = Date()) -> ExchangeStateMachine<Kind> {
+    // The transports call it through one concrete entry point per kind
+    // (`ExchangeStateMachine+Transports.swift`), into which this body is specialized.
+    func resolving<Kind>(_ request: IncomingRequest, for transport: Transport<Kind>, at date: Date = Date()) -> ExchangeStateMachine<Kind> {
         ExchangeStateMachine(decide(request, at: date), request: request, transport: transport, redaction: journal.redaction)
     }
 
@@ -118,7 +115,7 @@ public final class MockRegistry: Sendable {
         while true {
             let snapshot = currentSnapshot()
             let pick = RouteIndex.Scratch.withCurrent { scratch in
-                snapshot.index.collectCandidates(for: request, allHosts: allHosts, into: scratch)
+                snapshot.index.collectCandidates(for: request, allHosts: allHosts, serial: snapshot.serial, into: &scratch)
                 return state.withLock { $0.pick(scratch.candidates, on: snapshot, known: conditions, steps: scratch.steps) }
             }
             switch pick {

@@ -11,10 +11,14 @@ extension RouteIndex {
         let index: RouteIndex
         /// The registry's ``MockRegistry/State/epoch`` when it was taken.
         let epoch: Int
+        /// Which snapshot this is, of every registry's: a thread's scratch remembers the host it
+        /// last matched on one (``Scratch/hostsKey``).
+        let serial: UInt64
 
         init(_ index: RouteIndex, epoch: Int) {
             self.index = index
             self.epoch = epoch
+            serial = snapshotSerials.wrappingIncrementThenLoad(ordering: .relaxed)
         }
     }
 
@@ -44,45 +48,64 @@ extension RouteIndex {
 
     /// The buffers one match needs, reused by every match on the same thread: matching reads a
     /// shared snapshot without a lock, so its scratch space cannot live in the registry.
-    final class Scratch {
+    ///
+    /// A value, lent to a match as one `inout` access (``withCurrent(_:)``): its buffers are then
+    /// read and grown without a dynamic exclusivity check each, as a class's properties would be.
+    struct Scratch {
         var labelRanges: [Range<Int>] = []
         var segmentRanges: [Range<Int>] = []
         var matchedHosts: [Int] = []
+        /// The snapshot and host that `matchedHosts` and `hostSteps` are for, if they are still
+        /// what the last match found: requests come in runs for one host, and its trie walk is
+        /// then skipped.
+        var hostsKey: (serial: UInt64, host: String)?
+        var hostSteps = 0
         var matchedGroups: [Int] = []
         var match = SegmentTrie.MatchScratch()
         /// The routes found, most specific first.
         var candidates: [Int] = []
         /// How many trie steps the last match took.
         var steps = 0
-        /// Whether a match on this thread is using it (a matcher that resolves a request of its
-        /// own, say): then a nested match gets a fresh one.
-        fileprivate var inUse = false
 
         /// Runs `body` with this thread's scratch space.
-        static func withCurrent<Result>(_ body: (Scratch) throws -> Result) rethrows -> Result {
-            let scratch: Scratch
+        static func withCurrent<Result>(_ body: (inout Scratch) throws -> Result) rethrows -> Result {
+            let slot: Slot
             if let pointer = pthread_getspecific(scratchKey) {
-                scratch = Unmanaged<Scratch>.fromOpaque(pointer).takeUnretainedValue()
+                slot = Unmanaged<Slot>.fromOpaque(pointer).takeUnretainedValue()
             } else {
-                scratch = Scratch()
-                pthread_setspecific(scratchKey, Unmanaged.passRetained(scratch).toOpaque())
+                slot = Slot()
+                pthread_setspecific(scratchKey, Unmanaged.passRetained(slot).toOpaque())
             }
-            guard !scratch.inUse else { return try body(Scratch()) }
-            scratch.inUse = true
-            defer { scratch.inUse = false }
-            return try body(scratch)
+            guard !slot.inUse else {
+                var fresh = Scratch()
+                return try body(&fresh)
+            }
+            slot.inUse = true
+            defer { slot.inUse = false }
+            return try body(&slot.scratch)
         }
+    }
+
+    /// A thread's ``Scratch``, kept in its thread-local slot.
+    final class Slot {
+        var scratch = Scratch()
+        /// Whether a match on this thread is using it (a matcher that resolves a request of its
+        /// own, say): then a nested match gets a fresh one.
+        var inUse = false
     }
 }
 
-/// The thread-local slot of ``RouteIndex/Scratch``; a thread's scratch is released when it ends.
+/// Numbers each ``RouteIndex/Snapshot`` made in the process.
+private let snapshotSerials = ManagedAtomic<UInt64>(0)
+
+/// The thread-local slot of ``RouteIndex/Scratch`` (its ``RouteIndex/Slot``); a thread's scratch is released when it ends.
 private let scratchKey: pthread_key_t = {
     var key = pthread_key_t()
     #if canImport(Darwin)
-    let result = pthread_key_create(&key) { Unmanaged<RouteIndex.Scratch>.fromOpaque($0).release() }
+    let result = pthread_key_create(&key) { Unmanaged<RouteIndex.Slot>.fromOpaque($0).release() }
     #else
     let result = pthread_key_create(&key) { pointer in
-        if let pointer { Unmanaged<RouteIndex.Scratch>.fromOpaque(pointer).release() }
+        if let pointer { Unmanaged<RouteIndex.Slot>.fromOpaque(pointer).release() }
     }
     #endif
     precondition(result == 0, "pthread_key_create failed: \(result)")

@@ -82,21 +82,25 @@ struct RouteIndex: Sendable {
     /// Collects into `scratch.candidates` the routes whose host and path patterns and query
     /// constraint match `request`, most specific first, each once; `scratch.steps` counts the
     /// trie steps. Reads only this value: safe on any thread without a lock.
-    /// - Parameter allHosts: Whether to look under every host pattern rather than those matching
-    ///   the request's host (a request addressed to the server itself).
-    func collectCandidates(for request: IncomingRequest, allHosts: Bool, into scratch: Scratch) {
+    /// - Parameters:
+    ///   - allHosts: Whether to look under every host pattern rather than those matching the
+    ///     request's host (a request addressed to the server itself).
+    ///   - serial: The serial of the snapshot this index is, when the hosts it matched for a
+    ///     host may be remembered in `scratch` for the next request.
+    func collectCandidates(for request: IncomingRequest, allHosts: Bool, serial: UInt64? = nil, into scratch: inout Scratch) {
         scratch.candidates.removeAll(keepingCapacity: true)
         scratch.matchedGroups.removeAll(keepingCapacity: true)
         scratch.steps = 0
         if allHosts {
+            scratch.hostsKey = nil
             scratch.matchedHosts.removeAll(keepingCapacity: true)
             scratch.matchedHosts.append(contentsOf: pathTries.indices)
         } else {
-            collectHosts(request.host, into: scratch)
+            collectHosts(request.host, serial: serial, into: &scratch)
         }
         // Only origin-form paths match (`OPTIONS *` names no resource).
         if !scratch.matchedHosts.isEmpty {
-            collectGroups(request.path, hosts: scratch.matchedHosts, into: scratch)
+            collectGroups(request.path, hosts: scratch.matchedHosts, into: &scratch)
         }
         var requestQuery: [String: [String]]?
         for group in scratch.matchedGroups {
@@ -120,18 +124,25 @@ struct RouteIndex: Sendable {
         }
     }
 
-    /// The path tries whose host pattern matches `host`, into `scratch.matchedHosts`.
-    func collectHosts(_ host: String, into scratch: Scratch) {
+    /// The path tries whose host pattern matches `host`, into `scratch.matchedHosts`; kept
+    /// there for the next request on this thread when `serial` names this index's snapshot.
+    func collectHosts(_ host: String, serial: UInt64? = nil, into scratch: inout Scratch) {
+        if let serial, let key = scratch.hostsKey, key.serial == serial, key.host == host {
+            scratch.steps += scratch.hostSteps
+            return
+        }
         scratch.matchedHosts.removeAll(keepingCapacity: true)
         SegmentView.with(host, separator: UInt8(ascii: "."), ranges: &scratch.labelRanges) { labels in
             hostTrie.collectMatches(labels, into: &scratch.matchedHosts, scratch: &scratch.match)
         }
+        scratch.hostSteps = scratch.match.steps
         scratch.steps += scratch.match.steps
+        scratch.hostsKey = serial.map { ($0, host) }
     }
 
     /// The route groups whose path pattern, under one of `hosts`, matches `path`, into
     /// `scratch.matchedGroups`. Only origin-form paths match (`OPTIONS *` names no resource).
-    func collectGroups(_ path: String, hosts: [Int], into scratch: Scratch) {
+    func collectGroups(_ path: String, hosts: [Int], into scratch: inout Scratch) {
         guard path.utf8.first == UInt8(ascii: "/") else { return }
         SegmentView.with(path, skipping: 1, separator: UInt8(ascii: "/"), ranges: &scratch.segmentRanges) { segments in
             for pathTrie in hosts {

@@ -35,15 +35,15 @@ extension ExchangeSink {
         case .none:
             break
         case .timer(let seconds):
-            schedule(after: seconds) { self.run(self.withMachine { $0.timerFired() }) }
+            schedule(after: seconds) { self.run(self.withMachine { $0.handleTimerFired() }) }
         case .load(let body, let owner):
             // Reading a file may block: never on the transport's thread.
             DispatchQueue.global().async {
                 let loaded = body.load(owner: owner)
-                self.schedule(after: 0) { self.run(self.withMachine { $0.bodyLoaded(loaded) }) }
+                self.schedule(after: 0) { self.run(self.withMachine { $0.handleBodyLoaded(loaded) }) }
             }
         case .gate(let gate):
-            gate.whenOpen { self.schedule(after: 0) { self.run(self.withMachine { $0.gateOpened() }) } }
+            gate.whenOpen { self.schedule(after: 0) { self.run(self.withMachine { $0.handleGateOpened() }) } }
         }
     }
 }

@@ -158,11 +158,12 @@ package struct ExchangeStateMachine<Kind: TransportKind>: Sendable {
     package let recorder: ExchangeRecorder
     /// The stub that answered; `nil` when the unmocked policy did.
     package let stub: StubDescription?
-    /// The transport the decision was made for.
-    let transport: Transport<Kind>
-    /// The request's method and URL, for a timeout's message.
-    private let method: String
-    private let url: String
+    /// What the machine needs of the transport once planned (not the transport itself: its
+    /// closures would be retained and released with every copy of the machine).
+    private let decodesContentCoding: Bool
+    private let carriesWebSockets: Bool
+    /// The request, for a timeout's message (its URL is joined only then).
+    private let request: IncomingRequest
     /// The client's timeout and whether it takes pieces, as the transport said at the start.
     private var idleTimeout: TimeInterval?
     private var takesBodyInPieces = true
@@ -173,9 +174,9 @@ package struct ExchangeStateMachine<Kind: TransportKind>: Sendable {
         state = .planned(plan, delay: delay)
         self.recorder = recorder
         self.stub = stub
-        self.transport = transport
-        method = request.method
-        url = request.url
+        decodesContentCoding = transport.decodesContentCoding
+        carriesWebSockets = transport.carriesWebSockets
+        self.request = request
     }
 
     // MARK: What the transport may ask before starting
@@ -209,17 +210,12 @@ package struct ExchangeStateMachine<Kind: TransportKind>: Sendable {
     }
 
     // MARK: Events
+    //
+    // The transports call each event through its concrete entry point for their kind (see
+    // `ExchangeStateMachine+Transports.swift`); these generic bodies are specialized there.
 
-    /// The transport is ready to carry the exchange out.
-    /// - Parameters:
-    ///   - idleTimeout: How long the client waits for the next thing to arrive before it gives up
-    ///     (a `URLSession`'s timeout); `nil` for a socket, whose client decides alone. Read only
-    ///     when the exchange waits.
-    ///   - takesBodyInPieces: Whether the client takes a body in pieces as they arrive; `false`
-    ///     when only the last piece would reach it (swift-corelibs-foundation's completion
-    ///     handlers): the whole body then goes once its time has passed. Read only for a body
-    ///     sent in pieces.
-    package mutating func start(idleTimeout: @autoclosure () -> TimeInterval?, takesBodyInPieces: @autoclosure () -> Bool) -> Action {
+    /// What ``start(idleTimeout:takesBodyInPieces:)`` does, for any transport.
+    mutating func handleStart(idleTimeout: @autoclosure () -> TimeInterval?, takesBodyInPieces: @autoclosure () -> Bool) -> Action {
         guard case .planned(let plan, let delay) = state else { return .none }
         if waits { self.idleTimeout = idleTimeout() }
         if sendsBodyInPieces { self.takesBodyInPieces = takesBodyInPieces() }
@@ -244,8 +240,8 @@ package struct ExchangeStateMachine<Kind: TransportKind>: Sendable {
         }
     }
 
-    /// The wait the last action asked for has passed.
-    package mutating func timerFired() -> Action {
+    /// What ``timerFired()`` does, for any transport.
+    mutating func handleTimerFired() -> Action {
         switch state {
         case .delaying(let plan):
             if case .forward(let recording, let target) = plan {
@@ -280,8 +276,8 @@ package struct ExchangeStateMachine<Kind: TransportKind>: Sendable {
         }
     }
 
-    /// The body the last action asked for is read.
-    package mutating func bodyLoaded(_ loaded: Result<Data, ExchangeFailure>) -> Action {
+    /// What ``bodyLoaded(_:)`` does, for any transport.
+    mutating func handleBodyLoaded(_ loaded: Result<Data, ExchangeFailure>) -> Action {
         guard case .loading(let response, let redirect) = state else { return .none }
         switch loaded {
         case .success(let body): return respond(response, body: body, redirect: redirect)
@@ -289,8 +285,8 @@ package struct ExchangeStateMachine<Kind: TransportKind>: Sendable {
         }
     }
 
-    /// The gate the stream waits on is open.
-    package mutating func gateOpened() -> Action {
+    /// What ``gateOpened()`` does, for any transport.
+    mutating func handleGateOpened() -> Action {
         guard case .ending(.gate) = state else { return .none }
         return end()
     }
@@ -331,7 +327,7 @@ package struct ExchangeStateMachine<Kind: TransportKind>: Sendable {
             case .stream(let stream):
                 return respond(response, streaming: stream, redirect: redirect)
             case .webSocket(let script):
-                guard transport.carriesWebSockets else { return fail(.webSocketNeedsServer(owner: ExchangeFailure.Owner(stub))) }
+                guard carriesWebSockets else { return fail(.webSocketNeedsServer(owner: ExchangeFailure.Owner(stub))) }
                 state = .finished
                 return .deliver(.openWebSocket(response, script))
             case .failure(let problem):
@@ -352,7 +348,7 @@ package struct ExchangeStateMachine<Kind: TransportKind>: Sendable {
     }
 
     private mutating func timeOut(after timeout: TimeInterval, waiting: ExchangeFailure.Wait) -> Action {
-        state = .timingOut(.timedOut(request: "\(method) \(Redaction.standard.url(url))", after: timeout, waiting: waiting))
+        state = .timingOut(.timedOut(request: "\(request.method) \(Redaction.standard.url(request.url))", after: timeout, waiting: waiting))
         return .wait(.timer(timeout))
     }
 
@@ -364,7 +360,7 @@ package struct ExchangeStateMachine<Kind: TransportKind>: Sendable {
             return .deliver(.follow(redirect, after: response))
         }
         // A URLSession decodes gzip and deflate bodies for its callers; a socket sends them as kept.
-        let body = transport.decodesContentCoding && !response.bodyIsDecoded
+        let body = decodesContentCoding && !response.bodyIsDecoded
             ? response.headerFields.contentCoding.flatMap { ContentCoding.decode(wireBody, coding: $0) } ?? wireBody : wireBody
         let head = (response: response, bodySize: Optional(body.count))
         guard let dribble = response.dribble, body.count > 1 else {

@@ -26,8 +26,7 @@ struct ExchangeDelivery {
     /// Starts the exchange the core resolved for `incoming` and carries it out on this
     /// connection. An answer sent at once needs nothing more; one that waits (a delay, a
     /// dribble, a stream, a file) goes on in a ``Sink`` on the connection's event loop.
-    func deliver(_ exchange: Machine, for incoming: IncomingRequest) {
-        var machine = exchange
+    func deliver(_ machine: consuming Machine, for incoming: IncomingRequest) {
         let action = machine.start(idleTimeout: nil, takesBodyInPieces: true)
         guard case .none = action.next else {
             return Sink(self, machine: machine, incoming: incoming).run(action)
