@@ -188,7 +188,7 @@ final class Forwarder: Sendable {
             return eventLoop.makeFailedFuture(Failure(description: "TLS could not be set up: \(error)"))
         }
         let serverName = endpoint.serverName
-        return ClientBootstrap(group: eventLoop)
+        let bootstrap = ClientBootstrap(group: eventLoop)
             .connectTimeout(timeout)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -198,7 +198,13 @@ final class Forwarder: Sendable {
                     try initialize(channel)
                 }
             }
-            .connect(host: endpoint.host, port: endpoint.port)
+        // An address needs no resolving: connecting by name would ask getaddrinfo on another
+        // thread for every forward (a recorder in front of `127.0.0.1` paid that per request).
+        let literal = endpoint.host.hasPrefix("[") && endpoint.host.hasSuffix("]") ? String(endpoint.host.dropFirst().dropLast()) : endpoint.host
+        if let address = try? SocketAddress(ipAddress: literal, port: endpoint.port) {
+            return bootstrap.connect(to: address)
+        }
+        return bootstrap.connect(host: endpoint.host, port: endpoint.port)
     }
 
     private func clientContext() throws -> NIOSSLContext {
