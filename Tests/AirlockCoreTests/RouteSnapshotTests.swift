@@ -67,6 +67,36 @@ struct RouteSnapshotTests {
         #expect(registry.lastMatchSteps == steps && steps > 0)
     }
 
+    /// An unmatched request looks for its nearest stubs under the neighbour index's own lock:
+    /// while that lock is held, matched requests are still answered (they never take it), and
+    /// the diagnosis leaves out the stubs removed since they were indexed.
+    @Test func theNeighbourSearchHoldsNoLockAMatchedRequestNeeds() {
+        let registry = MockRegistry(snippetStyle: .swift)
+        registry.register([
+            Registration(host: "a.test", path: "/users/1", responses: [.plaintext("one", lifetime: .eternal)]),
+            Registration(host: "b.test", path: "/users/2", responses: [.plaintext("two", lifetime: .eternal)]),
+        ])
+        let answered = DispatchSemaphore(value: 0)
+        let text = Locked<String?>(nil)
+        let waited = registry.neighbours.withLock { _ in
+            DispatchQueue.global().async {
+                text.withLock { $0 = registry.resolve(self.request("/users/1"), for: .socket).stubbedText }
+                answered.signal()
+            }
+            // Far off: only a matched request that waits for this lock misses it.
+            return answered.wait(timeout: .now() + 60)
+        }
+        #expect(waited == .success)
+        #expect(text.withLock { $0 } == "one")
+
+        let unmatched = RecordedRequest(sequence: 1, request: request("/users/3", host: "b.test"), date: Date())
+        #expect(registry.diagnosis(for: unmatched).nearest.contains { $0.stub.contains("/users/2") })
+        registry.removeAll(forHost: "b.test")
+        let after = registry.diagnosis(for: unmatched).nearest
+        #expect(!after.contains { $0.stub.contains("/users/2") })
+        #expect(after.contains { $0.stub.contains("/users/1") })
+    }
+
     @Test func removingEverythingWhileMatchingAnswersFromOneEpochOrNone() {
         let registry = MockRegistry(snippetStyle: .swift)
         let wrong = Locked<[String]>([])

@@ -107,7 +107,7 @@ extension MockRegistry {
 }
 
 /// The routes whose host and path patterns match a request, found on a route snapshot without
-/// the registry's lock, for the diagnosis (see ``MockRegistry/State/nearbyRoutes(path:nearby:)``).
+/// the registry's lock, for the diagnosis (see ``MockRegistry/NeighbourIndex/nearbyRoutes(path:nearby:routes:)``).
 struct NearbyCandidates: Sendable {
     /// The epoch of the snapshot they were found on.
     var epoch: Int
@@ -137,11 +137,12 @@ struct NearbyCandidates: Sendable {
 }
 
 extension MockRegistry.State {
-    /// The diagnosis's view of the registry for `request`; cheap enough to take under the lock:
-    /// two binary searches and a copy of a few dozen routes (the trie walk, `nearby`, was done
-    /// before locking).
-    mutating func diagnosisSnapshot(for request: RecordedRequest, nearby: NearbyCandidates) -> MockRegistry.DiagnosisSnapshot {
-        let ids = nearbyRoutes(path: request.path, nearby: nearby)
+    /// The diagnosis's view of the registry for `request`, taken under the lock: a copy of the
+    /// few dozen `candidates` found before locking (the trie walk on a snapshot, the neighbours
+    /// under ``MockRegistry/NeighbourIndex``'s own lock). Candidates of another epoch, or cleared
+    /// since, are left out.
+    func diagnosisSnapshot(for request: RecordedRequest, candidates: (epoch: Int, ids: [Int])) -> MockRegistry.DiagnosisSnapshot {
+        let ids = candidates.epoch == epoch ? candidates.ids.filter { $0 < index.routes.count && !table[$0].cleared } : []
         var scenarioStates: [String: String] = [:]
         for id in ids {
             if let step = index.routes[id].scenario { scenarioStates[step.name] = scenarios.state(of: step.name) }

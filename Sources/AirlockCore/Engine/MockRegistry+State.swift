@@ -25,15 +25,16 @@ extension MockRegistry {
         private(set) var epoch = 0
         /// Where the index is published; dropped before every change of the index.
         let publication: RouteIndex.Publication
-        /// Every route by path text, and by host and then path text: the diagnosis's neighbours.
-        private var byPath = SortedPathIndex()
-        private var byHostAndPath = SortedPathIndex()
+        /// Every route by path text, and by host and then path text: the diagnosis's neighbours,
+        /// behind their own lock; told here of every route added and cleared.
+        let neighbours: Locked<NeighbourIndex>
         /// How many trie steps the last request's match took (hosts and paths), for tests that
         /// check matching stays bounded.
         private(set) var lastMatchSteps = 0
 
-        init(publication: RouteIndex.Publication) {
+        init(publication: RouteIndex.Publication, neighbours: Locked<NeighbourIndex>) {
             self.publication = publication
+            self.neighbours = neighbours
         }
 
         /// The published snapshot, made now if none is current (the first request after a change).
@@ -92,8 +93,8 @@ extension MockRegistry {
             )
             if added {
                 table.add(id)
-                byPath.append(id: id, key: 0, path: path.source)
-                byHostAndPath.append(id: id, key: index.routes[id].pathTrie, path: path.source)
+                let pathTrie = index.routes[id].pathTrie
+                neighbours.withLock { $0.append(id: id, pathTrie: pathTrie, path: path.source) }
             }
             if let scenario = registration.scenario { scenarios.noteName(scenario.name) }
             if let stubID = registration.stubID {
@@ -169,12 +170,16 @@ extension MockRegistry {
         }
 
         /// What answers a request no stub took, read under the lock; with the diagnosis's view of
-        /// the registry when the answer's message needs it.
-        mutating func unmatchedAnswer(for request: RecordedRequest, nearby: NearbyCandidates) -> UnmatchedAnswer {
+        /// the registry when the answer's message needs it, made from `nearby` — the candidates
+        /// found before locking. Without them, an answer that needs them returns
+        /// ``UnmatchedAnswer/needsCandidates``: the caller finds them (outside this lock) and asks
+        /// again, so that an answer without a diagnosis (a recording, a passthrough) never looks.
+        mutating func unmatchedAnswer(for request: RecordedRequest, nearby: (epoch: Int, ids: [Int])?) -> UnmatchedAnswer {
             // A request addressed to the server itself is never forwarded: it would come back to
             // the server, again and again, until the file descriptors run out. No stub answers it.
             if unmatchedHandler?.isRecording == true || unmockedPolicy.forwards, request.incoming.isAddressedToServer {
-                return .policy(.notFound, diagnosisSnapshot(for: request, nearby: nearby))
+                guard let nearby else { return .needsCandidates }
+                return .policy(.notFound, diagnosisSnapshot(for: request, candidates: nearby))
             }
             if let unmatchedHandler, unmatchedHandler.isRecording {
                 return .record(unmatchedHandler)
@@ -182,10 +187,13 @@ extension MockRegistry {
             if let unmatchedHandler {
                 // A recording that only replays answers for every request no stub took: a miss
                 // fails, whatever the unmocked policy, so no plausible answer hides it.
-                return .replayMiss(unmatchedHandler, diagnosisSnapshot(for: request, nearby: nearby))
+                guard let nearby else { return .needsCandidates }
+                return .replayMiss(unmatchedHandler, diagnosisSnapshot(for: request, candidates: nearby))
             }
             switch unmockedPolicy {
-            case .notFound, .fatalError: return .policy(unmockedPolicy, diagnosisSnapshot(for: request, nearby: nearby))
+            case .notFound, .fatalError:
+                guard let nearby else { return .needsCandidates }
+                return .policy(unmockedPolicy, diagnosisSnapshot(for: request, candidates: nearby))
             case .mock, .passthrough: return .policy(unmockedPolicy, nil)
             }
         }
@@ -195,40 +203,8 @@ extension MockRegistry {
             case policy(UnmockedPolicy, DiagnosisSnapshot?)
             case record(any UnmatchedRequestHandler)
             case replayMiss(any UnmatchedRequestHandler, DiagnosisSnapshot)
-        }
-
-        // MARK: The diagnosis's candidates
-
-        /// The routes an unmatched-request diagnosis considers (see ``MockRegistry/DiagnosisSnapshot``),
-        /// in registration order: those `nearby` found through a snapshot's tries, and the
-        /// neighbours in the sorted path indexes, so that the cost follows the request and the
-        /// few stubs near it, not the number of stubs.
-        mutating func nearbyRoutes(path: String, nearby: NearbyCandidates) -> [Int] {
-            typealias Snapshot = MockRegistry.DiagnosisSnapshot
-            let sameEpoch = nearby.epoch == epoch
-            var ids = Set<Int>()
-            var matching: [Int] = []
-            if sameEpoch {
-                for id in nearby.matching where !table[id].cleared && ids.insert(id).inserted {
-                    matching.append(id)
-                }
-            }
-            if matching.count > Snapshot.matchingLimit {
-                let routes = index.routes
-                matching.sort { routes[$0].rank < routes[$1].rank }
-                ids = Set(matching.prefix(Snapshot.matchingLimit))
-            }
-            let current = table
-            let isLive = { (id: Int) in !current[id].cleared }
-            byPath.settle(isLive: isLive)
-            byHostAndPath.settle(isLive: isLive)
-            if sameEpoch {
-                for pathTrie in nearby.hosts.prefix(Snapshot.neighbourHosts) {
-                    ids.formUnion(byHostAndPath.nearest(to: path, key: pathTrie, count: Snapshot.neighbourCount, isLive: isLive))
-                }
-            }
-            ids.formUnion(byPath.nearest(to: path, key: 0, count: Snapshot.neighbourCount, isLive: isLive))
-            return ids.sorted()
+            /// The answer needs the diagnosis's candidates: find them and ask again.
+            case needsCandidates
         }
 
         /// Stubs that have served nothing and were not cleared; for a cassette's stubs, also the
@@ -259,30 +235,29 @@ extension MockRegistry {
             stubIDs = StubIDIndex()
             index = RouteIndex()
             table = RouteTable()
-            byPath = SortedPathIndex()
-            byHostAndPath = SortedPathIndex()
             epoch &+= 1
+            let epoch = epoch
+            neighbours.withLock { $0.reset(epoch: epoch) }
         }
 
         mutating func removeAll(forHost host: String) {
             guard let pattern = try? Pattern.host(host), index.hostTrie.value(for: pattern) != nil else { return }
             publication.invalidate()
             guard let pathTrie = index.removeHost(pattern) else { return }
-            for id in index.routes.indices where index.routes[id].pathTrie == pathTrie {
+            let removed = index.routes.indices.filter { index.routes[$0].pathTrie == pathTrie }
+            for id in removed {
                 table.clear(id)
             }
             let current = table
             stubIDs.removeAll { current[$0].cleared }
-            byPath.noteRemovals()
-            byHostAndPath.noteRemovals()
+            neighbours.withLock { $0.clear(removed) }
         }
 
         /// Removes one route: it serves nothing more and is no longer listed. The index keeps it
         /// (matching skips a cleared route: its queue is empty).
         mutating func clear(route id: Int) {
             table.clear(id)
-            byPath.noteRemovals()
-            byHostAndPath.noteRemovals()
+            neighbours.withLock { $0.clear(CollectionOfOne(id)) }
         }
 
         var queuedResponseCount: Int {

@@ -18,6 +18,9 @@ public final class MockRegistry: Sendable {
     let state: Locked<State>
     /// The routes' snapshot, read by requests without the lock.
     private let publication: RouteIndex.Publication
+    /// The diagnosis's sorted path indexes, behind their own lock: an unmatched request searches
+    /// them without holding the registry's.
+    let neighbours = Locked(NeighbourIndex())
     private let reporter = Locked<(@Sendable (String) -> Void)?>(nil)
     /// What modules above the core keep per registry, by type (see ``attachment(_:makingWith:)``).
     let attachments = Locked<[ObjectIdentifier: any AnyObject & Sendable]>([:])
@@ -35,7 +38,7 @@ public final class MockRegistry: Sendable {
         self.snippetStyle = snippetStyle
         let publication = RouteIndex.Publication()
         self.publication = publication
-        state = Locked(State(publication: publication))
+        state = Locked(State(publication: publication, neighbours: neighbours))
     }
 
     /// Where registration warnings and rejected stubs are reported. The core never prints: the
@@ -147,15 +150,28 @@ public final class MockRegistry: Sendable {
     /// says, read under the lock; the journal entry made after.
     private func unmatched(_ request: IncomingRequest, at date: Date, recorded: RecordedRequest?, snapshot: RouteIndex.Snapshot) -> Decision {
         let entry = recorded ?? RecordedRequest(sequence: 0, request: request, date: date)
-        let nearby = NearbyCandidates(host: request.host, path: request.path, on: snapshot)
-        switch state.withLock({ $0.unmatchedAnswer(for: entry, nearby: nearby) }) {
-        case .policy(let policy, let diagnosis):
-            return .unmatched(policy, snapshot: diagnosis, recorder: journal.append({ entry }, started: date))
-        case .record(let recording):
-            return .record(recorder: journal.append({ entry }, started: date, recording: recording))
-        case .replayMiss(let recording, let diagnosis):
-            return .replayMiss(recording, snapshot: diagnosis, recorder: journal.append({ entry }, started: date))
+        var candidates: (epoch: Int, ids: [Int])?
+        while true {
+            switch state.withLock({ $0.unmatchedAnswer(for: entry, nearby: candidates) }) {
+            case .policy(let policy, let diagnosis):
+                return .unmatched(policy, snapshot: diagnosis, recorder: journal.append({ entry }, started: date))
+            case .record(let recording):
+                return .record(recorder: journal.append({ entry }, started: date, recording: recording))
+            case .replayMiss(let recording, let diagnosis):
+                return .replayMiss(recording, snapshot: diagnosis, recorder: journal.append({ entry }, started: date))
+            case .needsCandidates:
+                // Found outside the registry's lock, once: the second answer has them.
+                candidates = diagnosisCandidates(host: request.host, path: request.path, on: snapshot)
+            }
         }
+    }
+
+    /// The routes a diagnosis of a request for `host` and `path` considers, found without the
+    /// registry's lock: on the snapshot's tries, then among the neighbours in the sorted path
+    /// indexes under their own lock.
+    private func diagnosisCandidates(host: String, path: String, on snapshot: RouteIndex.Snapshot) -> (epoch: Int, ids: [Int]) {
+        let nearby = NearbyCandidates(host: host, path: path, on: snapshot)
+        return neighbours.withLock { $0.nearbyRoutes(path: path, nearby: nearby, routes: snapshot.index.routes) }
     }
 
     /// How many trie steps the last request's match took: at most the patterns' nodes times the
@@ -202,8 +218,8 @@ public final class MockRegistry: Sendable {
 
     /// The unmatched-request diagnosis for a recorded request.
     package func diagnosis(for request: RecordedRequest) -> UnmatchedDiagnosis {
-        let nearby = NearbyCandidates(host: request.host, path: request.path, on: currentSnapshot())
-        let snapshot = state.withLock { $0.diagnosisSnapshot(for: request, nearby: nearby) }
+        let candidates = diagnosisCandidates(host: request.host, path: request.path, on: currentSnapshot())
+        let snapshot = state.withLock { $0.diagnosisSnapshot(for: request, candidates: candidates) }
         return snapshot.diagnosis(redaction: journal.redaction)
     }
 
