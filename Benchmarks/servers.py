@@ -341,11 +341,13 @@ def paths(args):
         nginx = subprocess.Popen(command("nginx", work), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         processes.append(nginx)
         ports = {}
+        running = {}
         port = 18090
         for label, _, _ in cases:
             for side in sides:
                 binary = tls[side] if label.startswith("https") else sides[side]
-                processes.append(serve_paths(binary, port, work, label))
+                running[(label, side)] = serve_paths(binary, port, work, label)
+                processes.append(running[(label, side)])
                 ports[(label, side)] = port
                 port += 1
         results = {key: [] for key in ports}
@@ -354,6 +356,17 @@ def paths(args):
                 # Each round alternates which side goes first.
                 order = list(sides) if round_index % 2 == 0 else list(reversed(list(sides)))
                 for side in order:
+                    if label.startswith("record") and round_index > 0:
+                        # A fresh recorder each round: one kept across rounds carries a cassette of
+                        # every exchange so far, rewritten whole by its writer thread while the
+                        # other cases (and the other side) are measured.
+                        running[(label, side)].kill()
+                        running[(label, side)].wait()
+                        cassette = os.path.join(work, f"{ports[(label, side)]}.har")
+                        if os.path.exists(cassette):
+                            os.remove(cassette)  # else the new recorder would replay what the last one kept
+                        running[(label, side)] = serve_paths(sides[side], ports[(label, side)], work, label)
+                        processes.append(running[(label, side)])
                     measured = wrk(ports[(label, side)], args.seconds, args.connections, path, scheme)
                     if round_index > 0:
                         results[(label, side)].append(measured)
