@@ -14,14 +14,16 @@ struct RouteSnapshotTests {
 
     @Test func concurrentRegistrationAndMatchingNeverTearAResult() {
         let registry = MockRegistry(snippetStyle: .swift)
-        let registered = Locked(0)
+        let reserved = Locked(0)
+        // The paths whose registration has returned: only those must be answered.
+        let registered = Locked<[Int]>([])
         let wrong = Locked<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 8) { worker in
             for round in 0..<300 {
                 if worker < 2 {
                     // Writers: each batch adds a path, a more specific stub for an earlier path and
                     // removes nothing; every body names the path it answers.
-                    let n = registered.withLock { count in
+                    let n = reserved.withLock { count in
                         count += 1
                         return count
                     }
@@ -29,10 +31,11 @@ struct RouteSnapshotTests {
                         Registration(host: "a.test", path: "/p/\(n)", responses: [.plaintext("/p/\(n)", lifetime: .eternal)]),
                         Registration(host: "*.test", path: "/p/\(n)", responses: [.plaintext("wild /p/\(n)", lifetime: .eternal)]),
                     ])
+                    registered.withLock { $0.append(n) }
                 } else {
                     let known = registered.withLock { $0 }
-                    guard known > 0 else { continue }
-                    let n = (round * 7 + worker) % known + 1
+                    guard !known.isEmpty else { continue }
+                    let n = known[(round * 7 + worker) % known.count]
                     let text = registry.resolve(request("/p/\(n)"), for: .socket).stubbedText
                     // The exact host beats the wildcard: a snapshot holds both or neither.
                     if text != "/p/\(n)" { wrong.withLock { $0.append("\(n): \(text ?? "unmatched")") } }
@@ -40,7 +43,7 @@ struct RouteSnapshotTests {
             }
         }
         #expect(wrong.withLock { $0 }.isEmpty)
-        #expect(registry.stubSummaries.count == 2 * registered.withLock { $0 })
+        #expect(registry.stubSummaries.count == 2 * reserved.withLock { $0 })
     }
 
     /// A thread remembers the hosts its last request matched, for the snapshot it matched on:
