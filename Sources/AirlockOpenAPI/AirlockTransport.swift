@@ -214,16 +214,17 @@ extension AirlockTransport {
 
         /// Sends the request — to `target` instead of its own URL when a stub proxies — through
         /// the passthrough session, and hands the client the answer.
-        private func forward(to target: String?, recorder: ExchangeRecorder) {
+        private func forward(to target: ForwardTarget?, recorder: ExchangeRecorder) {
             guard case .waiting(_, let request, _) = state.withLock({ $0 }) else { return }
-            guard let url = URL(string: target ?? request.url) else {
-                let failure = ExchangeFailure.invalidProxyTarget(target ?? request.url)
+            guard let url = URL(string: target?.url ?? request.url) else {
+                let failure = ExchangeFailure.invalidProxyTarget(target?.url ?? request.url)
                 recorder.record(.failure(failure))
                 return end(with: URLError(.badURL, message: failure.description))
             }
             var forwarded = URLRequest(url: url)
             forwarded.httpMethod = request.method
-            for field in request.headerFields.fields where field.name.lowercased() != "host" || target == nil {
+            // A stub that proxies: the fields the core decided (its header edits made, no Host).
+            for field in target?.headers ?? request.headerFields.fields {
                 forwarded.addValue(field.value, forHTTPHeaderField: field.name)
             }
             forwarded.httpBody = request.body

@@ -81,12 +81,14 @@ package struct StubMapping: Sendable {
         // WireMock reads a mapping without a request as one for every request, and one without a
         // response as an empty 200.
         let nothing = JSONNode(document: .object([:]), source: node.source)
-        request = try WireMockRequestPattern(fields["request"] ?? nothing)
+        let pattern = try WireMockRequestPattern(fields["request"] ?? nothing)
+        request = pattern
         let response = try WireMockResponse.response(fields["response"] ?? nothing, files: files)
         var registration = Registration(
             host: "**",
-            path: request.pathPattern,
-            requirement: request.matcher,
+            path: pattern.pathPattern,
+            // WireMock's distance ranks the mapping among the near misses of a request it rejects.
+            requirement: pattern.matcher?.measuring { pattern.distance(to: $0) },
             scenario: scenario,
             responses: [response]
         )

@@ -62,15 +62,6 @@ enum WireMockResponse {
     ///   - files: Where `bodyFileName` resolves and which files it may name.
     static func response(_ node: JSONNode, files: ResponseFile.Access) throws(StubFileError) -> MockResponse {
         let fields = try node.object("a WireMock response", fields: Fields.response)
-        for key in ["additionalProxyRequestHeaders", "removeProxyRequestHeaders"] {
-            if let field = fields[key] {
-                throw field.error(
-                    .unsupported,
-                    "is not supported by Airlock (changing the header fields of a proxied request)",
-                    expected: "a mapping without it: the request goes on with the fields the client sent (but Host)"
-                )
-            }
-        }
         if let field = fields["transformerParameters"] {
             throw field.error(.unsupported, "is not supported by Airlock (template parameters)", expected: "the values written into the template itself")
         }
@@ -108,15 +99,17 @@ enum WireMockResponse {
         let delivery: MockResponse.Delivery = fixedDelay == 0 ? .instant : .delayed(fixedDelay)
 
         if let field = fields["proxyBaseUrl"] {
-            let proxy = try Self.proxy(field, fields: fields)
+            let proxy = try Self.proxy(field, fields: fields, templated: templated)
             return Self.drawingDelay(
                 MockResponse(body: .proxy(proxy), status: .ok, lifetime: .eternal, delivery: delivery, headerFields: HTTPFields()),
                 fixed: fixedDelay,
                 distribution: distribution
             )
         }
-        if let field = fields["proxyUrlPrefixToRemove"] {
-            throw field.error(.missingField, "is given without \"proxyBaseUrl\"", expected: "a \"proxyBaseUrl\" to send the request to, or no prefix")
+        for key in ["proxyUrlPrefixToRemove", "additionalProxyRequestHeaders", "removeProxyRequestHeaders"] {
+            if let field = fields[key] {
+                throw field.error(.missingField, "is given without \"proxyBaseUrl\"", expected: "a \"proxyBaseUrl\" to send the request to, or no \(key)")
+            }
         }
 
         if let field = fields["fault"] {
@@ -177,16 +170,26 @@ enum WireMockResponse {
         return Self.drawingDelay(response, fixed: fixedDelay, distribution: distribution)
     }
 
-    /// `proxyBaseUrl` (with `proxyUrlPrefixToRemove`): the request goes on to that server and its
-    /// answer is the response, so the mapping gives no status, headers or body of its own.
-    private static func proxy(_ field: JSONNode, fields: JSONObject) throws(StubFileError) -> MockResponse.Proxy {
+    /// `proxyBaseUrl` (with `proxyUrlPrefixToRemove`, `removeProxyRequestHeaders` and
+    /// `additionalProxyRequestHeaders`): the request goes on to that server and its answer is the
+    /// response, so the mapping gives no status, headers or body of its own. With the
+    /// `response-template` transformer, the added header values are templates, rendered for each
+    /// request (WireMock 3 renders them so).
+    private static func proxy(_ field: JSONNode, fields: JSONObject, templated: Bool) throws(StubFileError) -> MockResponse.Proxy {
         let base = try field.string()
+        if templated, base.contains("{{") {
+            throw field.error(
+                .unsupported,
+                "is a template, and Airlock renders templates in a proxy's added header values only",
+                expected: "a fixed base URL such as \"http://localhost:8081\" (one mapping per upstream)"
+            )
+        }
         guard let components = URLComponents(string: base), let scheme = components.scheme?.lowercased(),
             scheme == "http" || scheme == "https", components.host?.isEmpty == false, components.query == nil
         else {
             throw field.error(.invalidValue, "is \"\(base)\"", expected: "an http or https base URL such as \"http://localhost:8081\" (the request's path and query are appended)")
         }
-        for key in ["status", "statusMessage", "headers", "body", "jsonBody", "base64Body", "bodyFileName", "fault", "chunkedDribbleDelay", "transformers"] {
+        for key in ["status", "statusMessage", "headers", "body", "jsonBody", "base64Body", "bodyFileName", "fault", "chunkedDribbleDelay"] {
             if fields[key] != nil {
                 throw fields.error(
                     .conflictingFields,
@@ -196,7 +199,72 @@ enum WireMockResponse {
                 )
             }
         }
-        return MockResponse.Proxy(baseURL: base, removingPrefix: try fields["proxyUrlPrefixToRemove"]?.string())
+        var removing: [String] = []
+        if let list = fields["removeProxyRequestHeaders"] {
+            for item in try list.array(of: "header names (strings)") {
+                let name = try item.string()
+                if let problem = ResponseLimits.headerProblem(name: name, value: "") {
+                    throw item.error(.invalidHeader, problem, expected: "the name of a header field the client sends, such as \"Authorization\"")
+                }
+                removing.append(name)
+            }
+        }
+        var adding: [MockResponse.AddedHeader] = []
+        if let object = fields["additionalProxyRequestHeaders"] {
+            for (name, value) in try object.members("an object of header names and values (strings)") {
+                adding.append(try Self.addedHeader(name, value, templated: templated))
+            }
+        }
+        return MockResponse.Proxy(
+            baseURL: base,
+            removingPrefix: try fields["proxyUrlPrefixToRemove"]?.string(),
+            removingHeaders: removing,
+            addingHeaders: adding
+        )
+    }
+
+    /// The fields a proxy cannot set: the transports make them for the connection to the other
+    /// server (`Host` from `proxyBaseUrl`), so an added one would never be sent.
+    static let connectionFields: Set<String> = [
+        "host", "connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade", "proxy-authorization", "content-length",
+    ]
+
+    /// One field of `additionalProxyRequestHeaders`: a string (or a list of one, as WireMock
+    /// sends only the first value), a template when the mapping is templated.
+    private static func addedHeader(_ name: String, _ node: JSONNode, templated: Bool) throws(StubFileError) -> MockResponse.AddedHeader {
+        if connectionFields.contains(name.lowercased()) {
+            throw node.error(
+                .invalidHeader,
+                "sets \(name), which belongs to the connection to the other server (Host is proxyBaseUrl's)",
+                expected: "a header of the request itself, such as \"Authorization\" or \"User-Agent\""
+            )
+        }
+        var valueNode = node
+        if case .array = node.value {
+            let items = try node.array(of: "one header value (a string)")
+            guard items.count == 1 else {
+                throw node.error(.invalidValue, "has \(items.count) values", expected: "one value (WireMock sends only the first): a string, or a list of one")
+            }
+            valueNode = items[0]
+        }
+        let text = try valueNode.string()
+        guard templated, text.contains("{{") else {
+            if let problem = ResponseLimits.headerProblem(name: name, value: text) {
+                throw valueNode.error(.invalidHeader, problem, expected: ResponseLimits.headerFix)
+            }
+            return MockResponse.AddedHeader(name: name, value: .text(text))
+        }
+        if let problem = ResponseLimits.headerProblem(name: name, value: "") {
+            throw valueNode.error(.invalidHeader, problem, expected: ResponseLimits.headerFix)
+        }
+        let template: ResponseTemplate
+        do {
+            template = try ResponseTemplate(text)
+        } catch {
+            throw valueNode.error(.invalidTemplate, error.problem, expected: error.expected)
+        }
+        // Inserted values HTML-escaped, as WireMock's Handlebars writes every template.
+        return MockResponse.AddedHeader(name: name, value: .template(MockResponse.RequestTemplate { template.render($0, escaping: .html) }))
     }
 
     /// The header fields in the mapping's order: each value a string, or an array of strings

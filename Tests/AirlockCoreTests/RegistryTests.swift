@@ -60,6 +60,32 @@ struct RegistryTests {
         }
     }
 
+    /// A proxying stub's forwarded request is decided in the core: the URL, the request's fields
+    /// without Host and the removed ones (any case), then the added ones in place of the sent.
+    @Test func aProxyingStubsForwardedFieldsAreDecidedByTheCore() {
+        let registry = MockRegistry(snippetStyle: .json)
+        let proxy = MockResponse.Proxy(
+            baseURL: "http://127.0.0.1:8081/api/",
+            removingPrefix: "/v1",
+            removingHeaders: ["X-SECRET"],
+            addingHeaders: [
+                .init(name: "X-Added", value: .text("fixed")),
+                .init(name: "X-Path", value: .template(MockResponse.RequestTemplate { "path=" + $0.path })),
+            ]
+        )
+        let response = MockResponse(body: .proxy(proxy), contentType: nil, status: .ok, lifetime: .eternal, delivery: .instant, headers: [:])
+        #expect(registry.register([Registration(host: "a.test", path: "/v1/**", responses: [response])]).isEmpty)
+        var incoming = request("a.test", "/v1/items")
+        incoming.headers = [("Host", "a.test"), ("x-secret", "s"), ("X-Kept", "1"), ("x-added", "sent"), ("X-Kept", "2")]
+        var exchange = registry.resolve(incoming, for: .socket)
+        guard case .forward(recording: false, let target?, _)? = exchange.start(idleTimeout: nil, takesBodyInPieces: true).delivery else {
+            Issue.record("expected the request to be forwarded to the proxy's target")
+            return
+        }
+        #expect(target.url == "http://127.0.0.1:8081/api/items")
+        #expect(target.headers.map { "\($0.name): \($0.value)" } == ["X-Kept: 1", "X-Kept: 2", "X-Added: fixed", "X-Path: path=/v1/items"])
+    }
+
     @Test(arguments: [
         ("api-*", "api-x", true), ("api-*", "api-", true), ("api-*", "web-x", false),
         ("*-v1", "a-v1", true), ("*-v1", "a-v2", false), ("a*b*c", "abc", true), ("a*b*c", "aXbYc", true),

@@ -154,6 +154,7 @@ struct WireMockAdminAPITests {
                 let scenarios = try #require(try object(try await send(client, "\(base)/__admin/scenarios").text)["scenarios"] as? [[String: Any]])
                 #expect(scenarios.first?["state"] as? String == "open")
                 #expect(scenarios.first?["possibleStates"] as? [String] == ["Started", "open"])
+                #expect((scenarios.first?["mappings"] as? [Any])?.count == 2)
                 #expect(try await send(client, "\(base)/__admin/scenarios/reset", method: .POST, headers: Self.json).status == 200)
                 #expect(try await send(client, "\(base)/door").text == "opening")
 
@@ -167,6 +168,129 @@ struct WireMockAdminAPITests {
 
                 // A server started by code is stopped by code.
                 #expect(try await send(client, "\(base)/__admin/shutdown", method: .POST, headers: Self.json).status == 403)
+            }
+        }
+    }
+
+    @Test func scenariosAreListedWithTheirStubsAndSetByNameAsWireMockDoes() async throws {
+        try await withServer(HTTPMock()) { server in
+            try await withClient { client in
+                let base = server.baseURL.absoluteString
+                var ids: [String] = []
+                for mapping in [
+                    #"{"scenarioName": "front door", "requiredScenarioState": "Started", "newScenarioState": "open", "request": {"urlPath": "/door"}, "response": {"body": "opening"}}"#,
+                    #"{"scenarioName": "front door", "requiredScenarioState": "open", "request": {"urlPath": "/door"}, "response": {"body": "open"}}"#,
+                ] {
+                    let created = try await send(client, "\(base)/__admin/mappings", method: .POST, headers: Self.json, body: mapping)
+                    ids.append(try #require(try object(created.text)["id"] as? String))
+                }
+                // One of Airlock's own stubs in a scenario of its own.
+                let stubs = #"""
+                    {"stubs": [
+                      {"path": "/light", "method": "GET", "scenarioName": "light", "requiredScenarioState": "Started", "responses": [{"body": "off", "lifetime": "eternal"}]},
+                      {"path": "/light", "method": "GET", "scenarioName": "light", "requiredScenarioState": "on", "responses": [{"body": "on", "lifetime": "eternal"}]}
+                    ]}
+                    """#
+                #expect(try await send(client, "\(base)/__admin/stubs", method: .POST, headers: Self.json, body: stubs).status == 201)
+
+                let listed = try #require(try object(try await send(client, "\(base)/__admin/scenarios").text)["scenarios"] as? [[String: Any]])
+                #expect(listed.map { $0["name"] as? String } == ["front door", "light"])
+                #expect(listed.map { $0["id"] as? String } == ["front door", "light"])
+                #expect(listed.map { $0["state"] as? String } == ["Started", "Started"])
+                #expect(listed.map { $0["possibleStates"] as? [String] } == [["Started", "open"], ["Started", "on"]])
+                // WireMock 3's `mappings`: a mapping as listed, one of Airlock's stubs by its description and step.
+                let doorMappings = try #require(listed[0]["mappings"] as? [[String: Any]])
+                #expect(doorMappings.map { $0["id"] as? String } == ids)
+                #expect(doorMappings.map { ($0["request"] as? [String: Any])?["urlPath"] as? String } == ["/door", "/door"])
+                let lightMappings = try #require(listed[1]["mappings"] as? [[String: Any]])
+                #expect(lightMappings.count == 2)
+                #expect(lightMappings.allSatisfy { ($0["name"] as? String)?.contains("\"/light\"") == true && $0["scenarioName"] as? String == "light" })
+                #expect(lightMappings.map { $0["requiredScenarioState"] as? String } == ["Started", "on"])
+
+                // A name with a space, percent-encoded in the path.
+                let set = try await send(client, "\(base)/__admin/scenarios/front%20door/state", method: .PUT, body: #"{"state": "open"}"#)
+                let answered = try object(set.text)
+                #expect(set.status == 200 && answered.isEmpty, "\(set.text)")
+                #expect(try await send(client, "\(base)/door").text == "open")
+                #expect(try await send(client, "\(base)/__admin/scenarios/light/state", method: .PUT, body: #"{"state": "on"}"#).status == 200)
+                #expect(try await send(client, "\(base)/light").text == "on")
+
+                // A state no stub names: 422 with WireMock's code 11, naming the states there are.
+                let refused = try await send(client, "\(base)/__admin/scenarios/front%20door/state", method: .PUT, body: #"{"state": "closed"}"#)
+                #expect(refused.status == 422)
+                let error = try #require((try object(refused.text)["errors"] as? [[String: Any]])?.first)
+                #expect(error["code"] as? Int == 11)
+                #expect((error["title"] as? String)?.contains(#""Started", "open""#) == true, "\(error)")
+                // A scenario no stub names: 404.
+                let unknown = try await send(client, "\(base)/__admin/scenarios/back%20door/state", method: .PUT, body: #"{"state": "open"}"#)
+                #expect(unknown.status == 404)
+                #expect(unknown.text.contains("Scenario back door does not exist"), "\(unknown.text)")
+                // Not a state: 422, naming what to send.
+                #expect(try await send(client, "\(base)/__admin/scenarios/light/state", method: .PUT, body: #"{"state": 1}"#).status == 422)
+                // No body returns the one scenario to Started, the other stays.
+                #expect(try await send(client, "\(base)/__admin/scenarios/front%20door/state", method: .PUT).status == 200)
+                #expect(try await send(client, "\(base)/door").text == "opening")
+                #expect(try await send(client, "\(base)/light").text == "on")
+
+                // The admin API's checks hold here too: a web page's PUT is refused.
+                let foreign = try await send(client, "\(base)/__admin/scenarios/light/state", method: .PUT, headers: [("Origin", "http://attacker.example")], body: #"{"state": "Started"}"#)
+                #expect(foreign.status == 403)
+                #expect(try await send(client, "\(base)/light").text == "on")
+
+                #expect(try await send(client, "\(base)/__admin/scenarios/reset", method: .POST, headers: Self.json).status == 200)
+                #expect(try await send(client, "\(base)/light").text == "off")
+                let states = try #require(try object(try await send(client, "\(base)/__admin/scenarios").text)["scenarios"] as? [[String: Any]])
+                #expect(states.map { $0["state"] as? String } == ["Started", "Started"])
+            }
+        }
+    }
+
+    @Test func nearMissesRankAirlocksOwnStubsAndMappingsWithTheCoresDiagnosis() async throws {
+        try await withServer(HTTPMock()) { server in
+            try await withClient { client in
+                let base = server.baseURL.absoluteString
+                let stubs = #"{"stubs": [{"path": "/orders", "method": "POST", "responses": [{"status": 201, "body": "created", "lifetime": "eternal"}]}]}"#
+                #expect(try await send(client, "\(base)/__admin/stubs", method: .POST, headers: Self.json, body: stubs).status == 201)
+                let created = try await send(client, "\(base)/__admin/mappings", method: .POST, headers: Self.json, body: #"""
+                    {"request": {"method": "GET", "urlPath": "/users", "headers": {"Accept": {"contains": "json"}}}, "response": {"body": "[]"}}
+                    """#)
+                let mappingID = try #require(try object(created.text)["id"] as? String)
+                let secret = "s3cret-near-miss-token"
+                #expect(try await send(client, "\(base)/orders", headers: [("Authorization", "Bearer \(secret)")]).status == 404)
+
+                // The journal's unmatched request, nearest first: Airlock's stub for its path.
+                let unmatched = try await send(client, "\(base)/__admin/requests/unmatched/near-misses")
+                #expect(!unmatched.text.contains(secret), "the request's token is shown: \(unmatched.text)")
+                let misses = try #require(try object(unmatched.text)["nearMisses"] as? [[String: Any]])
+                #expect(misses.count == 2)
+                #expect(misses.allSatisfy { ($0["request"] as? [String: Any])?["url"] as? String == "/orders" })
+                let nearest = try #require(misses.first)
+                #expect(((nearest["stubMapping"] as? [String: Any])?["name"] as? String)?.contains(#"path "/orders""#) == true, "\(nearest)")
+                #expect((nearest["diagnostic"] as? String)?.contains("path ✓") == true, "\(nearest)")
+                let distances = misses.compactMap { ($0["matchResult"] as? [String: Any])?["distance"] as? Double }
+                #expect(distances.count == 2 && distances.allSatisfy { $0 > 0 && $0 < 1 } && distances == distances.sorted(), "\(distances)")
+                #expect((misses.last?["stubMapping"] as? [String: Any])?["id"] as? String == mappingID)
+
+                // A request that Airlock's stub would answer is at distance 0.
+                let byRequest = try await send(client, "\(base)/__admin/near-misses/request", method: .POST, headers: Self.json, body: #"{"url": "/orders", "method": "POST"}"#)
+                let exact = try #require((try object(byRequest.text)["nearMisses"] as? [[String: Any]])?.first)
+                #expect((exact["matchResult"] as? [String: Any])?["distance"] as? Double == 0)
+                // A mapping ranks by WireMock's distance: the request with the header it wants is nearer.
+                let without = try await send(client, "\(base)/__admin/near-misses/request", method: .POST, headers: Self.json, body: #"{"url": "/users", "method": "GET"}"#)
+                let with = try await send(client, "\(base)/__admin/near-misses/request", method: .POST, headers: Self.json,
+                                          body: #"{"url": "/users", "method": "GET", "headers": {"Accept": "application/json", "Authorization": "Bearer \#(secret)"}}"#)
+                #expect(!with.text.contains(secret), "the posted token is shown: \(with.text)")
+                let withoutMiss = try #require((try object(without.text)["nearMisses"] as? [[String: Any]])?.first)
+                let withMiss = try #require((try object(with.text)["nearMisses"] as? [[String: Any]])?.first)
+                #expect((withoutMiss["stubMapping"] as? [String: Any])?["id"] as? String == mappingID)
+                let far = try #require((withoutMiss["matchResult"] as? [String: Any])?["distance"] as? Double)
+                #expect(far > 0)
+                #expect((withMiss["matchResult"] as? [String: Any])?["distance"] as? Double == 0)
+
+                // What is not a logged request is refused, naming what to send; a POST that is not JSON too.
+                let invalid = try await send(client, "\(base)/__admin/near-misses/request", method: .POST, headers: Self.json, body: "[1]")
+                #expect(invalid.status == 422 && invalid.text.contains("send a logged request"), "\(invalid.text)")
+                #expect(try await send(client, "\(base)/__admin/near-misses/request", method: .POST, body: #"{"url": "/orders"}"#).status == 415)
             }
         }
     }
@@ -223,6 +347,15 @@ struct WireMockAdminAPITests {
                     #expect(!created.text.contains(secret) && !listed.text.contains(secret), "\(secret) shown")
                 }
                 #expect(listed.text.contains(#""username" : "ann""#))
+
+                // The token a proxy adds to the request it sends on, too.
+                let proxy = try await send(client, "\(base)/__admin/mappings", method: .POST, headers: Self.json, body: #"""
+                    {"request": {"urlPath": "/up"}, "response": {"proxyBaseUrl": "http://127.0.0.1:9", "additionalProxyRequestHeaders": {"Authorization": "Bearer proxy-s3cret", "X-Team": "blue"}}}
+                    """#)
+                #expect(proxy.status == 201)
+                let relisted = try await send(client, "\(base)/__admin/mappings")
+                #expect(!proxy.text.contains("proxy-s3cret") && !relisted.text.contains("proxy-s3cret"), "\(relisted.text)")
+                #expect(relisted.text.contains(#""X-Team" : "blue""#), "\(relisted.text)")
             }
         }
     }

@@ -209,6 +209,79 @@ struct WireMockMappingsTests {
         }
     }
 
+    /// `removeProxyRequestHeaders` and `additionalProxyRequestHeaders` (a value templated), as
+    /// a real server on loopback receives them: the same fields in-process and over the socket.
+    @Test func aProxyMappingRemovesAndAddsHeaderFieldsOfTheForwardedRequest() async throws {
+        // The upstream answers with the fields it got, one `name: value` line each.
+        let upstream = HTTPMock()
+        upstream.addResponses(forPath: "/echo", host: "**") {
+            MockResponse.computed(lifetime: .eternal) { request in
+                .plaintext(request.headers.map { "\($0.name.lowercased()): \($0.value)" }.joined(separator: "\n"))
+            }
+        }
+        try await withServer(upstream) { origin in
+            let mapping = Data(#"""
+                {"request": {"urlPath": "/echo"},
+                 "response": {"proxyBaseUrl": "\#(origin.baseURL.absoluteString)", "transformers": ["response-template"],
+                              "removeProxyRequestHeaders": ["x-secret", "USER-AGENT"],
+                              "additionalProxyRequestHeaders": {"X-Added": "fixed", "X-Trace": "trace-{{request.headers.X-Request-Id}}", "x-replaced": "new"}}}
+                """#.utf8)
+            let mappings = try WireMockMappings(data: mapping, source: "proxy mapping", rootDirectory: FileManager.default.temporaryDirectory)
+            let sent = ["X-Secret": "s3cret", "User-Agent": "airlock-test-agent", "X-Request-Id": "42", "X-Replaced": "old", "X-Kept": "kept"]
+
+            let inProcess = HTTPMock()
+            #expect(inProcess.registerStubs(mappings).isEmpty)
+            let fetched = try await inProcess.fetch("https://api.example.com/echo", headers: sent)
+            #expect(fetched.status == 200)
+            var received = [fetched.text.split(separator: "\n").map(String.init)]
+
+            let served = HTTPMock()
+            served.registerStubs(mappings)
+            try await withServer(served) { server in
+                try await withClient { client in
+                    let answer = try await send(client, "\(server.baseURL.absoluteString)/echo", headers: sent.map { ($0.key, $0.value) })
+                    #expect(answer.status == 200)
+                    received.append(answer.text.split(separator: "\n").map(String.init))
+                }
+            }
+            for lines in received {
+                for line in ["x-added: fixed", "x-trace: trace-42", "x-replaced: new", "x-kept: kept", "x-request-id: 42"] {
+                    #expect(lines.contains(line), "\(line) not in \(lines)")
+                }
+                // Removed whatever their case; the sent value of a replaced field is gone.
+                #expect(!lines.contains { $0.hasPrefix("x-secret:") }, "\(lines)")
+                #expect(!lines.contains("user-agent: airlock-test-agent"), "\(lines)")
+                #expect(lines.filter { $0.hasPrefix("x-replaced:") } == ["x-replaced: new"], "\(lines)")
+                #expect(lines.filter { $0.hasPrefix("host:") } == ["host: 127.0.0.1:\(origin.baseURL.port ?? 0)"], "\(lines)")
+            }
+            #expect(upstream.requests.count == 2)
+        }
+    }
+
+    /// An added value rendered into something a header cannot carry fails the exchange, naming
+    /// the header, instead of sending it.
+    @Test func anAddedProxyHeaderThatRendersALineBreakFailsNamingIt() async throws {
+        let upstream = HTTPMock()
+        upstream.addResponses(forPath: "/echo", host: "**") { MockResponse.plaintext("reached", lifetime: .eternal) }
+        try await withServer(upstream) { origin in
+            let mapping = Data(#"""
+                {"request": {"urlPath": "/echo"},
+                 "response": {"proxyBaseUrl": "\#(origin.baseURL.absoluteString)", "transformers": ["response-template"],
+                              "additionalProxyRequestHeaders": {"X-From-Query": "{{request.query.v}}"}}}
+                """#.utf8)
+            let served = HTTPMock()
+            served.registerStubs(try WireMockMappings(data: mapping, source: "proxy mapping", rootDirectory: FileManager.default.temporaryDirectory))
+            try await withServer(served) { server in
+                try await withClient { client in
+                    let answer = try await send(client, "\(server.baseURL.absoluteString)/echo?v=a%0D%0AX-Injected:%20yes")
+                    #expect(answer.status == 500)
+                    #expect(answer.text.contains("added header X-From-Query cannot be sent"), "\(answer.text)")
+                }
+            }
+            #expect(upstream.requests.isEmpty)
+        }
+    }
+
     // MARK: Precedence
 
     @Test func theLowestPriorityWinsThenTheNewestAndSwiftStubsBeatMappingsOfTheirPriority() async throws {
@@ -261,8 +334,20 @@ struct WireMockMappingsTests {
 
     @Test(arguments: [
         (
-            #"{"request": {"urlPath": "/p"}, "response": {"proxyBaseUrl": "https://example.com", "additionalProxyRequestHeaders": {"X-A": "1"}}}"#,
-            "response.additionalProxyRequestHeaders: is not supported by Airlock (changing the header fields of a proxied request)"
+            #"{"request": {"urlPath": "/p"}, "response": {"proxyBaseUrl": "https://example.com", "additionalProxyRequestHeaders": {"Host": "other.test"}}}"#,
+            "response.additionalProxyRequestHeaders.Host: sets Host, which belongs to the connection to the other server"
+        ),
+        (
+            #"{"request": {"urlPath": "/p"}, "response": {"proxyBaseUrl": "https://example.com", "additionalProxyRequestHeaders": {"X-A": ["1", "2"]}}}"#,
+            "response.additionalProxyRequestHeaders.X-A: has 2 values; expected one value (WireMock sends only the first)"
+        ),
+        (
+            #"{"request": {"urlPath": "/p"}, "response": {"body": "x", "removeProxyRequestHeaders": ["X-A"]}}"#,
+            #"response.removeProxyRequestHeaders: is given without "proxyBaseUrl""#
+        ),
+        (
+            #"{"request": {"urlPath": "/p"}, "response": {"proxyBaseUrl": "{{request.headers.X-Url}}", "transformers": ["response-template"]}}"#,
+            "response.proxyBaseUrl: is a template, and Airlock renders templates in a proxy's added header values only"
         ),
         (
             #"{"request": {"urlPath": "/p"}, "response": {"proxyBaseUrl": "https://example.com", "status": 200}}"#,

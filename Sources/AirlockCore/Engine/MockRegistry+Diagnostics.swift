@@ -44,17 +44,20 @@ extension MockRegistry {
 
         /// The candidates that came closest, with a verdict per part: `host ✓`,
         /// `path ✗ /users/* vs /user/1`, `query missing page`, `method GET vs POST`, `used up`.
-        /// Fewer misses first (a host that differs counts two), then the longer path prefix
-        /// shared with the request, then the stub registered first.
+        /// Fewer misses first (a host that differs counts two; a `requiring:` matcher that can
+        /// say how far the request is from it — a WireMock mapping's — counts that share of one),
+        /// then the longer path prefix shared with the request, then the stub registered first.
+        /// Each near miss's distance is its misses `m` as `m / (m + 1)`: 0 for a stub that would
+        /// answer, nearer 1 the more differs, in the order of the ranking.
         private func nearestStubs(redaction: Redaction) -> [UnmatchedDiagnosis.NearMiss] {
             let query = request.queryValues
             let labels = request.host.lowercased().splitSegments(on: UInt8(ascii: "."))
             let segments = (request.path.isEmpty ? "" : String(request.path.dropFirst())).splitSegments(on: UInt8(ascii: "/"))
             var shown: RecordedRequest?
-            var scored: [(misses: Int, similarity: Int, order: Int, nearMiss: UnmatchedDiagnosis.NearMiss)] = []
+            var scored: [(misses: Double, similarity: Int, order: Int, nearMiss: UnmatchedDiagnosis.NearMiss)] = []
             for (order, route, entry) in candidates {
                 var verdicts: [String] = []
-                var misses = 0
+                var misses = 0.0
                 if route.host.matches(labels) {
                     verdicts.append("host ✓")
                 } else {
@@ -81,7 +84,7 @@ extension MockRegistry {
                         if shown == nil { shown = redaction.apply(to: request) }
                         let differences = requirement.mismatchTemplates(shown!)
                         verdicts.append(differences.isEmpty ? "requirement ✗ \(requirement.template)" : differences.joined(separator: ", "))
-                        misses += 1
+                        misses += requirement.missWeight(request)
                     }
                 }
                 if let step = route.scenario, let required = step.requiredState {
@@ -98,7 +101,9 @@ extension MockRegistry {
                     misses += 1
                 }
                 let similarity = SortedPathIndex.sharedPrefix(route.path.source, request.path)
-                scored.append((misses, similarity, order, .init(stub: route.stub.description, verdicts: verdicts)))
+                let stub = route.stub
+                let nearMiss = UnmatchedDiagnosis.NearMiss(stub: stub.description, verdicts: verdicts, stubID: stub.stubID, distance: misses / (misses + 1))
+                scored.append((misses, similarity, order, nearMiss))
             }
             scored.sort { ($0.misses, -$0.similarity, $0.order) < ($1.misses, -$1.similarity, $1.order) }
             return scored.prefix(Self.shownCount).map(\.nearMiss)

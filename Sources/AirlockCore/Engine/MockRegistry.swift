@@ -190,22 +190,6 @@ public final class MockRegistry: Sendable {
         state.withLock { $0.scenarios.all }
     }
 
-    /// Every state each scenario's stubs need or move to, `Started` first.
-    package var scenarioPossibleStates: [String: [String]] {
-        state.withLock { state in
-            var states: [String: [String]] = [:]
-            for (route, _) in state.liveRoutes {
-                guard let step = route.scenario else { continue }
-                var known = states[step.name] ?? [ScenarioStep.started]
-                for name in [step.requiredState, step.newState].compactMap({ $0 }) where !known.contains(name) {
-                    known.append(name)
-                }
-                states[step.name] = known
-            }
-            return states
-        }
-    }
-
     /// Moves a scenario to a state.
     package func setScenario(_ name: String, to newState: String) {
         state.withLock { $0.scenarios.set(name, to: newState) }

@@ -15,8 +15,15 @@ package struct UnmatchedDiagnosis: Sendable {
 
     /// A registered stub that came close, with a verdict per part.
     package struct NearMiss: Sendable {
+        /// The stub's description, values marked for the output pass.
         package let stub: String
+        /// A verdict per part (`host ✓`, `path ✗ …`), values marked for the output pass.
         package let verdicts: [String]
+        /// The id a format gave the stub (a WireMock mapping's), if it has one.
+        package var stubID: UUID? = nil
+        /// How far the request is from the stub: 0 when the stub would answer it, nearer 1 the
+        /// more differs; in the order of the ranking.
+        package var distance: Double = 1
     }
 
     /// The request, redacted.

@@ -51,7 +51,13 @@ extension ExchangeStateMachine {
         let plan: Plan
         switch response.body {
         case .proxy(let proxy):
-            plan = .forward(recording: false, target: proxy.target(for: request))
+            // The forwarded request is decided here, once, for every transport.
+            switch proxy.forwarding(request, recorded: RecordedRequest(sequence: recorder.sequence, request: request, date: recorder.started)) {
+            case .success(let target):
+                plan = .forward(recording: false, target: target)
+            case .failure(let problem):
+                plan = .respond(Self.failure(problem.description, like: response), redirect: nil)
+            }
         case .error(let box):
             // A socket cannot carry a Swift error: the closest it can do is reset the connection.
             plan = transport.carry(box).map { .failCarrying($0, recorded: .stubError(box.summary)) } ?? .fault(.connectionReset)

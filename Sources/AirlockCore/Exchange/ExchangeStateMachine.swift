@@ -25,8 +25,9 @@ import Foundation
 package struct ExchangeStateMachine<Kind: TransportKind>: Sendable {
     /// What the registry decided, before the transport starts the exchange.
     enum Plan: Sendable {
-        /// Send the request to the real network (after the delay).
-        case forward(recording: Bool, target: String?)
+        /// Send the request to the real network (after the delay): as it came, or as a proxying
+        /// stub sends it on (`target`).
+        case forward(recording: Bool, target: ForwardTarget?)
         /// Stop the process.
         case stop(Kind.Stop)
         /// Send this response (its body bytes, a file, a failure, a stream or a WebSocket).
@@ -102,12 +103,12 @@ package struct ExchangeStateMachine<Kind: TransportKind>: Sendable {
         case failCarrying(Kind.Failure)
         /// Misbehave on the connection as the fault says (recorded).
         case fault(MockResponse.Fault)
-        /// Send the request to the real network and relay the answer, recording it. `target`: the
-        /// absolute URL to send it to instead of its own (a stub that proxies), with the
-        /// request's method, fields (but `Host`) and body; `recording`: a cassette records it
-        /// (it wants bodies it can read); `inPieces`: the client takes the answer's body in pieces
-        /// as they arrive.
-        case forward(recording: Bool, target: String?, inPieces: Bool)
+        /// Send the request to the real network and relay the answer, recording it. `target`: for
+        /// a stub that proxies, the URL to send it to instead of its own and the header fields to
+        /// send (the core applied the stub's header edits; no `Host`), with the request's method
+        /// and body; `recording`: a cassette records it (it wants bodies it can read);
+        /// `inPieces`: the client takes the answer's body in pieces as they arrive.
+        case forward(recording: Bool, target: ForwardTarget?, inPieces: Bool)
         /// Stop the process (the `.fatalError` policy, on a transport that may).
         case stop(Kind.Stop)
         /// Accept the WebSocket upgrade with this response and play the script (recorded by the

@@ -19,6 +19,9 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     /// that each output shows them as its mock's ``Redaction`` allows.
     package let template: String
     private let check: @Sendable (RecordedRequest) -> [String]
+    /// How far a request is from matching, from 0 to 1, for a matcher that can say more than
+    /// "matches" or "does not" (a WireMock mapping's request pattern); `nil` for the others.
+    private var measure: (@Sendable (RecordedRequest) -> Double)?
 
     /// What the matcher requires, such as `method POST`, with credentials hidden by
     /// ``Redaction/standard``.
@@ -45,6 +48,23 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     public init(description: String, mismatches: @escaping @Sendable (RecordedRequest) -> [String]) {
         self.template = description
         self.check = mismatches
+    }
+
+    /// The same matcher, which also says how far a request it rejects is from matching (0 to 1),
+    /// for the near-miss ranking of the unmatched-request diagnosis.
+    package func measuring(_ distance: @escaping @Sendable (RecordedRequest) -> Double) -> RequestMatcher {
+        var measured = self
+        measured.measure = distance
+        return measured
+    }
+
+    /// What a request the matcher rejects counts in the near-miss ranking: how far it is from
+    /// matching when the matcher can say (never 0: it did not match), else one whole miss.
+    package func missWeight(_ request: RecordedRequest) -> Double {
+        guard let measure else { return 1 }
+        let distance = measure(request)
+        guard distance.isFinite else { return 1 }
+        return Swift.min(1, Swift.max(0.000_001, distance))
     }
 
     /// Whether the request satisfies the matcher.

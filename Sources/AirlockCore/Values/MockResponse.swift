@@ -346,31 +346,6 @@ extension MockResponse {
         case webSocket(WebSocketScript)
     }
 
-    /// Where a stub that proxies sends a request: WireMock's `proxyBaseUrl`.
-    package struct Proxy: Hashable, Sendable {
-        /// The base URL the request's path and query are appended to: `http://localhost:8081/api`.
-        package let baseURL: String
-        /// A prefix taken off the request's path first (WireMock's `proxyUrlPrefixToRemove`).
-        package let removingPrefix: String?
-
-        package init(baseURL: String, removingPrefix: String?) {
-            self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
-            self.removingPrefix = removingPrefix
-        }
-
-        /// The URL a request goes to: the base, then the request's path (as sent, less the
-        /// prefix) and query.
-        package func target(for request: IncomingRequest) -> String {
-            let target = RequestTarget(url: request.url)
-            var path = target.path
-            if let removingPrefix, !removingPrefix.isEmpty, path.hasPrefix(removingPrefix) {
-                path = String(path.dropFirst(removingPrefix.count))
-                if !path.hasPrefix("/") { path = "/" + path }
-            }
-            return baseURL + path + (target.query.map { "?" + $0 } ?? "")
-        }
-    }
-
     /// A closure that makes a response from the request, compared by identity.
     package final class Computation: Hashable, Sendable {
         package let make: @Sendable (RecordedRequest) throws -> MockResponse

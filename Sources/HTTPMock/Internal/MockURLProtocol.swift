@@ -153,16 +153,18 @@ class MockURLProtocol: LoadingURLProtocol, RequestBodyReading {
 
     /// Sends the request — to `target` instead of its own URL when a stub proxies — to the
     /// real network, and relays the answer.
-    private func forward(_ load: Hop, to target: String?, inPieces: Bool, recorder: ExchangeRecorder) {
+    private func forward(_ load: Hop, to target: ForwardTarget?, inPieces: Bool, recorder: ExchangeRecorder) {
         var request = load.request
         if let target {
-            guard let url = URL(string: target) else {
-                let failure = ExchangeFailure.invalidProxyTarget(target)
+            guard let url = URL(string: target.url) else {
+                let failure = ExchangeFailure.invalidProxyTarget(target.url)
                 recorder.record(.failure(failure))
                 return fail(URLError(.badURL, message: failure.description))
             }
             request.url = url
-            request.setValue(nil, forHTTPHeaderField: "Host")
+            // The fields the core decided (the stub's header edits made, no Host), and no others.
+            request.allHTTPHeaderFields = nil
+            for field in target.headers { request.addValue(field.value, forHTTPHeaderField: field.name) }
         }
         let forwarded = request
         // No loop is possible: a mock's passthrough session is fixed before the mock exists, so

@@ -15,9 +15,9 @@ import NIOHTTP1
 /// | `GET /__admin/requests` | the journal, redacted, newest first, in WireMock's shape with Airlock's fields |
 /// | `GET /__admin/requests/unmatched` | unmatched requests as WireMock logs them, each with its diagnostic |
 /// | `POST /__admin/reset` | removes all stubs and the journal; scenarios start again; a WireMock root's mappings load again |
-/// | `GET /__admin/scenarios` | every scenario with its current state |
-/// | `PUT /__admin/scenarios/<name>/state` | sets a scenario's state: `{"state": "…"}` |
-/// | `POST /__admin/scenarios/reset` | returns every scenario to `Started` |
+/// | `GET /__admin/scenarios` | every scenario with its state, possible states and stubs (``WireMockAdminAPI``) |
+/// | `PUT /__admin/scenarios/<name>/state` | sets a scenario's state: `{"state": "…"}` (``WireMockAdminAPI``) |
+/// | `POST /__admin/scenarios/reset` | returns every scenario to `Started` (``WireMockAdminAPI``) |
 /// | `GET /__admin/inspector/` | the traffic page and its files; `…/feed` its live feed (``InspectorRoute``) |
 ///
 /// WireMock's own paths (`/__admin/mappings`, request counts and finds, near misses, settings,
@@ -110,29 +110,6 @@ struct AdminAPI {
                 "requests": .array(records), "requestJournalDisabled": false,
                 "total": .number(Double(counts.seen)), "dropped": .number(Double(counts.dropped)),
             ])
-        case (.GET, "/__admin/scenarios"):
-            let states = registry.scenarioStates
-            let possible = registry.scenarioPossibleStates
-            return Self.json(200, [
-                "scenarios": .array(states.keys.sorted().map { name in
-                    [
-                        "id": .string(name), "name": .string(name), "state": .string(states[name]!),
-                        "possibleStates": .array((possible[name] ?? [ScenarioStep.started]).map(JSONValue.string)),
-                    ]
-                }),
-            ])
-        case (.POST, "/__admin/scenarios/reset"):
-            registry.resetScenarios()
-            return Self.json(200, ["reset": true])
-        case (.PUT, _) where path.hasPrefix("/__admin/scenarios/") && path.hasSuffix("/state"):
-            let name = String(path.dropFirst("/__admin/scenarios/".count).dropLast("/state".count)).removingPercentEncoding ?? ""
-            guard !name.isEmpty, let body, case .object(let object)? = try? JSONValue.parse(body),
-                case .string(let state)? = object["state"], !state.isEmpty
-            else {
-                return Self.json(400, ["error": "send {\"state\": \"<state>\"} to PUT /__admin/scenarios/<name>/state"])
-            }
-            registry.setScenario(name, to: state)
-            return Self.json(200, ["name": .string(name), "state": .string(state)])
         case (.POST, "/__admin/reset"):
             registry.removeAll()
             journal.clear()
@@ -142,7 +119,6 @@ struct AdminAPI {
             let endpoints = [
                 "GET /__admin/stubs", "POST /__admin/stubs", "DELETE /__admin/stubs[?host=…]",
                 "GET /__admin/requests", "GET /__admin/requests/unmatched", "POST /__admin/reset",
-                "GET /__admin/scenarios", "PUT /__admin/scenarios/<name>/state", "POST /__admin/scenarios/reset",
             ] + WireMockAdminAPI.endpoints + WebSocketAdminAPI.endpoints
             return Self.json(404, [
                 "error": .string("no admin endpoint \(head.method.rawValue) \(path)"),

@@ -38,13 +38,14 @@ extension ExchangeDelivery {
     /// - Parameters:
     ///   - recording: Whether a recording cassette keeps the exchange: the real host is then
     ///     offered only the content codings Airlock reads, so that secrets can be redacted.
-    ///   - target: The URL to send it to instead of its own (a stub that proxies).
+    ///   - target: For a stub that proxies, the URL to send it to instead of its own and the
+    ///     fields to send, as the core decided them.
     ///   - recorder: Where the exchange is recorded.
-    func forward(_ incoming: IncomingRequest, recording: Bool, to target: String?, recorder: ExchangeRecorder) {
-        let url = target ?? incoming.url
+    func forward(_ incoming: IncomingRequest, recording: Bool, to target: ForwardTarget?, recorder: ExchangeRecorder) {
+        let url = target?.url ?? incoming.url
         if WebSocketUpgrade.problem(with: head) == nil {
             // A WebSocket: relayed frame by frame, and recorded when the conversation ends.
-            return WebSocketRelay.open(to: url, recording: recording, recorder: recorder, on: self)
+            return WebSocketRelay.open(to: url, fields: target?.headers, recording: recording, recorder: recorder, on: self)
         }
         let limit = server.configuration.maxRequestBodySize
         let eventLoop = context.eventLoop
@@ -53,7 +54,7 @@ extension ExchangeDelivery {
             eventLoop: eventLoop
         )
         let forward = server.forwarder.execute(
-            method: head.method, url: url, headers: forwardedFields(recording: recording), body: incoming.body, limit: limit,
+            method: head.method, url: url, headers: target.map { Self.sent($0.headers) } ?? forwardedFields(recording: recording), body: incoming.body, limit: limit,
             timeout: Self.forwardTimeout, streams: true, on: eventLoop,
             relayTo: { pipeline in try pipeline.addHandlers(stages.value.recording, stages.value.writing) },
             unreachable: { failure in
@@ -83,6 +84,11 @@ extension ExchangeDelivery {
             fields.append((field.name, field.value))
         }
         return fields
+    }
+
+    /// The fields the core decided for a stub that proxies, less the connection's own.
+    private static func sent(_ fields: [(name: String, value: String)]) -> [(name: String, value: String)] {
+        fields.filter { !hopByHop.contains($0.name.lowercased()) }
     }
 
     /// Every field in order, repeated ones apart, but those of the connection and the length: the

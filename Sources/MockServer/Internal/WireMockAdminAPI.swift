@@ -101,6 +101,14 @@ struct WireMockAdminAPI {
                     }
                 return AdminAPI.json(200, ["nearMisses": .array(Array(misses))])
             }
+        case (.GET, "scenarios"):
+            return AdminAPI.json(200, ["scenarios": .array(registry.scenarioSummaries.map(listed))])
+        case (.POST, "scenarios/reset"):
+            registry.resetScenarios()
+            return Self.empty(200)
+        case (.PUT, _) where parts.count >= 3 && parts[0] == "scenarios" && parts[parts.count - 1] == "state":
+            // The name as sent, `/` and all: everything between `scenarios/` and `/state`.
+            return setScenarioState(parts[1..<(parts.count - 1)].joined(separator: "/"), body: body)
         case (.GET, "settings"):
             return AdminAPI.json(200, ["settings": ["fixedDelay": .number((registry.addedDelay * 1000).rounded())]])
         case (.POST, "settings"), (.PUT, "settings"):
@@ -121,6 +129,7 @@ struct WireMockAdminAPI {
 
     /// The paths this API answers, for the admin API's list of endpoints.
     static let endpoints = [
+        "GET /__admin/scenarios", "PUT /__admin/scenarios/<name>/state", "POST /__admin/scenarios/reset",
         "GET /__admin/mappings", "POST /__admin/mappings", "DELETE /__admin/mappings", "GET /__admin/mappings/<id>",
         "PUT /__admin/mappings/<id>", "DELETE /__admin/mappings/<id>", "POST /__admin/mappings/reset", "POST /__admin/mappings/save",
         "DELETE /__admin/requests", "GET /__admin/requests/<id>", "POST /__admin/requests/count", "POST /__admin/requests/find",
@@ -260,21 +269,82 @@ struct WireMockAdminAPI {
         }
     }
 
-    /// The mappings nearest to a request that none matched, nearest first.
+    /// The stubs nearest to a request, nearest first, as WireMock lists near misses: the core's
+    /// unmatched-request diagnosis ranks them (Airlock's own stubs and WireMock mappings alike,
+    /// a mapping by WireMock's distance), and each comes with the request as logged, the stub
+    /// (a mapping as listed; one of Airlock's own by its description) and the distance, plus
+    /// Airlock's verdict per part in `diagnostic`. Everything shown is redacted.
     private func nearMisses(for request: RecordedRequest) -> [JSONValue] {
-        let redaction = registry.journal.redaction
+        let diagnosis = registry.diagnosis(for: request)
+        let redaction = diagnosis.redaction
         let logged = JSONValue.object(WireMockJournal.loggedRequest(redaction.apply(to: request)))
-        return registry.wireMockMappings
-            .map { (mapping: $0, distance: $0.request.distance(to: request)) }
-            .sorted { $0.distance < $1.distance }
-            .prefix(Self.nearMissCount)
-            .map { miss in
-                [
-                    "request": logged,
-                    "stubMapping": listed(miss.mapping),
-                    "matchResult": ["distance": .number(miss.distance)],
-                ]
+        return diagnosis.nearest.map { miss in
+            [
+                "request": logged,
+                "stubMapping": stubMapping(id: miss.stubID, description: miss.stub, redaction: redaction, secrets: diagnosis.secrets),
+                "matchResult": ["distance": .number(miss.distance)],
+                "diagnostic": .string(redaction.text(miss.verdicts.joined(separator: "  "), secrets: diagnosis.secrets)),
+            ]
+        }
+    }
+
+    /// A stub as WireMock names one: a mapping as the admin API lists it; one of Airlock's own
+    /// (which has no mapping) by its description, as `name`, with its id if a format gave it one.
+    private func stubMapping(id: UUID?, description: String, redaction: Redaction, secrets: [String] = []) -> JSONValue {
+        if let id, let mapping = registry.wireMockMapping(id: id) { return listed(mapping) }
+        var members = JSONMembers()
+        if let id { members["id"] = .string(id.uuidString.lowercased()) }
+        members["name"] = .string(redaction.text(description, secrets: secrets))
+        return .object(members)
+    }
+
+    // MARK: Scenarios
+
+    /// A scenario as WireMock 3 lists it: `id` and `name` (both its name), `state`,
+    /// `possibleStates` and its `mappings` (each of Airlock's own stubs by its description and
+    /// step).
+    private func listed(_ scenario: ScenarioSummary) -> JSONValue {
+        let redaction = registry.journal.redaction
+        let mappings = scenario.stubs.map { stub, step -> JSONValue in
+            guard case .object(var members) = stubMapping(id: stub.stubID, description: stub.description, redaction: redaction) else { return [:] }
+            if stub.stubID.flatMap(registry.wireMockMapping(id:)) == nil {
+                members["scenarioName"] = .string(step.name)
+                members["requiredScenarioState"] = step.requiredState.map(JSONValue.string)
+                members["newScenarioState"] = step.newState.map(JSONValue.string)
             }
+            return .object(members.filter { $0.value != .null })
+        }
+        return [
+            "id": .string(scenario.name),
+            "name": .string(scenario.name),
+            "state": .string(scenario.state),
+            "possibleStates": .array(scenario.possibleStates.map(JSONValue.string)),
+            "mappings": .array(mappings),
+        ]
+    }
+
+    /// `PUT /__admin/scenarios/<name>/state` as WireMock answers it: `{"state": "…"}` moves the
+    /// scenario to one of the states its stubs name, an empty body returns it to `Started`;
+    /// `200 {}`, `404` for a scenario no stub names, `422` for a state none of them names.
+    private func setScenarioState(_ name: String, body: Data?) -> AdminAPI.Answer {
+        var state = ScenarioStep.started
+        if let body, !body.isEmpty {
+            guard case .object(let object)? = try? JSONValue.parse(body), case .string(let given)? = object["state"] else {
+                return Self.invalid("send {\"state\": \"<state>\"} to move the scenario \(name) to a state, or no body to return it to \(ScenarioStep.started)", pointer: "/state")
+            }
+            state = given
+        }
+        switch registry.setScenarioState(name, to: state) {
+        case .set:
+            return AdminAPI.json(200, [:])
+        case .unknownScenario:
+            let known = registry.scenarioSummaries.map { JSONValue.quoted($0.name) }
+            let names = known.isEmpty ? "no stub names a scenario" : "the scenarios are " + known.joined(separator: ", ")
+            return AdminAPI.json(404, ["errors": [["code": 404, "title": .string("Scenario \(name) does not exist (\(names))")]]])
+        case .unknownState(let possible):
+            let states = possible.map(JSONValue.quoted).joined(separator: ", ")
+            return AdminAPI.json(422, ["errors": [["code": 11, "title": .string("Scenario \(name) does not support state \(state): its stubs name \(states)")]]])
+        }
     }
 
     // MARK: Settings

@@ -159,8 +159,8 @@ enum WireMockJournal {
     }
 
     /// A mapping's JSON with the values of secret headers, cookies and query parameters in its
-    /// request patterns, its basic-auth password and its secret response headers replaced by the
-    /// redaction's replacement.
+    /// request patterns, its basic-auth password, its secret response headers and the secret
+    /// headers a proxy adds replaced by the redaction's replacement.
     static func redacted(_ json: JSONValue, by redaction: Redaction) -> JSONValue {
         guard case .object(var mapping) = json else { return .object(JSONMembers()) }
         let replacement = JSONValue.string(redaction.replacement)
@@ -196,6 +196,8 @@ enum WireMockJournal {
         }
         if case .object(var response)? = mapping["response"] {
             response["headers"] = hiding(response["headers"], where: redaction.hidesHeader)
+            // What a proxy adds to the request it sends on: a real token, often.
+            response["additionalProxyRequestHeaders"] = hiding(response["additionalProxyRequestHeaders"], where: redaction.hidesHeader)
             mapping["response"] = withoutNulls(response)
         }
         return .object(mapping)

@@ -64,9 +64,18 @@ final class WebSocketRelay {
     /// proxying stub's target).
     ///
     /// - Parameters:
+    ///   - fields: The fields a proxying stub's request carries, as the core decided them; `nil`
+    ///     for the request's own.
     ///   - recording: Whether a recording cassette keeps the conversation.
     ///   - timeout: How long the upstream may take to connect and to answer the upgrade.
-    static func open(to url: String, recording: Bool, recorder: ExchangeRecorder, on delivery: ExchangeDelivery, timeout: TimeAmount = .seconds(60)) {
+    static func open(
+        to url: String,
+        fields: [(name: String, value: String)]? = nil,
+        recording: Bool,
+        recorder: ExchangeRecorder,
+        on delivery: ExchangeDelivery,
+        timeout: TimeAmount = .seconds(60)
+    ) {
         let eventLoop = delivery.context.eventLoop
         let loopBoundDelivery = NIOLoopBound(delivery, eventLoop: eventLoop)
         guard let endpoint = Forwarder.Endpoint(url) else {
@@ -74,7 +83,7 @@ final class WebSocketRelay {
         }
         var head = HTTPRequestHead(version: .http1_1, method: .GET, uri: endpoint.target)
         head.headers.add(name: "Host", value: endpoint.hostField)
-        for field in delivery.head.headers where !requestFieldsNotPassed.contains(field.name.lowercased()) {
+        for field in fields ?? delivery.head.headers.map({ (name: $0.name, value: $0.value) }) where !requestFieldsNotPassed.contains(field.name.lowercased()) {
             head.headers.add(name: field.name, value: field.value)
         }
         let requestHead = head
