@@ -101,21 +101,16 @@ struct WireMockMultipart: Sendable {
     }
 
     /// Each section between `--boundary` lines: its header fields and its content. The first
-    /// delimiter may start the body or follow a preamble; the one ending in `--` closes it.
+    /// delimiter may follow a preamble; the one ending in `--` closes the body.
     /// Sections after a delimiter that is cut short, or whose headers never end, are not returned.
     private static func sections(_ body: [UInt8], boundary: [UInt8]) -> [(headers: [(name: String, value: String)], content: [UInt8])] {
         let dashes: [UInt8] = [45, 45]
         let delimiter = dashes + boundary
         let separator: [UInt8] = [13, 10] + delimiter
-        // The first delimiter: at the start, or after a line break (the preamble is skipped).
-        var position: Int
-        if body.starts(with: delimiter) {
-            position = delimiter.count
-        } else if let found = find(separator, in: body, from: 0) {
-            position = found + separator.count
-        } else {
-            return []
-        }
+        // The first delimiter, wherever it is: the preamble before it is skipped (as FileUpload
+        // does, it need not end in a line break).
+        guard let first = find(delimiter, in: body, from: 0) else { return [] }
+        var position = first + delimiter.count
         var sections: [(headers: [(name: String, value: String)], content: [UInt8])] = []
         while sections.count < partLimit {
             // After a delimiter: `--` closes, a line break starts a part (spaces before it are allowed).
@@ -154,24 +149,32 @@ struct WireMockMultipart: Sendable {
         return fields
     }
 
-    /// Where `needle` first occurs in `haystack` at or after `start` (and, with `limit`, within
-    /// that many bytes of it).
+    /// Where `needle` first occurs in `haystack` at or after `start` (and, with `limit`, starting
+    /// within that many bytes of it). Knuth–Morris–Pratt: linear in the body whatever the bytes,
+    /// so that no body and boundary make matching slow.
     private static func find(_ needle: [UInt8], in haystack: [UInt8], from start: Int, limit: Int? = nil) -> Int? {
         guard !needle.isEmpty, start >= 0 else { return nil }
         var last = haystack.count - needle.count
         if let limit { last = min(last, start + limit) }
         guard start <= last else { return nil }
-        let first = needle[0]
+        var failure = [Int](repeating: 0, count: needle.count)
+        var length = 0
+        for index in 1..<max(needle.count, 1) {
+            while length > 0, needle[index] != needle[length] { length = failure[length - 1] }
+            if needle[index] == needle[length] { length += 1 }
+            failure[index] = length
+        }
+        var matched = 0
         var index = start
-        while index <= last {
-            if haystack[index] == first {
-                var matched = true
-                for offset in 1..<needle.count where haystack[index + offset] != needle[offset] {
-                    matched = false
-                    break
-                }
-                if matched { return index }
+        while index < haystack.count {
+            while matched > 0, haystack[index] != needle[matched] { matched = failure[matched - 1] }
+            if haystack[index] == needle[matched] { matched += 1 }
+            if matched == needle.count {
+                let found = index - needle.count + 1
+                return found <= last ? found : nil
             }
+            // Past the last place a match may start: none can finish in range.
+            if index - matched >= last { return nil }
             index += 1
         }
         return nil
