@@ -153,6 +153,33 @@ struct WireMockBuiltInMatcherTests {
         #expect(message.contains(expected), "\(message)")
     }
 
+    // MARK: Through the admin API
+
+    @Test func theAdminAPIAcceptsTheBuiltInsItRefusedWith422() async throws {
+        try await withServer(HTTPMock()) { server in
+            try await withClient { client in
+                let base = server.baseURL.absoluteString
+                let created = try await send(client, base + "/__admin/mappings", method: .POST, headers: [("Content-Type", "application/json")], body: #"""
+                    {"request": {"method": "POST", "urlPath": "/built-ins", "clientIp": {"equalTo": "127.0.0.1"},
+                                 "headers": {"X-Date": {"after": "now -1 days", "truncateExpected": "first hour of day"}},
+                                 "multipartPatterns": [{"matchingType": "ALL", "bodyPatterns": [{"contains": "ok"}]}]},
+                     "response": {"status": 200, "body": "all three"}}
+                    """#)
+                #expect(created.status == 201, "\(created.text)")
+                let form = [("Content-Type", "multipart/form-data; boundary=b"), ("X-Date", Self.iso(daysFromNow: 0))]
+                let body = Self.multipart("b", [(["Content-Disposition: form-data; name=\"a\""], "ok")])
+                #expect(try await send(client, base + "/built-ins", method: .POST, headers: form, body: body).text == "all three")
+                let yesterday = [("Content-Type", "multipart/form-data; boundary=b"), ("X-Date", Self.iso(daysFromNow: -3))]
+                #expect(try await send(client, base + "/built-ins", method: .POST, headers: yesterday, body: body).status == 404)
+                let notOK = Self.multipart("b", [(["Content-Disposition: form-data; name=\"a\""], "ok"), (["Content-Disposition: form-data; name=\"b\""], "no")])
+                #expect(try await send(client, base + "/built-ins", method: .POST, headers: form, body: notOK).status == 404)
+                #expect(try await send(client, base + "/built-ins", method: .POST, headers: form + [("X-Forwarded-For", "10.0.0.1")], body: body).status == 404)
+                let refused = try await send(client, base + "/__admin/mappings", method: .POST, headers: [("Content-Type", "application/json")], body: #"{"request": {"headers": {"X-Date": {"before": "soon"}}}, "response": {}}"#)
+                #expect(refused.status == 422 && refused.text.contains("request.headers.X-Date.before"), "\(refused.text)")
+            }
+        }
+    }
+
     // MARK: clientIp
 
     @Test func clientIpMatchesTheConnectionsAddressOrXForwardedFor() async throws {
