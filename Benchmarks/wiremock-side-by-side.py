@@ -20,6 +20,10 @@ every field the mapping's response names; not Date, Server, Transfer-Encoding, C
 Connection, Matched-Stub-*), and the body bytes, each server's own `127.0.0.1:PORT` and
 `localhost:PORT` written as `HOST:PORT` first.
 
+A root may also hold `side-by-side-probes.json`, requests to send as they are (for matchers no
+request is derived for, and requests that must not match): both servers' statuses are compared
+with each other and with the one the file records, and the bodies unless both answered 404.
+
 Only what is deterministic is compared, and the table says so: for a `fault`, that both fail to
 give an HTTP answer; with a `delayDistribution`, status, fields and body but not the time; with
 templating that uses `now`, `random*`, `randomValue`, `uuid`, `date`, `parseDate` or `pickRandom`,
@@ -504,11 +508,42 @@ def run_root(root, arguments, summary):
                     "wiremock_answered_it": intended, "same_mapping_answered": same_mapping,
                 })
             say(f"  {'same' if same else 'DIFFERENT':9} {label[:90]}  {method} {target[:60]}" + (f"  [{note}]" if note else "") + ("" if same else "\n            " + "\n            ".join(differences)))
+        probe_extras(root, wiremock, other, summary)
     finally:
         other.stop()
         wiremock.stop()
         if served_root != root:
             shutil.rmtree(served_root, ignore_errors=True)
+
+
+def probe_extras(root, wiremock, other, summary):
+    """The requests a root's `side-by-side-probes.json` lists (for matchers no request is derived
+    for: date-times, multipart bodies, and requests that must not match), sent to both servers:
+    status compared, and the body unless both answered 404 (each words its own)."""
+    probes_file = root / "side-by-side-probes.json"
+    if not probes_file.is_file():
+        return
+    for probe in json.loads(probes_file.read_text())["probes"]:
+        method, target, headers = probe["method"], probe["target"], probe.get("headers", {})
+        body = probe["body"].encode() if "body" in probe else None
+        for server in (wiremock, other):
+            admin_json(server.port, "POST", "/__admin/scenarios/reset")
+        one = answer(wiremock.port, method, target, headers, body)
+        two = answer(other.port, method, target, headers, body)
+        label = f"{root.name}:probe {method} {target} {json.dumps(headers)[:60]}"
+        differences = []
+        if one.get("status") != two.get("status"):
+            differences.append(f"status {one.get('status')} vs {two.get('status')}")
+        elif one.get("status") != 404 and one.get("body") != two.get("body"):
+            differences.append(f"body {one.get('body', b'')[:80]!r} vs {two.get('body', b'')[:80]!r}")
+        if one.get("status") != probe["status"]:
+            differences.append(f"WireMock answered {one.get('status')}, the file expects {probe['status']}")
+        summary["probed"] += 1
+        if differences:
+            summary["different"].append({"mapping": label, "request": f"{method} {target}", "differences": differences})
+        else:
+            summary["same"] += 1
+        say(f"  {'same' if not differences else 'DIFFERENT':9} {label[:110]}" + ("" if not differences else "\n            " + "\n            ".join(differences)))
 
 
 def main():

@@ -44,6 +44,10 @@ let package = Package(
             dependencies: ["FuzzSupport", .product(name: "HTTPMock", package: "Airlock"), .product(name: "AirlockCore", package: "Airlock")]
         ),
         .executableTarget(
+            name: "FuzzWireMockMatchers",
+            dependencies: ["FuzzSupport", .product(name: "HTTPMock", package: "Airlock"), .product(name: "AirlockCore", package: "Airlock")]
+        ),
+        .executableTarget(
             name: "FuzzTemplates",
             dependencies: ["FuzzSupport", .product(name: "HTTPMock", package: "Airlock"), .product(name: "AirlockCore", package: "Airlock"), .product(name: "AirlockStubFiles", package: "Airlock")]
         ),

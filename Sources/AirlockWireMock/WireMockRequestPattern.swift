@@ -22,8 +22,8 @@ import Foundation
 /// percent-encoded; regular expressions must match the whole value; header names compare
 /// case-insensitively; a header, query parameter or cookie sent several times matches when any
 /// of its values does; `absent` matches when the field is not sent. Fields and operators
-/// Airlock does not read (`equalToXml`, `matchesXPath`, `customMatcher`, `multipartPatterns`,
-/// date-time matchers, unknown keys) are errors naming their JSON path, never ignored.
+/// Airlock does not read (`equalToXml`, `matchesXPath`, `customMatcher`, unknown keys) are errors
+/// naming their JSON path, never ignored.
 package struct WireMockRequestPattern: Sendable {
     /// The method required, uppercased; nil for "ANY", for `oneOf`/`noneOf` (the matcher checks
     /// those) or when absent.
@@ -46,14 +46,12 @@ package struct WireMockRequestPattern: Sendable {
     /// The fields of a request object Airlock reads.
     static let fields: Set<String> = Set(WireMockURLPattern.fieldNames).union([
         "method", "pathParameters", "queryParameters", "headers", "cookies", "formParameters", "bodyPatterns",
-        "basicAuthCredentials", "basicAuth", "host", "port", "scheme",
+        "basicAuthCredentials", "basicAuth", "host", "port", "scheme", "clientIp", "multipartPatterns",
     ])
 
     /// WireMock's request fields Airlock refuses, with what to do instead.
     static let refusedFields: [String: String] = [
-        "multipartPatterns": "a mapping without \"multipartPatterns\" (match the raw body with \"bodyPatterns\" such as \"contains\")",
         "customMatcher": "a mapping without \"customMatcher\" (extensions do not run in Airlock; use the built-in matchers)",
-        "clientIp": "a mapping without \"clientIp\" (Airlock does not match on the client's address)",
     ]
 
     /// Reads and checks a request object; a field or operator Airlock does not support throws
@@ -83,6 +81,9 @@ package struct WireMockRequestPattern: Sendable {
                 let pattern = try WireMockBodyPattern.decode(item)
                 rules.append(WireMockRule(part: .body, template: pattern.template, verdict: pattern.verdict, actual: pattern.actual))
             }
+        }
+        if let field = fields["multipartPatterns"] {
+            rules += try WireMockMultipartPattern.rules(field)
         }
         do {
             compiledPath = try PathPattern(pathPattern)
@@ -181,7 +182,7 @@ package struct WireMockRequestPattern: Sendable {
         return rules
     }
 
-    /// `scheme`, `host` and `port`.
+    /// `scheme`, `host`, `port` and `clientIp`.
     private static func address(_ fields: JSONObject) throws(StubFileError) -> [WireMockRule] {
         var rules: [WireMockRule] = []
         if let field = fields["scheme"] {
@@ -204,6 +205,10 @@ package struct WireMockRequestPattern: Sendable {
                     actual: { $0.port.map { "was \($0)" } ?? "none" }
                 )
             )
+        }
+        if let field = fields["clientIp"] {
+            let pattern = try WireMockValuePattern.decode(field)
+            rules.append(.values(.clientIp, label: "clientIp", .single(pattern), mark: .none) { $0.clientIP.map { [$0] } })
         }
         return rules
     }

@@ -49,6 +49,14 @@ final class WireMockRequestView {
         return (scheme, port, RequestTarget(url: url).pathAndQuery)
     }
 
+    /// The client's address as WireMock 3 gives it to `clientIp`: the `X-Forwarded-For` header's
+    /// value when one is sent and not empty, else the address of the connection the request came
+    /// on; `nil` for a request made in-process.
+    var clientIP: String? {
+        if let forwarded = headerValues("X-Forwarded-For")?.first, !forwarded.isEmpty { return forwarded }
+        return request.clientAddress
+    }
+
     /// The values of the header fields with this name (case-insensitive); `nil` when none was sent.
     func headerValues(_ name: String) -> [String]? {
         let lowered = name.lowercased()
@@ -91,6 +99,12 @@ final class WireMockRequestView {
     private(set) lazy var bodyText: String? = {
         guard let body = request.body, !body.isEmpty else { return nil }
         return String(decoding: body, as: UTF8.self)
+    }()
+
+    /// The parts of a `multipart/…` body WireMock reads (see ``WireMockMultipart``).
+    private(set) lazy var multipartParts: [WireMockMultipart.Part] = {
+        guard let contentType = headerValues("Content-Type")?.first, let body = request.body else { return [] }
+        return WireMockMultipart.parts(of: body, contentType: contentType)
     }()
 
     private var parsed: [String: JSONValue?] = [:]

@@ -9,14 +9,14 @@ import Foundation
 struct WireMockRule: Sendable {
     /// Which part of the request the rule reads; WireMock weighs them differently for near misses.
     enum Part: CaseIterable, Sendable {
-        case scheme, host, port, url, method
-        case pathParameters, headers, query, form, cookies, body
+        case scheme, host, port, clientIp, url, method
+        case pathParameters, headers, query, form, cookies, body, multipart
 
         /// WireMock's weights: the request's address and method first (checked before the rest),
         /// then each group of the rest counting once.
         var weight: Double {
             switch self {
-            case .scheme, .method: 3
+            case .scheme, .method, .clientIp: 3
             case .host, .port, .url: 10
             default: 1
             }
@@ -26,7 +26,7 @@ struct WireMockRule: Sendable {
         /// counted in the distance.
         var isAddress: Bool {
             switch self {
-            case .scheme, .host, .port, .url, .method: true
+            case .scheme, .host, .port, .clientIp, .url, .method: true
             default: false
             }
         }

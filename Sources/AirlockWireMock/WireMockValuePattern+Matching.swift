@@ -85,6 +85,8 @@ extension WireMockValuePattern {
         case .matchesJSONPath(let path, let nested):
             guard let value, let document = json(value) else { return .miss }
             return Self.verdict(path, nested, document: document, json: json)
+        case .dateTime(let pattern):
+            return pattern.verdict(for: value)
         }
     }
 
@@ -138,6 +140,7 @@ extension WireMockValuePattern {
         case .equalToJSON(let pattern): pattern.template(mark)
         case .matchesJSONPath(let path, let nested):
             "matchesJsonPath \"\(path)\"" + (nested.map { " " + $0.template(mark.forJSONPath(path)) } ?? "")
+        case .dateTime(let pattern): pattern.template
         }
     }
 }

@@ -29,6 +29,8 @@ indirect enum WireMockValuePattern: Sendable {
     case equalToJSON(WireMockJSONPattern)
     /// The JSON path finds something; with a pattern, something it finds matches the pattern.
     case matchesJSONPath(JSONPathExpression, WireMockValuePattern?)
+    /// `before`, `after` or `equalToDateTime`, with its options.
+    case dateTime(WireMockDateTimePattern)
 
     /// Each operator Airlock reads, with the fields that may stand beside it.
     static let operators: [String: Set<String>] = {
@@ -38,16 +40,15 @@ indirect enum WireMockValuePattern: Sendable {
             "equalToJson": ["ignoreArrayOrder", "ignoreExtraElements"], "matchesJsonPath": [],
         ]
         for test in NumberTest.allCases { operators[test.rawValue] = [] }
+        for comparison in WireMockDateTimePattern.Comparison.allCases { operators[comparison.rawValue] = WireMockDateTimePattern.options }
         return operators
     }()
 
     /// WireMock's operators that Airlock refuses, with why and what to use instead.
     static let refused: [String: (problem: String, instead: String)] = {
         let xml = ("is an XML matcher, which Airlock does not support", "\"contains\" or \"matches\" on the XML text, or remove this matcher")
-        let dates = ("is a date-time matcher, which Airlock does not support", "\"matches\" with a regular expression for the date, or remove this matcher")
         return [
             "equalToXml": xml, "matchesXPath": xml,
-            "before": dates, "after": dates, "equalToDateTime": dates,
             "matchesJsonSchema": ("is a JSON Schema matcher, which Airlock does not support", "\"matchesJsonPath\" or \"equalToJson\", or remove this matcher"),
             "matchesPathTemplate": ("is not supported by Airlock", "\"matches\" with a regular expression, or remove this matcher"),
             "binaryEqualTo": ("is a body matcher, read only in \"bodyPatterns\"", "a string matcher such as \"equalTo\" here"),
@@ -57,7 +58,7 @@ indirect enum WireMockValuePattern: Sendable {
     /// The operators Airlock reads, for error messages.
     static var supportedList: String {
         let names = ["equalTo", "contains", "doesNotContain", "matches", "doesNotMatch", "absent", "anything", "not", "and", "or", "equalToJson", "matchesJsonPath"]
-            + NumberTest.allCases.map(\.rawValue)
+            + NumberTest.allCases.map(\.rawValue) + WireMockDateTimePattern.Comparison.allCases.map(\.rawValue)
         return "a matcher: " + names.map { "\"\($0)\"" }.joined(separator: ", ")
     }
 
@@ -103,6 +104,8 @@ indirect enum WireMockValuePattern: Sendable {
             )
         case "matchesJsonPath":
             return try jsonPath(operand)
+        case "before", "after", "equalToDateTime":
+            return .dateTime(try WireMockDateTimePattern.decode(WireMockDateTimePattern.Comparison(rawValue: name)!, operand: operand, fields: fields))
         default:
             return .number(NumberTest(rawValue: name)!, try number(operand))
         }

@@ -388,6 +388,54 @@ struct WireMockRequestPatternTests {
             matching: [Probe("POST", "/charges", headers: [("Content-Type", "application/json")])],
             notMatching: [Probe("POST", "/charges", headers: [("Content-Type", "text/plain")])]
         ),
+        // MARK: Date-times
+        Case(
+            name: "truncations, each in the value's own zone",
+            request: #"{"headers": {"A": {"equalToDateTime": "2021-12-31T00:00:00Z", "truncateActual": "last day of year"}, "B": {"equalToDateTime": "2022-01-01T00:00:00+01:00", "truncateActual": "first day of next month"}, "C": {"equalToDateTime": "2021-06-01T00:00:00-04:00[America/New_York]", "truncateActual": "first day of month"}}}"#,
+            matching: [Probe("/", headers: [("A", "2021-03-04T05:06:07Z"), ("B", "2021-12-15T23:30:00+01:00"), ("C", "2021-06-30T23:00:00-04:00[America/New_York]")])],
+            notMatching: [
+                Probe("/", headers: [("A", "2022-03-04T05:06:07Z"), ("B", "2021-12-15T23:30:00+01:00"), ("C", "2021-06-30T23:00:00-04:00[America/New_York]")]),
+                // 2021-07-01T03:00Z is still June in New York, but the value is read in UTC.
+                Probe("/", headers: [("A", "2021-03-04T05:06:07Z"), ("B", "2021-12-15T23:30:00+01:00"), ("C", "2021-07-01T03:00:00Z")]),
+            ]
+        ),
+        Case(
+            name: "Java patterns: two-digit years from 2000, 12-hour clocks, literals, full names",
+            request: #"{"headers": {"D": {"equalToDateTime": "2021-06-24T13:05:00Z", "actualFormat": "EEEE d MMMM yy 'at' hh:mm a, VV"}}}"#,
+            matching: [Probe("/", headers: [("D", "Thursday 24 June 21 at 01:05 PM, UTC")]), Probe("/", headers: [("D", "Thursday 24 June 21 at 03:05 PM, Europe/Paris")])],
+            notMatching: [
+                Probe("/", headers: [("D", "Thursday 24 June 21 at 01:05 AM, UTC")]),
+                Probe("/", headers: [("D", "thursday 24 June 21 at 01:05 PM, UTC")]),
+                Probe("/", headers: [("D", "Thursday 24 June 21 at 1:05 PM, UTC")]),
+                Probe("/", headers: [("D", "Thursday 24 June 21 at 01:05 PM")]),
+                Probe("/"),
+            ]
+        ),
+        Case(
+            name: "a day past the month's end: the last day with a pattern, refused in ISO",
+            request: #"{"headers": {"P": {"equalToDateTime": "2021-04-30", "actualFormat": "dd/MM/yyyy"}, "I": {"after": "2021-01-01"}}}"#,
+            matching: [Probe("/", headers: [("P", "31/04/2021"), ("I", "2021-04-30")])],
+            notMatching: [Probe("/", headers: [("P", "32/04/2021"), ("I", "2021-04-30")]), Probe("/", headers: [("P", "30/04/2021"), ("I", "2021-04-31")])]
+        ),
+        Case(
+            name: "adjacent numbers keep the widths that follow",
+            request: #"{"headers": {"D": {"equalToDateTime": "2021-06-24T10:15:00", "actualFormat": "yyyyMMddHHmm"}}}"#,
+            matching: [Probe("/", headers: [("D", "202106241015")])],
+            notMatching: [Probe("/", headers: [("D", "20210624101")]), Probe("/", headers: [("D", "2021062410150")])]
+        ),
+        // MARK: Multipart
+        Case(
+            name: "multipart: a part's body as JSON, binary bytes, and parts without a name left out",
+            request: #"{"multipartPatterns": [{"bodyPatterns": [{"equalToJson": {"a": 1}}]}, {"matchingType": "ALL", "headers": {"Content-Disposition": {"matches": "form-data; name=\"[a-z]+\".*"}}}]}"#,
+            matching: [
+                Probe("POST", "/", headers: [("Content-Type", "multipart/form-data; boundary=\"q q\"")], body: "--q q\r\nContent-Disposition: form-data; name=\"x\"\r\n\r\n{\"a\": 1}\r\n--q q\r\nContent-Type: text/plain\r\n\r\nignored: no disposition\r\n--q q--\r\n"),
+            ],
+            notMatching: [
+                Probe("POST", "/", headers: [("Content-Type", "multipart/form-data; boundary=q")], body: "--q\r\nContent-Disposition: form-data; name=\"x\"\r\n\r\n{\"a\": 2}\r\n--q--\r\n"),
+                Probe("POST", "/", headers: [("Content-Type", "multipart/form-data; boundary=q")], body: "--q\r\nContent-Disposition: form-data; name=\"x\"\r\n\r\n{\"a\": 1}\r\n--q\r\nContent-Disposition: form-data; name=\"Y1\"\r\n\r\n\r\n--q--\r\n"),
+                Probe("POST", "/", headers: [("Content-Type", "application/json")], body: "{\"a\": 1}"),
+            ]
+        ),
     ]
 
     @Test(arguments: cases)
@@ -518,8 +566,8 @@ struct WireMockRequestPatternTests {
             message: #"mappings/a.json, bodyPatterns[0].matchesXPath: is an XML matcher, which Airlock does not support; expected "contains" or "matches" on the XML text, or remove this matcher"#
         ),
         Refusal(
-            request: #"{"headers": {"Date": {"before": "now"}}}"#,
-            message: #"mappings/a.json, headers.Date.before: is a date-time matcher, which Airlock does not support; expected "matches" with a regular expression for the date, or remove this matcher"#
+            request: #"{"headers": {"Date": {"before": "now +1 fortnights"}}}"#,
+            message: #"mappings/a.json, headers.Date.before: is "now +1 fortnights", whose unit "fortnights" is not one of WireMock's; expected a unit: "seconds", "minutes", "hours", "days", "months", "years""#
         ),
         Refusal(
             request: #"{"bodyPatterns": [{"matchesJsonSchema": {}}]}"#,
@@ -530,20 +578,20 @@ struct WireMockRequestPatternTests {
             message: #"mappings/a.json, customMatcher: is not supported by Airlock; expected a mapping without "customMatcher" (extensions do not run in Airlock; use the built-in matchers)"#
         ),
         Refusal(
-            request: #"{"multipartPatterns": []}"#,
-            message: #"mappings/a.json, multipartPatterns: is not supported by Airlock; expected a mapping without "multipartPatterns" (match the raw body with "bodyPatterns" such as "contains")"#
+            request: #"{"multipartPatterns": [{"matchingType": "EVERY"}]}"#,
+            message: #"mappings/a.json, multipartPatterns[0].matchingType: is "EVERY"; expected "ANY" (some part matches) or "ALL" (every part matches)"#
         ),
         Refusal(
             request: #"{"clientIp": "1.2.3.4"}"#,
-            message: #"mappings/a.json, clientIp: is not supported by Airlock; expected a mapping without "clientIp" (Airlock does not match on the client's address)"#
+            message: #"mappings/a.json, clientIp: has the wrong type; expected a JSON object with a matcher: "equalTo", "contains", "doesNotContain", "matches", "doesNotMatch", "absent", "anything", "not", "and", "or", "equalToJson", "matchesJsonPath", "equalToNumber", "greaterThanNumber", "greaterThanEqualNumber", "lessThanNumber", "lessThanEqualNumber", "before", "after", "equalToDateTime""#
         ),
         Refusal(
             request: #"{"urlpath": "/a"}"#,
-            message: #"mappings/a.json, urlpath: is not a field of a WireMock request; did you mean "urlPath"?; expected one of "basicAuthCredentials", "bodyPatterns", "cookies", "formParameters", "headers", "host", "method", "pathParameters", "port", "queryParameters", "scheme", "url", "urlPath", "urlPathPattern", "urlPathTemplate", "urlPattern""#
+            message: #"mappings/a.json, urlpath: is not a field of a WireMock request; did you mean "urlPath"?; expected one of "basicAuthCredentials", "bodyPatterns", "clientIp", "cookies", "formParameters", "headers", "host", "method", "multipartPatterns", "pathParameters", "port", "queryParameters", "scheme", "url", "urlPath", "urlPathPattern", "urlPathTemplate", "urlPattern""#
         ),
         Refusal(
             request: #"{"headers": {"X": {"equalsTo": "1"}}}"#,
-            message: #"mappings/a.json, headers.X.equalsTo: is not a matcher; did you mean "equalTo"?; expected a matcher: "equalTo", "contains", "doesNotContain", "matches", "doesNotMatch", "absent", "anything", "not", "and", "or", "equalToJson", "matchesJsonPath", "equalToNumber", "greaterThanNumber", "greaterThanEqualNumber", "lessThanNumber", "lessThanEqualNumber""#
+            message: #"mappings/a.json, headers.X.equalsTo: is not a matcher; did you mean "equalTo"?; expected a matcher: "equalTo", "contains", "doesNotContain", "matches", "doesNotMatch", "absent", "anything", "not", "and", "or", "equalToJson", "matchesJsonPath", "equalToNumber", "greaterThanNumber", "greaterThanEqualNumber", "lessThanNumber", "lessThanEqualNumber", "before", "after", "equalToDateTime""#
         ),
         Refusal(
             request: #"{"headers": {"X": {"equalTo": "1", "contains": "2"}}}"#,
@@ -599,7 +647,7 @@ struct WireMockRequestPatternTests {
         ),
         Refusal(
             request: #"{"bodyPatterns": [{"matchesJsonPath": {"expression": "$.a"}}]}"#,
-            message: #"mappings/a.json, bodyPatterns[0].matchesJsonPath: has no matcher; expected a matcher: "equalTo", "contains", "doesNotContain", "matches", "doesNotMatch", "absent", "anything", "not", "and", "or", "equalToJson", "matchesJsonPath", "equalToNumber", "greaterThanNumber", "greaterThanEqualNumber", "lessThanNumber", "lessThanEqualNumber""#
+            message: #"mappings/a.json, bodyPatterns[0].matchesJsonPath: has no matcher; expected a matcher: "equalTo", "contains", "doesNotContain", "matches", "doesNotMatch", "absent", "anything", "not", "and", "or", "equalToJson", "matchesJsonPath", "equalToNumber", "greaterThanNumber", "greaterThanEqualNumber", "lessThanNumber", "lessThanEqualNumber", "before", "after", "equalToDateTime""#
         ),
         Refusal(
             request: #"{"bodyPatterns": [{"binaryEqualTo": "***"}]}"#,
@@ -617,7 +665,7 @@ struct WireMockRequestPatternTests {
         Refusal(request: #"{"scheme": "ftp"}"#, message: #"mappings/a.json, scheme: is "ftp"; expected "http" or "https""#),
         Refusal(
             request: #"{"headers": {"X": "1"}}"#,
-            message: #"mappings/a.json, headers.X: has the wrong type; expected a JSON object with a matcher: "equalTo", "contains", "doesNotContain", "matches", "doesNotMatch", "absent", "anything", "not", "and", "or", "equalToJson", "matchesJsonPath", "equalToNumber", "greaterThanNumber", "greaterThanEqualNumber", "lessThanNumber", "lessThanEqualNumber""#
+            message: #"mappings/a.json, headers.X: has the wrong type; expected a JSON object with a matcher: "equalTo", "contains", "doesNotContain", "matches", "doesNotMatch", "absent", "anything", "not", "and", "or", "equalToJson", "matchesJsonPath", "equalToNumber", "greaterThanNumber", "greaterThanEqualNumber", "lessThanNumber", "lessThanEqualNumber", "before", "after", "equalToDateTime""#
         ),
         Refusal(
             request: #"{"basicAuthCredentials": {"username": "a"}}"#,

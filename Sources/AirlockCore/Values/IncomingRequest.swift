@@ -20,6 +20,7 @@ package struct IncomingRequest: Sendable {
         var headerFields: HeaderFieldStorage = .list([])
         var body: Data?
         var operationID: String?
+        var clientAddress: String?
         var addressedToServer: (@Sendable () -> Bool)?
         var rawQuery: String?
         var parsedItems: [QueryItem]?
@@ -37,6 +38,7 @@ package struct IncomingRequest: Sendable {
             copy.headerFields = headerFields
             copy.body = body
             copy.operationID = operationID
+            copy.clientAddress = clientAddress
             copy.addressedToServer = addressedToServer
             copy.parsedItems = parsedItems
             return copy
@@ -118,6 +120,12 @@ package struct IncomingRequest: Sendable {
     package var operationID: String? {
         get { storage.operationID }
         set { writable.operationID = newValue }
+    }
+    /// The IP address of the client that sent the request (`127.0.0.1`, `::1`), when it came
+    /// over a socket; `nil` for a request made in-process (`URLSession`, a generated client).
+    package var clientAddress: String? {
+        get { storage.clientAddress }
+        set { writable.clientAddress = newValue }
     }
     /// Whether the request was addressed to the server that received it rather than to a host a
     /// stub could name: an origin-form request whose `Host` is the server's own loopback address

@@ -233,6 +233,10 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
     /// The request as its transport read it.
     package var incoming: IncomingRequest { storage.request }
 
+    /// The IP address of the client that sent the request over a socket (`airlock serve`,
+    /// `MockServer`); `nil` for one made in-process.
+    package var clientAddress: String? { storage.request.clientAddress }
+
     /// The header fields as swift-http-types' `HTTPFields`, in the order sent, repeated names
     /// kept (the fields whose names are not RFC 9110 tokens are left out).
     public var headerFields: HTTPFields {

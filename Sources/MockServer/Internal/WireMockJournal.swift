@@ -56,7 +56,7 @@ enum WireMockJournal {
             "url": .string(target),
             "absoluteUrl": .string(request.url),
             "method": .string(request.method),
-            "clientIp": "127.0.0.1",
+            "clientIp": .string(request.clientAddress ?? "127.0.0.1"),
             "headers": .object(headers),
             "cookies": .object(cookies),
             "queryParams": .object(queryParameters),

@@ -23,6 +23,8 @@ final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let connection: ServerConnection
     /// The address the connection came in on, read from the channel once.
     private var localAddress: SocketAddress??
+    /// The client's IP address, read from the channel once (WireMock's `clientIp`).
+    private var remoteAddress: String??
 
     init(server: ServerContext, connection: ServerConnection) {
         self.server = server
@@ -95,7 +97,7 @@ final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             let answer = admin.handle(head, body: body)
             delivery.respond(status: answer.status, headers: answer.headers, body: answer.body)
         case .mock:
-            guard let incoming = IncomingRequest(
+            guard var incoming = IncomingRequest(
                 head: head,
                 body: body,
                 proxy: ReverseProxyTarget(upstream: server.configuration.upstream, for: head, isTunnel: connection.isTunnel),
@@ -106,6 +108,7 @@ final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 let message = IncomingRequest.unreadableTargetMessage(head)
                 return delivery.respond(status: 400, headers: [.contentType: "text/plain"], body: Data(message.utf8), closing: true)
             }
+            incoming.clientAddress = clientAddress(context)
             delivery.deliver(server.registry.resolve(incoming, for: server.transport), for: incoming)
         }
     }
@@ -143,6 +146,14 @@ final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         if let localAddress { return localAddress }
         let address = context.channel.localAddress
         localAddress = .some(address)
+        return address
+    }
+
+    /// The client's IP address (`127.0.0.1`, `::1`): it does not change while the connection lives.
+    private func clientAddress(_ context: ChannelHandlerContext) -> String? {
+        if let remoteAddress { return remoteAddress }
+        let address = context.channel.remoteAddress?.ipAddress
+        remoteAddress = .some(address)
         return address
     }
 
