@@ -381,6 +381,12 @@ def answer(port, method, target, headers, body):
         return {"failed": type(error).__name__}
 
 
+def wiremock_failed(one):
+    """WireMock answered with its own error page (Jetty's `Error 500`, an exception while it
+    served), not with anything a mapping says."""
+    return one.get("status") == 500 and b"<title>Error 500" in one.get("body", b"")
+
+
 def identity(stub_mapping):
     """A mapping as what it matches and answers, for telling which one answered on each server."""
     if not stub_mapping:
@@ -506,8 +512,17 @@ def run_root(root, arguments, summary):
                 summary["different"].append({
                     "mapping": label, "request": f"{method} {target}", "differences": differences,
                     "wiremock_answered_it": intended, "same_mapping_answered": same_mapping,
+                    "statuses": [one.get("status"), two.get("status")], "wiremock_failed": wiremock_failed(one),
+                    "response": json.dumps(mapping.get("response", {}))[:160],
                 })
             say(f"  {'same' if same else 'DIFFERENT':9} {label[:90]}  {method} {target[:60]}" + (f"  [{note}]" if note else "") + ("" if same else "\n            " + "\n            ".join(differences)))
+        if arguments.isolated and (root / "side-by-side-probes.json").is_file():
+            # The probes are for the folder as a whole: every mapping again, on both, in the
+            # order WireMock read them (its listing puts the last added first).
+            for server in (wiremock, other):
+                admin_json(server.port, "DELETE", "/__admin/mappings")
+                for mapping in reversed(first_listing["mappings"]):
+                    admin_json(server.port, "POST", "/__admin/mappings", json.dumps(mapping).encode())
         probe_extras(root, wiremock, other, summary)
     finally:
         other.stop()

@@ -131,6 +131,7 @@ enum WireMockResponse {
                 throw field.error(.invalidValue, "is not Base64", expected: "the body's bytes in standard Base64")
             }
             body = .data(data)
+            template = .bytes(data)
         } else if let field = fields["bodyFileName"] {
             if templated {
                 throw field.error(

@@ -114,6 +114,24 @@ struct WireMockMappingsTests {
         #expect(local[8...].map { String(decoding: $0.body, as: UTF8.self) } == ["empty", "one book", "one book"])
     }
 
+    /// WireMock templates text bodies only: a `base64Body` keeps its bytes under the
+    /// `response-template` transformer, while the headers are still templates (found by
+    /// `WireMockSideBySideTests`: the body came back empty).
+    @Test func aTemplatedMappingSendsItsBase64BodyAsIs() async throws {
+        let folder = try WireMockFolder(mappings: [
+            "binary.json": #"""
+                {"request": {"urlPath": "/binary"},
+                 "response": {"base64Body": "AAEC/3t7cmVxdWVzdC5wYXRofX0=", "headers": {"X-Path": "{{request.path}}"}, "transformers": ["response-template"]}}
+                """#
+        ])
+        defer { folder.remove() }
+        let mock = HTTPMock()
+        #expect(mock.registerStubs(try WireMockMappings(directory: folder.root)).isEmpty)
+        let fetched = try await mock.fetch("https://api.example.com/binary")
+        #expect(fetched.data == Data([0, 1, 2, 255]) + Data("{{request.path}}".utf8))
+        #expect(fetched.header("X-Path") == "/binary")
+    }
+
     @Test func repeatedResponseHeadersReachTheClientAsSeparateFields() async throws {
         let folder = try WireMockFolder(mappings: Self.mappings, files: Self.files)
         defer { folder.remove() }

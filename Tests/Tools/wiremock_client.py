@@ -3,6 +3,7 @@
 
     python3 Tests/Tools/wiremock_client.py admin --base-url http://127.0.0.1:PORT [--root-dir DIR]
     python3 Tests/Tools/wiremock_client.py admin --wiremock-jar .build/benchmarks/wiremock-standalone.jar
+    python3 Tests/Tools/wiremock_client.py side-by-side --other 'CMD {root} {port}' ROOT...
     python3 Tests/Tools/wiremock_client.py install
 
 (`--help` lists every subcommand; Tests/Tools/README.md says what each one checks.)
@@ -640,6 +641,87 @@ def command_admin(arguments):
     return report.finish()
 
 
+# What may differ between WireMock 2.35.1 and the other server on the same mapping and request,
+# each documented in MigratingFromWireMock.md ("What differs"); any other difference is a problem.
+KNOWN_DIFFERENCES = {
+    "wiremock-failed": "WireMock failed with an exception (its Jetty `Error 500` page, a stack trace), where the other server answered",
+    "connect": "a CONNECT request opens a tunnel on the other server, as a proxy's CONNECT does",
+    "neither-matched": "neither server answered with the mapping (the derived request matches neither); only the wording of the no-match answer differs",
+}
+
+
+def known_difference(entry):
+    """Which documented difference an entry of the side-by-side script's `different` list is, or
+    None."""
+    statuses = entry.get("statuses") or [None, None]
+    if entry.get("wiremock_failed"):
+        return "wiremock-failed"
+    if entry.get("request", "").startswith("CONNECT "):
+        return "connect"
+    if statuses == [404, 404] and not entry.get("wiremock_answered_it"):
+        return "neither-matched"
+    return None
+
+
+def command_side_by_side(arguments):
+    """WireMock 2.35.1 (the jar inside PyPI's `wiremock` wheel, installed with the client) and
+    the other server on the same folders, each mapping alone on both (`--isolated`): runs
+    Benchmarks/wiremock-side-by-side.py and reads its result."""
+    report = Report("side-by-side", strict=arguments.strict)
+    java = shutil.which(arguments.java)
+    if java is None:
+        report.finding(f"Java is not installed here (Debian: openjdk-17-jre-headless): WireMock was not started and nothing was compared (CI installs it)")
+        return report.finish()
+    if arguments.wiremock_jar:
+        jar = Path(arguments.wiremock_jar)
+    else:
+        import wiremock
+
+        jars = sorted((Path(wiremock.__file__).parent / "server").glob("wiremock-standalone-*.jar"))
+        if not jars:
+            raise ToolError(f"PyPI's wiremock {REQUIREMENTS[0]} carries no wiremock-standalone-*.jar under wiremock/server/")
+        jar = jars[-1]
+    report.extra["wiremock"] = jar.name
+    script = ROOT / "Benchmarks" / "wiremock-side-by-side.py"
+    command = [sys.executable, str(script), "--isolated", "--jar", str(jar), "--other", arguments.other] + arguments.roots
+    say(f"{TOOL}: {' '.join(command)}")
+    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace", preexec_fn=die_with_parent, env=dict(os.environ, PATH=os.path.dirname(java) + os.pathsep + os.environ.get("PATH", "")))
+    last = None
+    for line in process.stdout:
+        line = line.rstrip("\n")
+        say("  " + line)
+        if line.startswith("{"):
+            last = line
+    process.wait()
+    if last is None:
+        raise ToolError(f"wiremock-side-by-side.py exited with status {process.returncode} without a result line")
+    result = json.loads(last)
+    if result.get("errors"):
+        for error in result["errors"]:
+            report.problem(f"the side-by-side run could not compare: {error}")
+    for load in result.get("load", []):
+        if load["mappings_in_files"] != load["loaded_by_wiremock"]:
+            report.problem(f"{load['root']}: WireMock loaded {load['loaded_by_wiremock']} of {load['mappings_in_files']} mappings")
+    known = {key: [] for key in KNOWN_DIFFERENCES}
+    for entry in result.get("different", []):
+        kind = known_difference(entry)
+        if kind is None:
+            report.problem(f"{entry['mapping']} (answering {entry.get('response', '?')}): {entry['request']}: " + "; ".join(entry["differences"]))
+        else:
+            known[kind].append(entry["mapping"])
+    for kind, mappings in known.items():
+        if mappings:
+            report.finding(f"{len(mappings)} known difference(s), {KNOWN_DIFFERENCES[kind]}: " + ", ".join(mappings))
+    report.extra.update({
+        "mappings": result.get("mappings"), "probed": result.get("probed"), "same": result.get("same"),
+        "different": len(result.get("different", [])), "known": {kind: len(m) for kind, m in known.items()},
+        "refused": [entry["mapping"] for entry in result.get("refused", [])], "skipped": len(result.get("skipped", [])),
+    })
+    if not result.get("probed"):
+        report.problem("nothing was probed")
+    return report.finish()
+
+
 def command_install(arguments):
     from importlib.metadata import version
 
@@ -654,6 +736,14 @@ def parser():
 
     command = commands.add_parser("install", help="install (or reuse) the wiremock client in .build/wiremock-client and print its version")
     command.set_defaults(run=command_install)
+
+    command = commands.add_parser("side-by-side", help="serve folders with WireMock 2.35.1 (from the wheel) and another server, each mapping alone, and compare their answers")
+    command.add_argument("roots", nargs="+", help="folders holding mappings/ (and __files/), or a folder of such folders")
+    command.add_argument("--other", required=True, help="the other server's command; {root} and {port} are filled in")
+    command.add_argument("--wiremock-jar", help="this jar instead of the wheel's")
+    command.add_argument("--java", default="java", help="the java executable (default: java)")
+    command.add_argument("--strict", action="store_true", help="known differences (findings) fail too")
+    command.set_defaults(run=command_side_by_side)
 
     command = commands.add_parser("admin", help="drive a WireMock admin API through the client's own API and check every answer")
     command.add_argument("--base-url", help="a running server, e.g. http://127.0.0.1:8080 (its admin API under /__admin)")

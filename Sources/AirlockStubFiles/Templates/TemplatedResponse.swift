@@ -13,12 +13,16 @@ package struct TemplatedResponse: Sendable {
         case text(String, JSONNode)
         /// A JSON body whose strings are templates.
         case json(JSONNode)
+        /// A body of bytes, sent as they are (WireMock templates text bodies only: a
+        /// `base64Body` is not a template).
+        case bytes(Data)
     }
 
     private enum Body: Sendable {
         case none
         case text(ResponseTemplate, escaping: ResponseTemplate.Escaping)
         case json(JSONValue, [String: ResponseTemplate])
+        case bytes(Data)
     }
 
     /// How a format writes what it renders.
@@ -85,6 +89,9 @@ package struct TemplatedResponse: Sendable {
         case .none:
             self.body = .none
             contentType = nil
+        case .bytes(let data):
+            self.body = .bytes(data)
+            contentType = nil
         }
     }
 
@@ -96,6 +103,8 @@ package struct TemplatedResponse: Sendable {
         switch body {
         case .none:
             data = Data()
+        case .bytes(let bytes):
+            data = bytes
         case .text(let template, let escaping):
             data = Data(template.render(request, escaping: writing.escapesInsertedHTML ? .html : escaping).utf8)
         case .json(let value, let templates):
