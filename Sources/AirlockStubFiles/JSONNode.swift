@@ -68,6 +68,12 @@ package struct JSONNode: Sendable {
         self.init(value: document, path: .root, source: source)
     }
 
+    /// The same place in the document holding another value (a template's rendering), so that
+    /// its errors name the field the value came from.
+    package func replacingValue(with value: JSONValue) -> JSONNode {
+        JSONNode(value: value, path: path, source: source)
+    }
+
     fileprivate init(value: JSONValue, path: JSONLocation, source: String) {
         self.value = value
         self.path = path

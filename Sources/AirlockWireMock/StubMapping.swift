@@ -26,6 +26,9 @@ package struct StubMapping: Sendable {
     package let request: WireMockRequestPattern
     /// The stub the registry keeps for it.
     package let registration: Registration
+    /// What WireMock drops from the mapping and Airlock drops too, one warning each
+    /// (``WireMockDroppedFields``), reported when the mapping is registered.
+    package let warnings: [String]
 
     /// The priority of a mapping whose document names none, and the one WireMock's rules give
     /// every stub that is not a mapping (Airlock's own, ranked by specificity): 1 is the highest.
@@ -83,6 +86,7 @@ package struct StubMapping: Sendable {
         let nothing = JSONNode(document: .object([:]), source: node.source)
         let pattern = try WireMockRequestPattern(fields["request"] ?? nothing)
         request = pattern
+        warnings = fields["request"].map(WireMockDroppedFields.warnings) ?? []
         let response = try WireMockResponse.response(fields["response"] ?? nothing, files: files)
         var registration = Registration(
             host: "**",

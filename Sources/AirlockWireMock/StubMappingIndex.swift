@@ -26,6 +26,7 @@ final class StubMappingIndex: Sendable {
                 let rejected = registry.register([registration])
                 if rejected.isEmpty {
                     mappings[mapping.id] = mapping
+                    registry.report(mapping.warnings)
                 } else {
                     errors.append(contentsOf: rejected)
                 }

@@ -26,9 +26,10 @@ import Foundation
 /// mappings of priority 5, so a test can override a team's mapping for one case.
 ///
 /// A field Airlock does not support — an XPath matcher, a transformer other than
-/// `response-template`, `proxyBaseUrl` — is refused when the folder is read: the
-/// `StubFileError` names the file, the field's JSON path (`request.bodyPatterns[0].matchesXPath`)
-/// and what to use instead. Nothing is left out silently.
+/// `response-template` — is refused when the folder is read: the `StubFileError` names the file,
+/// the field's JSON path (`request.bodyPatterns[0].matchesXPath`) and what to use instead. What
+/// WireMock itself drops (a second matcher in one object, a second url field) Airlock drops too,
+/// and says so in ``warnings``. Nothing is left out silently.
 public struct WireMockMappings: Sendable {
     /// The mappings, in the order they were read.
     package let mappings: [StubMapping]
@@ -40,6 +41,14 @@ public struct WireMockMappings: Sendable {
 
     /// How many mappings the folder holds (those read; ``skipped`` has the others).
     public var mappingCount: Int { mappings.count }
+
+    /// What the mappings have that WireMock drops, and Airlock drops too, to serve the folder
+    /// as WireMock serves it: a second url field, a second matcher in one object,
+    /// `"absent": false` (read as absent), an `expression` beside a matcher other than
+    /// `matchesJsonPath`. One line each, naming the file, the field and what to write instead;
+    /// `registerStubs(_:)` reports them as registration warnings (standard error for `HTTPMock`,
+    /// the log of `MockServer` and `airlock serve`).
+    public var warnings: [String] { mappings.flatMap(\.warnings) }
 
     /// Reads every mapping under `directory/mappings`, with `bodyFileName`s in `directory/__files`.
     /// - Parameters:

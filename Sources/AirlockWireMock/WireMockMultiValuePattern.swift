@@ -58,7 +58,9 @@ enum WireMockBodyPattern: Sendable {
 
     static func decode(_ node: JSONNode) throws(StubFileError) -> WireMockBodyPattern {
         guard case .object(let members) = node.value, members["binaryEqualTo"] != nil else {
-            return .text(try WireMockValuePattern.decode(node))
+            // WireMock ignores an "expression" beside a matcher other than matchesJsonPath
+            // (a load warning says so): the matcher applies to the whole body.
+            return .text(try WireMockValuePattern.decode(node, alsoAllowed: ["expression"]))
         }
         let field = try node.object("a \"binaryEqualTo\" matcher", fields: ["binaryEqualTo"]).required("binaryEqualTo")
         guard let data = Data(base64Encoded: try field.string()) else {

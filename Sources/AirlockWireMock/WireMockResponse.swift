@@ -62,8 +62,11 @@ enum WireMockResponse {
     ///   - files: Where `bodyFileName` resolves and which files it may name.
     static func response(_ node: JSONNode, files: ResponseFile.Access) throws(StubFileError) -> MockResponse {
         let fields = try node.object("a WireMock response", fields: Fields.response)
+        // The `parameters` root of the response's templates.
+        var parameters: JSONValue?
         if let field = fields["transformerParameters"] {
-            throw field.error(.unsupported, "is not supported by Airlock (template parameters)", expected: "the values written into the template itself")
+            _ = try field.members("an object of template parameters (read as {{parameters.name}})")
+            parameters = field.value
         }
         let bodies = ["body", "jsonBody", "base64Body", "bodyFileName"].filter { fields[$0] != nil }
         if bodies.count > 1 {
@@ -99,7 +102,7 @@ enum WireMockResponse {
         let delivery: MockResponse.Delivery = fixedDelay == 0 ? .instant : .delayed(fixedDelay)
 
         if let field = fields["proxyBaseUrl"] {
-            let proxy = try Self.proxy(field, fields: fields, templated: templated)
+            let proxy = try Self.proxy(field, fields: fields, templated: templated, parameters: parameters)
             return Self.drawingDelay(
                 MockResponse(body: .proxy(proxy), status: .ok, lifetime: .eternal, delivery: delivery, headerFields: HTTPFields()),
                 fixed: fixedDelay,
@@ -133,14 +136,30 @@ enum WireMockResponse {
             body = .data(data)
             template = .bytes(data)
         } else if let field = fields["bodyFileName"] {
-            if templated {
-                throw field.error(
-                    .unsupported,
-                    "is a file, and Airlock applies response templates to inline bodies only",
-                    expected: "the template in \"body\", or no \"response-template\" transformer"
+            if templated, try field.string().contains("{{") {
+                // The file's name is a template: the file is found, read and rendered per request.
+                let made = try TemplatedBodyFile(field, files: files, parameters: parameters)
+                return Self.drawingDelay(
+                    made.response(status: status, reasonPhrase: reasonPhrase, headers: headers, delivery: delivery, dribble: dribble),
+                    fixed: fixedDelay,
+                    distribution: distribution
                 )
             }
-            body = .file(try field.responseFile(files))
+            if !templated, try field.string().contains("{{") {
+                throw field.error(
+                    .responseFileUnavailable,
+                    "is a template, and the mapping has no response-template transformer (WireMock renders it only with --global-response-templating)",
+                    expected: "\"transformers\": [\"response-template\"] in the response, or the name of a file inside __files"
+                )
+            }
+            let url = try field.responseFile(files)
+            if templated, let text = TemplatedBodyFile.templateText(at: url) {
+                // WireMock renders a body file's contents when the mapping is templated.
+                body = .data(Data(text.utf8))
+                template = .text(text, field)
+            } else {
+                body = .file(url)
+            }
         } else if let field = fields["body"] {
             let text = try field.string()
             body = .data(Data(text.utf8))
@@ -159,7 +178,7 @@ enum WireMockResponse {
         var response = MockResponse(body: body, status: status, reasonPhrase: reasonPhrase, lifetime: .eternal, delivery: delivery, headerFields: headerFields)
         if let dribble { response = response.dribbled(dribble) }
         if templated {
-            let templates = try TemplatedResponse(body: template, headers: headers, writing: .wireMock)
+            let templates = try TemplatedResponse(body: template, headers: headers, writing: .wireMock, parameters: parameters)
             let made = status
             let plan = dribble
             let reason = reasonPhrase
@@ -176,18 +195,20 @@ enum WireMockResponse {
     /// response, so the mapping gives no status, headers or body of its own. With the
     /// `response-template` transformer, the added header values are templates, rendered for each
     /// request (WireMock 3 renders them so).
-    private static func proxy(_ field: JSONNode, fields: JSONObject, templated: Bool) throws(StubFileError) -> MockResponse.Proxy {
+    private static func proxy(_ field: JSONNode, fields: JSONObject, templated: Bool, parameters: JSONValue?) throws(StubFileError) -> MockResponse.Proxy {
         let base = try field.string()
+        var baseTemplate: MockResponse.RequestTemplate?
         if templated, base.contains("{{") {
-            throw field.error(
-                .unsupported,
-                "is a template, and Airlock renders templates in a proxy's added header values only",
-                expected: "a fixed base URL such as \"http://localhost:8081\" (one mapping per upstream)"
-            )
+            // Rendered for each request, as WireMock does: the target is checked then.
+            let template: ResponseTemplate
+            do {
+                template = try ResponseTemplate(base)
+            } catch {
+                throw field.error(.invalidTemplate, error.problem, expected: error.expected)
+            }
+            baseTemplate = MockResponse.RequestTemplate { template.render($0, escaping: .none, parameters: parameters) }
         }
-        guard let components = URLComponents(string: base), let scheme = components.scheme?.lowercased(),
-            scheme == "http" || scheme == "https", components.host?.isEmpty == false, components.query == nil
-        else {
+        guard baseTemplate != nil || Self.isBaseURL(base) else {
             throw field.error(.invalidValue, "is \"\(base)\"", expected: "an http or https base URL such as \"http://localhost:8081\" (the request's path and query are appended)")
         }
         for key in ["status", "statusMessage", "headers", "body", "jsonBody", "base64Body", "bodyFileName", "fault", "chunkedDribbleDelay"] {
@@ -213,15 +234,22 @@ enum WireMockResponse {
         var adding: [MockResponse.AddedHeader] = []
         if let object = fields["additionalProxyRequestHeaders"] {
             for (name, value) in try object.members("an object of header names and values (strings)") {
-                adding.append(try Self.addedHeader(name, value, templated: templated))
+                adding.append(try Self.addedHeader(name, value, templated: templated, parameters: parameters))
             }
         }
         return MockResponse.Proxy(
             baseURL: base,
             removingPrefix: try fields["proxyUrlPrefixToRemove"]?.string(),
             removingHeaders: removing,
-            addingHeaders: adding
+            addingHeaders: adding,
+            baseTemplate: baseTemplate
         )
+    }
+
+    /// Whether the text is an http or https base URL without a query.
+    private static func isBaseURL(_ text: String) -> Bool {
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased() else { return false }
+        return (scheme == "http" || scheme == "https") && components.host?.isEmpty == false && components.query == nil
     }
 
     /// The fields a proxy cannot set: the transports make them for the connection to the other
@@ -232,7 +260,7 @@ enum WireMockResponse {
 
     /// One field of `additionalProxyRequestHeaders`: a string (or a list of one, as WireMock
     /// sends only the first value), a template when the mapping is templated.
-    private static func addedHeader(_ name: String, _ node: JSONNode, templated: Bool) throws(StubFileError) -> MockResponse.AddedHeader {
+    private static func addedHeader(_ name: String, _ node: JSONNode, templated: Bool, parameters: JSONValue?) throws(StubFileError) -> MockResponse.AddedHeader {
         if connectionFields.contains(name.lowercased()) {
             throw node.error(
                 .invalidHeader,
@@ -265,7 +293,7 @@ enum WireMockResponse {
             throw valueNode.error(.invalidTemplate, error.problem, expected: error.expected)
         }
         // Inserted values HTML-escaped, as WireMock's Handlebars writes every template.
-        return MockResponse.AddedHeader(name: name, value: .template(MockResponse.RequestTemplate { template.render($0, escaping: .html) }))
+        return MockResponse.AddedHeader(name: name, value: .template(MockResponse.RequestTemplate { template.render($0, escaping: .html, parameters: parameters) }))
     }
 
     /// The header fields in the mapping's order: each value a string, or an array of strings

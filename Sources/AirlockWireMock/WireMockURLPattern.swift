@@ -21,18 +21,12 @@ enum WireMockURLPattern: Sendable {
     /// The five field names, in the order WireMock prefers them.
     static let fieldNames = ["url", "urlPattern", "urlPath", "urlPathPattern", "urlPathTemplate"]
 
-    /// Reads the one url field among `fields`; two are an error.
+    /// Reads the url field among `fields`. Of several, WireMock uses the first in
+    /// ``fieldNames``' order and drops the others, and so does Airlock (a load warning names
+    /// them: ``WireMockDroppedFields``).
     static func decode(_ fields: JSONObject) throws(StubFileError) -> WireMockURLPattern? {
         let given = fieldNames.filter { fields[$0] != nil }
         guard let name = given.first else { return nil }
-        if given.count > 1 {
-            throw fields.error(
-                .conflictingFields,
-                at: given[1],
-                "is given beside \"\(name)\"",
-                expected: "only one of " + fieldNames.map { "\"\($0)\"" }.joined(separator: ", ")
-            )
-        }
         let node = try fields.required(name)
         switch name {
         case "url": return .url(try pathText(node))

@@ -71,8 +71,9 @@ indirect enum WireMockValuePattern: Sendable {
         guard case .object(let members) = node.value else {
             throw node.mismatch(expected: "a JSON object with " + supportedList)
         }
-        let name = try operatorName(in: node, keys: Set(members.keys).subtracting(alsoAllowed))
-        let fields = try node.object("a \"\(name)\" matcher", fields: operators[name]!.union([name]).union(alsoAllowed))
+        let name = try operatorName(in: node, keys: members.keys.filter { !alsoAllowed.contains($0) })
+        // The matchers WireMock drops beside the one it uses, and their options, may stand here.
+        let fields = try node.object("a \"\(name)\" matcher", fields: droppable.union(operators[name]!).union([name]).union(alsoAllowed))
         let operand = try fields.required(name)
         switch name {
         case "equalTo":
@@ -82,9 +83,7 @@ indirect enum WireMockValuePattern: Sendable {
         case "matches": return .matches(try regex(operand))
         case "doesNotMatch": return .doesNotMatch(try regex(operand))
         case "absent":
-            guard operand.value == .bool(true) else {
-                throw operand.error(.invalidValue, "is not true", expected: "true (to require a value, use {\"matches\": \".*\"})")
-            }
+            // WireMock reads any "absent" as absent, `false` included (a load warning says so).
             return .absent
         case "anything": return .anything
         case "not": return .not(try decode(operand))
@@ -111,27 +110,31 @@ indirect enum WireMockValuePattern: Sendable {
         }
     }
 
-    /// The one operator in a pattern object; none, two, or a refused one is an error.
-    private static func operatorName(in node: JSONNode, keys: Set<String>) throws(StubFileError) -> String {
-        let named = keys.filter { operators[$0] != nil || refused[$0] != nil }.sorted()
-        if let name = named.first(where: { refused[$0] != nil }) {
-            let (problem, instead) = refused[name]!
-            throw StubFileError(.unsupported, file: node.source, location: node.path.appending(name).description, problem: problem, expected: instead)
-        }
-        switch named.count {
-        case 1:
-            return named[0]
-        case 0:
-            guard let unknown = keys.sorted().first else { throw node.error(.missingField, "has no matcher", expected: supportedList) }
+    /// Every key that may stand in a pattern object beside the matcher WireMock uses: the other
+    /// matchers (dropped) and their options.
+    static let droppable: Set<String> = {
+        var keys = Set(operators.keys).union(refused.keys)
+        for options in operators.values { keys.formUnion(options) }
+        return keys
+    }()
+
+    /// The matcher WireMock 2.35 uses in a pattern object: `absent` whenever the key is there
+    /// (whatever its value), else the first matcher in the document's order; the others are
+    /// dropped (``WireMockDroppedFields`` warns). A refused matcher that would be used is an
+    /// error; none is an error naming the nearest matcher.
+    static func operatorName(in node: JSONNode, keys: [String]) throws(StubFileError) -> String {
+        let named = keys.filter { operators[$0] != nil || refused[$0] != nil }
+        guard let name = named.contains("absent") ? "absent" : named.first else {
+            guard let unknown = keys.first(where: { !droppable.contains($0) }) ?? keys.first else {
+                throw node.error(.missingField, "has no matcher", expected: supportedList)
+            }
             let suggestion = KnownFields.nearest(unknown, in: Set(operators.keys)).map { "; did you mean \"\($0)\"?" } ?? ""
             throw StubFileError(.unknownField, file: node.source, location: node.path.appending(unknown).description, problem: "is not a matcher\(suggestion)", expected: supportedList)
-        default:
-            throw node.error(
-                .conflictingFields,
-                "has more than one matcher (" + named.map { "\"\($0)\"" }.joined(separator: ", ") + ")",
-                expected: "one matcher per object; combine several with \"and\" or \"or\""
-            )
         }
+        if let (problem, instead) = refused[name] {
+            throw StubFileError(.unsupported, file: node.source, location: node.path.appending(name).description, problem: problem, expected: instead)
+        }
+        return name
     }
 
     /// A regular expression matched against the whole value, dot matching line breaks (Java's

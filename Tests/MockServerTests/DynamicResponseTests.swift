@@ -163,7 +163,8 @@ struct DynamicResponseTests {
                  "item": {"zeta": 1.0, "alpha": ["a/b", -0]}, "flag": true, "none": null}
                 """#
             let answer = try await call(session, "\(base)/echo", method: "POST", headers: ["Content-Type": "application/json"], body: body)
-            #expect(answer.text == #"1.50|1e3|12345678901234567890|9007199254740993|{"zeta":1.0,"alpha":["a/b",-0]}|true|null|"#)
+            // A JSON null renders as nothing, as WireMock renders it.
+            #expect(answer.text == #"1.50|1e3|12345678901234567890|9007199254740993|{"zeta":1.0,"alpha":["a/b",-0]}|true||"#)
 
             // Inside a JSON string: quotes, backslashes and control characters escaped, `/` and non-ASCII as they are.
             let quoted = try await call(session, "\(base)/quoted", method: "POST", headers: ["Content-Type": "application/json"], body: #"{"note": "a \"b\" \\ c/d é\u0001\n"}"#)
@@ -210,7 +211,7 @@ struct DynamicResponseTests {
         (#"{"path": "/x", "responses": [{"template": true, "headers": {"X-A": "{{randomValue type='GUID'}}"}}]}"#, "stubs[0].responses[0].headers.X-A", "GUID"),
         (#"{"path": "/x", "responses": [{"template": true, "json": {"a": ["{{jsonPath request.body 'user'}}"]}}]}"#, "stubs[0].responses[0].json", "JSON path"),
         // FuzzTemplates' first finding: a helper that takes no options said "(expected )".
-        (#"{"path": "/x", "responses": [{"template": true, "body": "{{upper request.method x}}"}]}"#, "stubs[0].responses[0].body", "expected nothing after its value"),
+        (#"{"path": "/x", "responses": [{"template": true, "body": "{{upper request.method x}}"}]}"#, "stubs[0].responses[0].body", "gives upper 2 values in {{upper request.method x}}; expected {{upper value}}"),
     ])
     func aTemplateErrorIsALoadTimeErrorNamingTheFileStubAndVariable(_ stub: String, _ location: String, _ detail: String) throws {
         do {

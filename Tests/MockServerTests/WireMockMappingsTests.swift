@@ -364,8 +364,8 @@ struct WireMockMappingsTests {
             #"response.removeProxyRequestHeaders: is given without "proxyBaseUrl""#
         ),
         (
-            #"{"request": {"urlPath": "/p"}, "response": {"proxyBaseUrl": "{{request.headers.X-Url}}", "transformers": ["response-template"]}}"#,
-            "response.proxyBaseUrl: is a template, and Airlock renders templates in a proxy's added header values only"
+            #"{"request": {"urlPath": "/p"}, "response": {"proxyBaseUrl": "{{request.headers.X-Url", "transformers": ["response-template"]}}"#,
+            "response.proxyBaseUrl: has \"{{\" without a closing \"}}\""
         ),
         (
             #"{"request": {"urlPath": "/p"}, "response": {"proxyBaseUrl": "https://example.com", "status": 200}}"#,

@@ -80,8 +80,9 @@ public final class MockRegistry: Sendable {
         return errors
     }
 
-    /// Hands messages to the reporter, if there is one (see ``report(to:)``).
-    func report(_ messages: [String]) {
+    /// Hands messages to the reporter, if there is one (see ``report(to:)``): registration
+    /// warnings, and load warnings of the formats (what a WireMock mapping had that is dropped).
+    package func report(_ messages: [String]) {
         if !messages.isEmpty, let report = reporter.withLock({ $0 }) {
             messages.forEach(report)
         }

@@ -17,6 +17,9 @@ extension MockResponse {
         package let removingHeaders: Set<String>
         /// Fields sent on in place of any the request has of the same name, in order.
         package let addingHeaders: [AddedHeader]
+        /// When the base URL is a template (WireMock's templated `proxyBaseUrl`), what renders it
+        /// for each request; ``baseURL`` is then the template's text.
+        package let baseTemplate: RequestTemplate?
 
         /// A proxy.
         /// - Parameters:
@@ -24,8 +27,10 @@ extension MockResponse {
         ///   - removingPrefix: A prefix taken off the request's path first.
         ///   - removingHeaders: Names of the request's fields not to send on (any case).
         ///   - addingHeaders: Fields to send on, each in place of the request's of the same name.
-        package init(baseURL: String, removingPrefix: String?, removingHeaders: [String] = [], addingHeaders: [AddedHeader] = []) {
+        ///   - baseTemplate: What renders the base URL for each request, when it is a template.
+        package init(baseURL: String, removingPrefix: String?, removingHeaders: [String] = [], addingHeaders: [AddedHeader] = [], baseTemplate: RequestTemplate? = nil) {
             self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+            self.baseTemplate = baseTemplate
             self.removingPrefix = removingPrefix
             self.removingHeaders = Set(removingHeaders.map { $0.lowercased() })
             self.addingHeaders = addingHeaders
@@ -34,6 +39,10 @@ extension MockResponse {
         /// The URL a request goes to: the base, then the request's path (as sent, less the
         /// prefix) and query.
         package func target(for request: IncomingRequest) -> String {
+            target(for: request, base: baseURL)
+        }
+
+        private func target(for request: IncomingRequest, base baseURL: String) -> String {
             let target = RequestTarget(url: request.url)
             var path = target.path
             if let removingPrefix, !removingPrefix.isEmpty, path.hasPrefix(removingPrefix) {
@@ -61,6 +70,22 @@ extension MockResponse {
                 headers.append(field)
             }
             var rendering: RecordedRequest?
+            var base = baseURL
+            if let baseTemplate {
+                rendering = recorded()
+                let rendered = baseTemplate.render(rendering!).trimmingCharacters(in: .whitespaces)
+                guard let components = URLComponents(string: rendered), let scheme = components.scheme?.lowercased(),
+                    scheme == "http" || scheme == "https", components.host?.isEmpty == false, components.query == nil
+                else {
+                    return .failure(
+                        ForwardProblem(
+                            description: "the proxy base URL template \"\(baseURL)\" rendered \"\(rendered)\", which is not an http or https base URL. "
+                                + "Send the request with the value the template reads, or fix the template so that it renders one such as http://localhost:8081."
+                        )
+                    )
+                }
+                base = rendered.hasSuffix("/") ? String(rendered.dropLast()) : rendered
+            }
             for added in addingHeaders {
                 let value: String
                 switch added.value {
@@ -75,7 +100,7 @@ extension MockResponse {
                 }
                 headers.append((added.name, value))
             }
-            return .success(ForwardTarget(url: target(for: request), headers: headers))
+            return .success(ForwardTarget(url: target(for: request, base: base), headers: headers))
         }
     }
 

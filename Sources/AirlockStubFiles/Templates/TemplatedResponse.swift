@@ -52,14 +52,18 @@ package struct TemplatedResponse: Sendable {
     /// In the document's order.
     private let headers: [(name: String, template: ResponseTemplate)]
     private let contentType: String?
+    /// The `parameters` root of every template (WireMock's `transformerParameters`).
+    private let parameters: JSONValue?
 
     /// Parses a response's templates; an error names the field the template is in.
     /// - Parameters:
     ///   - body: The body: text or JSON whose strings are templates, or no body.
     ///   - headers: The header fields, each value a template.
     ///   - writing: How the format writes the response.
-    package init(body: Source, headers: [(name: String, value: String, node: JSONNode)], writing: Writing = .stubFile) throws(StubFileError) {
+    ///   - parameters: The `parameters` root of the templates (WireMock's `transformerParameters`).
+    package init(body: Source, headers: [(name: String, value: String, node: JSONNode)], writing: Writing = .stubFile, parameters: JSONValue? = nil) throws(StubFileError) {
         self.writing = writing
+        self.parameters = parameters
         func parse(_ text: String, at node: JSONNode) throws(StubFileError) -> ResponseTemplate {
             do {
                 return try ResponseTemplate(text)
@@ -98,7 +102,7 @@ package struct TemplatedResponse: Sendable {
     /// The response for a request.
     package func render(_ request: RecordedRequest, status: MockResponse.Status) -> MockResponse {
         let inserted: ResponseTemplate.Escaping = writing.escapesInsertedHTML ? .html : .none
-        let rendered = headers.map { (name: $0.name, value: $0.template.render(request, escaping: inserted)) }
+        let rendered = headers.map { (name: $0.name, value: $0.template.render(request, escaping: inserted, parameters: parameters)) }
         let data: Data
         switch body {
         case .none:
@@ -106,9 +110,9 @@ package struct TemplatedResponse: Sendable {
         case .bytes(let bytes):
             data = bytes
         case .text(let template, let escaping):
-            data = Data(template.render(request, escaping: writing.escapesInsertedHTML ? .html : escaping).utf8)
+            data = Data(template.render(request, escaping: writing.escapesInsertedHTML ? .html : escaping, parameters: parameters).utf8)
         case .json(let value, let templates):
-            let rendered = Self.rendering(value, templates, request, escaping: inserted)
+            let rendered = Self.rendering(value, templates, request, escaping: inserted, parameters: parameters)
             if writing.keepsJSONOrder {
                 // Rendered strings are finite: the numbers are the document's own, already written once.
                 data = (try? rendered.compactData()) ?? Data()
@@ -134,11 +138,17 @@ package struct TemplatedResponse: Sendable {
         }
     }
 
-    private static func rendering(_ value: JSONValue, _ templates: [String: ResponseTemplate], _ request: RecordedRequest, escaping: ResponseTemplate.Escaping) -> JSONValue {
+    private static func rendering(
+        _ value: JSONValue,
+        _ templates: [String: ResponseTemplate],
+        _ request: RecordedRequest,
+        escaping: ResponseTemplate.Escaping,
+        parameters: JSONValue?
+    ) -> JSONValue {
         switch value {
-        case .string(let text): .string(templates[text]?.render(request, escaping: escaping) ?? text)
-        case .array(let items): .array(items.map { rendering($0, templates, request, escaping: escaping) })
-        case .object(let object): .object(object.mapValues { rendering($0, templates, request, escaping: escaping) })
+        case .string(let text): .string(templates[text]?.render(request, escaping: escaping, parameters: parameters) ?? text)
+        case .array(let items): .array(items.map { rendering($0, templates, request, escaping: escaping, parameters: parameters) })
+        case .object(let object): .object(object.mapValues { rendering($0, templates, request, escaping: escaping, parameters: parameters) })
         default: value
         }
     }

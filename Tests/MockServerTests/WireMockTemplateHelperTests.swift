@@ -1,0 +1,258 @@
+import AsyncHTTPClient
+import Foundation
+@_spi(AirlockTransport) import HTTPMock
+import MockServer
+import NIOHTTP1
+import Testing
+
+/// WireMock's template helpers that give a new value each time (checked by shape: WireMock's
+/// own answers for the others are in `Tests/Fixtures/WireMockBuiltIns`), stubr's generators,
+/// `transformerParameters`, templated `bodyFileName` and `proxyBaseUrl`, what WireMock drops
+/// when it loads a mapping, and the errors of helpers given what they cannot use — all served
+/// by `MockServer` from mapping folders and asked over a loopback socket.
+struct WireMockTemplateHelperTests {
+    /// A mapping folder with one templated mapping per body, at `/t/<index>`.
+    static func folder(_ bodies: [String], files: [String: String] = [:]) throws -> WireMockFolder {
+        let mappings = bodies.enumerated().map { index, body in
+            let encoded = String(decoding: try! JSONSerialization.data(withJSONObject: body, options: .fragmentsAllowed), as: UTF8.self)
+            return #"{"request": {"urlPath": "/t/\#(index)"}, "response": {"body": \#(encoded), "transformers": ["response-template"]}}"#
+        }
+        return try WireMockFolder(mappings: ["templates.json": #"{"mappings": [\#(mappings.joined(separator: ","))]}"#], files: files)
+    }
+
+    /// Each body's rendering for a GET of `/t/<index>`.
+    static func rendered(_ bodies: [String], times: Int = 1) async throws -> [[String]] {
+        let folder = try folder(bodies)
+        defer { folder.remove() }
+        let mock = HTTPMock()
+        #expect(mock.registerStubs(try WireMockMappings(directory: folder.root)).isEmpty)
+        var answers: [[String]] = []
+        try await withServer(mock) { server in
+            try await withClient { client in
+                for index in bodies.indices {
+                    var texts: [String] = []
+                    for _ in 0..<times {
+                        let answer = try await send(client, server.baseURL.absoluteString + "/t/\(index)")
+                        #expect(answer.status == 200, "\(bodies[index]): \(answer.text)")
+                        texts.append(answer.text)
+                    }
+                    answers.append(texts)
+                }
+            }
+        }
+        return answers
+    }
+
+    static func matches(_ text: String, _ pattern: String) -> Bool {
+        text.range(of: "^(?:" + pattern + ")$", options: .regularExpression) != nil
+    }
+
+    @Test func randomHelpersGiveValuesOfTheirShape() async throws {
+        let cases: [(template: String, shape: String)] = [
+            ("{{randomValue length=12 type='NUMERIC'}}", "[0-9]{12}"),
+            ("{{randomValue length=5 type='ALPHABETIC' uppercase=true}}", "[A-Z]{5}"),
+            ("{{randomValue type='UUID'}}", "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"),
+            ("{{{randomValue length=6 type='ALPHANUMERIC_AND_SYMBOLS'}}}", ".{6}"),
+            ("{{randomInt lower=5 upper=9}}", "[5-8]"),
+            ("{{randomDecimal lower=1 upper=2}}", "1\\.[0-9E-]+|1"),
+            ("{{pickRandom 'red' 'green'}}", "red|green"),
+            ("{{pickRandom (array 1 2 3)}}", "[123]"),
+            ("{{now format='yyyy-MM-dd' timezone='Europe/Rome' offset='-3 days'}}", "[0-9]{4}-[0-9]{2}-[0-9]{2}"),
+            ("{{now format='epoch'}}", "[0-9]{13}"),
+            ("{{anyRegex '[a-c]{2,4}-(x|yz)+\\d'}}", "[a-c]{2,4}-(x|yz)+[0-9]"),
+            ("{{anyRegex '[0-9]{5}'}}", "[0-9]{5}"),
+            ("{{anyU8}}", "[0-9]{1,3}"),
+            ("{{anyI16}}", "-?[0-9]{1,5}"),
+            ("{{anyU64}}", "[0-9]{1,20}"),
+            ("{{anyUuid}}", "[0-9a-f-]{36}"),
+            ("{{anyEmail}}", "[a-z]+@[a-z]+\\.com"),
+            ("{{anyBoolean}}", "true|false"),
+            ("{{anyFloat}}", "-?[0-9]+\\.[0-9E-]+"),
+            ("{{anyNumber}}", "-?[0-9]+(\\.[0-9E-]+)?"),
+            ("{{anyDate}}", "[0-9]{4}-[0-9]{2}-[0-9]{2}"),
+            ("{{anyTime}}", "[0-9]{2}:[0-9]{2}:[0-9]{2}"),
+            ("{{anyDatetime}}", "[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}"),
+            ("{{anyIso8601}}", "[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z"),
+            ("{{anyHostname}}", "[a-z]+\\.[a-z]+\\.com"),
+            ("{{anyIpAddress}}", "[0-9]{1,3}(\\.[0-9]{1,3}){3}"),
+            ("{{anyAlphaNumeric}}", "[A-Za-z0-9]+"),
+            ("{{anyNonBlankString}}", ".*[^ ].*"),
+            ("{{anyNonEmptyString}}", ".+"),
+            ("{{anyOf 'A' 'B' 'C'}}", "[ABC]"),
+        ]
+        let answers = try await Self.rendered(cases.map(\.template), times: 4)
+        for (item, texts) in zip(cases, answers) {
+            for text in texts {
+                #expect(Self.matches(text, item.shape), "\(item.template) gave \"\(text)\"")
+            }
+        }
+    }
+
+    @Test func transformerParametersAreTheParametersRoot() async throws {
+        let folder = try WireMockFolder(mappings: [
+            "parameters.json": #"""
+                {"request": {"urlPath": "/greet"}, "response": {"body": "{{parameters.greeting}}, {{request.query.name}} ({{parameters.limits.max}})",
+                 "transformers": ["response-template"], "transformerParameters": {"greeting": "Hello", "limits": {"max": 3}}}}
+                """#,
+        ])
+        defer { folder.remove() }
+        let mock = HTTPMock()
+        #expect(mock.registerStubs(try WireMockMappings(directory: folder.root)).isEmpty)
+        try await withServer(mock) { server in
+            try await withClient { client in
+                let answer = try await send(client, server.baseURL.absoluteString + "/greet?name=Ada")
+                #expect(answer.text == "Hello, Ada (3)")
+            }
+        }
+    }
+
+    @Test func aTemplatedBodyFileNameIsRenderedAndSoAreItsContents() async throws {
+        let folder = try WireMockFolder(
+            mappings: [
+                "files.json": #"""
+                    {"mappings": [
+                      {"request": {"urlPathPattern": "/users/[a-z0-9]+"}, "response": {"bodyFileName": "user-{{request.pathSegments.[1]}}.json", "transformers": ["response-template"]}},
+                      {"request": {"urlPath": "/fixed"}, "response": {"bodyFileName": "user-42.json", "transformers": ["response-template"]}},
+                      {"request": {"urlPath": "/plain"}, "response": {"bodyFileName": "user-42.json"}}
+                    ]}
+                    """#,
+            ],
+            files: ["user-42.json": #"{"id": 42, "path": "{{request.path}}"}"#]
+        )
+        defer { folder.remove() }
+        let mock = HTTPMock()
+        #expect(mock.registerStubs(try WireMockMappings(directory: folder.root)).isEmpty)
+        try await withServer(mock) { server in
+            try await withClient { client in
+                let base = server.baseURL.absoluteString
+                #expect(try await send(client, base + "/users/42").text == #"{"id": 42, "path": "/users/42"}"#)
+                #expect(try await send(client, base + "/fixed").text == #"{"id": 42, "path": "/fixed"}"#)
+                // Without the transformer, the file as it is.
+                #expect(try await send(client, base + "/plain").text == #"{"id": 42, "path": "{{request.path}}"}"#)
+                // A name that leads nowhere: 500, naming the field and the file.
+                let missing = try await send(client, base + "/users/7")
+                #expect(missing.status == 500)
+                #expect(missing.text.contains("response.bodyFileName") && missing.text.contains("user-7.json"), "\(missing.text)")
+            }
+        }
+    }
+
+    @Test func aTemplatedBodyFileNameStaysInsideFiles() async throws {
+        let folder = try WireMockFolder(
+            mappings: [
+                "escape.json": #"{"request": {"urlPath": "/escape"}, "response": {"bodyFileName": "{{request.query.name}}", "transformers": ["response-template"]}}"#,
+            ],
+            files: ["inside.txt": "inside"]
+        )
+        defer { folder.remove() }
+        try Data("secret".utf8).write(to: folder.root.appendingPathComponent("secret.txt"))
+        let mock = HTTPMock()
+        #expect(mock.registerStubs(try WireMockMappings(directory: folder.root)).isEmpty)
+        try await withServer(mock) { server in
+            try await withClient { client in
+                let base = server.baseURL.absoluteString
+                #expect(try await send(client, base + "/escape?name=inside.txt").text == "inside")
+                let outside = try await send(client, base + "/escape?name=../secret.txt")
+                #expect(outside.status == 500)
+                #expect(!outside.text.contains("secret\n") && outside.text.contains("outside"), "\(outside.text)")
+            }
+        }
+    }
+
+    @Test func aTemplatedProxyBaseURLIsDecidedForEachRequest() async throws {
+        let upstream = HTTPMock()
+        upstream.addResponses(forPath: "/templated", host: "**") { MockResponse.plaintext("from upstream", lifetime: .eternal) }
+        try await withServer(upstream) { target in
+            let folder = try WireMockFolder(mappings: [
+                "proxy.json": #"{"request": {"urlPath": "/templated"}, "response": {"proxyBaseUrl": "{{request.headers.X-WM-Proxy-Url}}", "transformers": ["response-template"]}}"#,
+            ])
+            defer { folder.remove() }
+            let mock = HTTPMock()
+            #expect(mock.registerStubs(try WireMockMappings(directory: folder.root)).isEmpty)
+            try await withServer(mock) { server in
+                try await withClient { client in
+                    let url = server.baseURL.absoluteString + "/templated"
+                    let proxied = try await send(client, url, headers: [("X-WM-Proxy-Url", target.baseURL.absoluteString)])
+                    #expect(proxied.status == 200 && proxied.text == "from upstream", "\(proxied.text)")
+                    let unusable = try await send(client, url)
+                    #expect(unusable.status >= 500)
+                }
+            }
+        }
+    }
+
+    // MARK: What WireMock drops
+
+    @Test func whatWireMockDropsIsDroppedAndWarnedAbout() throws {
+        let folder = try WireMockFolder(mappings: [
+            "dropped.json": #"""
+                {"mappings": [
+                  {"request": {"url": "/a?x=1", "urlPath": "/b"}},
+                  {"request": {"urlPath": "/c", "queryParameters": {"age": {"contains": "y", "matches": "[a-w]+"}}}},
+                  {"request": {"urlPath": "/d", "headers": {"X-Maybe": {"absent": false}}}},
+                  {"request": {"urlPath": "/e", "method": "POST", "bodyPatterns": [{"expression": "$.name", "contains": "o"}]}}
+                ]}
+                """#,
+        ])
+        defer { folder.remove() }
+        let mappings = try WireMockMappings(directory: folder.root)
+        #expect(mappings.mappingCount == 4)
+        let warnings = mappings.warnings
+        #expect(warnings.count == 4, "\(warnings)")
+        let expected = [
+            "mappings[0].request: has \"url\", \"urlPath\": WireMock uses \"url\"",
+            "mappings[1].request.queryParameters.age: has \"contains\", \"matches\": WireMock uses \"contains\"",
+            "mappings[2].request.headers.X-Maybe: has \"absent\": false, which WireMock reads as absent",
+            "mappings[3].request.bodyPatterns[0]: has \"expression\" beside \"contains\"",
+        ]
+        for (warning, start) in zip(warnings, expected) {
+            #expect(warning.hasPrefix("Airlock warning: ") && warning.contains("dropped.json") && warning.contains(start), "\(warning)")
+        }
+        // Registered, they are reported where registration warnings go.
+        let mock = HTTPMock()
+        let reported = Reported()
+        mock.registry.report { reported.append($0) }
+        #expect(mock.registerStubs(mappings).isEmpty)
+        #expect(reported.messages.filter { $0.hasPrefix("Airlock warning: ") && $0.contains("dropped.json") }.count == 4)
+    }
+
+    final class Reported: @unchecked Sendable {
+        // Guarded by `lock`; the reporter may be called from any thread.
+        private let lock = NSLock()
+        private var stored: [String] = []
+        func append(_ message: String) { lock.withLock { stored.append(message) } }
+        var messages: [String] { lock.withLock { stored } }
+    }
+
+    // MARK: Errors
+
+    @Test(arguments: [
+        ("{{abbreviate request.body 2}}", "width of at least 4"),
+        ("{{math 1 '^' 2}}", "one of '+', '-', '*', '/', '%'"),
+        ("{{anyRegex '(?=x)'}}", "look-around"),
+        ("{{anyRegex 'a{3,1}'}}", "upper bound"),
+        ("{{systemValue key='HOME'}}", "environment"),
+        ("{{xPath request.body '/a'}}", "XML"),
+        ("{{upperr 'x'}}", "did you mean \"upper\""),
+        ("{{#if true}}open", "{{/if}}"),
+        ("{{#each request.query.a}}x{{/with}}", "{{/each}}"),
+        ("{{now offset='3 fortnights'}}", "seconds, minutes, hours"),
+        ("{{truncateDate (now) 'first day of week'}}", "'first day of month'"),
+        ("{{randomInt lower=9 upper=1}}", "lower bound below"),
+        ("{{center 'a'}}", "size="),
+        ("{{request.nothing}}", "request.method"),
+        ("{{jsonPath request.body 'name'}}", "'$.user.name'"),
+        ("{{each request.query.a}}", "{{#each list}}"),
+    ])
+    func helpersGivenWhatTheyCannotUseAreRefusedNamingTheFieldAndTheFix(template: String, fix: String) throws {
+        let encoded = String(decoding: try JSONSerialization.data(withJSONObject: template, options: .fragmentsAllowed), as: UTF8.self)
+        let json = #"{"request": {"urlPath": "/x"}, "response": {"headers": {"X-A": "a"}, "body": \#(encoded), "transformers": ["response-template"]}}"#
+        do {
+            _ = try WireMockMappings(data: Data(json.utf8), source: "bad.json", rootDirectory: FileManager.default.temporaryDirectory)
+            Issue.record("\(template) was accepted")
+        } catch {
+            #expect(error.file == "bad.json" && error.location == "response.body", "\(error)")
+            #expect(error.description.contains(fix), "\(error)")
+        }
+    }
+}
