@@ -88,6 +88,25 @@ struct WireMockTemplateHelperTests {
         }
     }
 
+    /// WireMock 3's helpers, by its documentation (its jar is not available here to compare).
+    @Test func wireMock3sListAndJSONHelpers() async throws {
+        let cases: [(template: String, expected: String)] = [
+            ("{{arrayAdd (array 1 2) 3}}|{{arrayAdd (array 1 2) 0 position='start'}}|{{arrayAdd (array 1 2) 9 position=1}}", "[1, 2, 3]|[0, 1, 2]|[1, 9, 2]"),
+            ("{{arrayRemove (array 1 2 3) position=1}}|{{arrayRemove (array 1 2 3) position='start'}}|{{arrayRemove (array 1 2 3)}}", "[1, 3]|[2, 3]|[1, 2]"),
+            ("{{arrayJoin ', ' (array 'a' 'b') prefix='[' suffix=']'}}|{{arrayJoin '-' 'x' 'y'}}", "[a, b]|x-y"),
+            (#"{{{formatJson '{"a":[1,2]}' format='compact'}}}"#, #"{"a":[1,2]}"#),
+            (#"{{{jsonMerge '{"a":1,"b":{"c":2}}' '{"b":{"d":3},"e":null}' removeNulls=true}}}"#, #"{"a":1,"b":{"c":2,"d":3}}"#),
+            (#"{{{jsonRemove '{"a":1,"secret":{"x":2}}' '$.secret'}}}|{{{jsonRemove '[1,2,3]' '$[0]'}}}"#, #"{"a":1}|[2,3]"#),
+            (#"{{{jsonArrayAdd '[1,2]' '3' maxItems=2}}}|{{{jsonArrayAdd '[1]' '[2,3]' flatten=true}}}"#, "[2,3]|[1,2,3]"),
+            ("{{val request.query.missing default='none'}}|{{val 'given' default='none'}}|{{val request.query.missing assign='v'}}{{v}}", "none|given|"),
+            ("{{toJson (array 1 'a')}}", "[1,&quot;a&quot;]"),
+        ]
+        let answers = try await Self.rendered(cases.map(\.template))
+        for (item, texts) in zip(cases, answers) {
+            #expect(texts.first == item.expected, "\(item.template)")
+        }
+    }
+
     @Test func transformerParametersAreTheParametersRoot() async throws {
         let folder = try WireMockFolder(mappings: [
             "parameters.json": #"""

@@ -254,6 +254,39 @@ extension ResponseTemplate.Scope {
                 return .null
             }
             return result
+        // WireMock 3's lists and JSON.
+        case "arrayAdd", "arrayRemove":
+            var items = param(0).elements
+            let position = options["position"]
+            var index = call.name == "arrayAdd" ? items.count : max(items.count - 1, 0)
+            if position?.text == "start" { index = 0 } else if position?.text == "end" { index = call.name == "arrayAdd" ? items.count : max(items.count - 1, 0) } else if let given = position?.integer { index = given }
+            if call.name == "arrayAdd" {
+                items.insert(param(1), at: min(max(index, 0), items.count))
+            } else if items.indices.contains(index) {
+                items.remove(at: index)
+            }
+            return .list(items, text: nil)
+        case "arrayJoin":
+            let items = params.count == 2 ? param(1).elements : Array(params.dropFirst())
+            return .string((options["prefix"]?.text ?? "") + items.map(\.text).joined(separator: text(0)) + (options["suffix"]?.text ?? ""))
+        case "formatJson":
+            guard let value = Self.json(param(0)) else { return .null }
+            let data = options["format"]?.text == "compact" ? try? value.compactData() : try? value.prettyData()
+            return .string(data.map { String(decoding: $0, as: UTF8.self) } ?? "")
+        case "jsonMerge":
+            guard let base = Self.json(param(0)), let added = Self.json(param(1)) else { return .null }
+            var merged = Self.merged(base, added)
+            if flag("removeNulls") { merged = Self.removingNulls(merged) }
+            return .string((try? merged.compactData()).map { String(decoding: $0, as: UTF8.self) } ?? "")
+        case "jsonRemove":
+            guard let value = Self.json(param(0)), let steps = ResponseTemplate.JSONSteps(text(1)) else { return param(0) }
+            return .string((try? Self.removing(steps.steps[...], from: value).compactData()).map { String(decoding: $0, as: UTF8.self) } ?? "")
+        case "jsonArrayAdd":
+            guard case .array(var items)? = Self.json(param(0)) else { return .null }
+            let item = Self.json(param(1)) ?? .string(text(1))
+            if flag("flatten"), case .array(let added) = item { items += added } else { items.append(item) }
+            if let limit = options["maxItems"]?.integer, limit >= 0, items.count > limit { items = Array(items.suffix(limit)) }
+            return .string((try? JSONValue.array(items).compactData()).map { String(decoding: $0, as: UTF8.self) } ?? "")
         case "anyRegex":
             return (try? RegexGenerator(text(0))).map { .string($0.generate()) } ?? .null
         default:
@@ -280,6 +313,55 @@ extension ResponseTemplate.Scope {
         }
         guard let current, !(current.isNull) else { return fallback ?? .null }
         return current
+    }
+
+    // MARK: JSON
+
+    /// A value as JSON: one already parsed, or text that parses.
+    static func json(_ value: TemplateValue) -> JSONValue? {
+        switch value {
+        case .list, .object: return value.jsonValue
+        default: return try? JSONValue.parse(Data(value.text.utf8))
+        }
+    }
+
+    /// `added`'s members over `base`'s, objects merged member by member.
+    static func merged(_ base: JSONValue, _ added: JSONValue) -> JSONValue {
+        guard case .object(var members) = base, case .object(let more) = added else { return added }
+        for key in more.keys {
+            let value = more[key]!
+            members[key] = members[key].map { merged($0, value) } ?? value
+        }
+        return .object(members)
+    }
+
+    static func removingNulls(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .object(let members): return .object(JSONMembers(members.keys.compactMap { key in members[key] == .null ? nil : (key: key, value: removingNulls(members[key]!)) }))
+        case .array(let items): return .array(items.map(removingNulls))
+        default: return value
+        }
+    }
+
+    /// The value without what the steps lead to.
+    static func removing(_ steps: ArraySlice<JSONValue.Step>, from value: JSONValue) -> JSONValue {
+        guard let step = steps.first else { return value }
+        let rest = steps.dropFirst()
+        switch (step, value) {
+        case (.member(let name), .object(var members)):
+            guard let inner = members[name] else { return value }
+            if rest.isEmpty {
+                return .object(JSONMembers(members.keys.filter { $0 != name }.map { (key: $0, value: members[$0]!) }))
+            }
+            members[name] = removing(rest, from: inner)
+            return .object(members)
+        case (.index(let position), .array(var items)):
+            guard items.indices.contains(position) else { return value }
+            if rest.isEmpty { items.remove(at: position) } else { items[position] = removing(rest, from: items[position]) }
+            return .array(items)
+        default:
+            return value
+        }
     }
 
     // MARK: Numbers and text

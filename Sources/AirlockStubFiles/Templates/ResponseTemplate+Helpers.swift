@@ -91,6 +91,14 @@ extension ResponseTemplate {
                 "contains": Shape(minimum: 2, maximum: 2, options: [], example: "{{#contains value 'text'}}…{{/contains}}"),
                 "math": Shape(minimum: 3, maximum: 3, options: [], example: "{{math 1 '+' 2}} (+ - * / %)"),
                 "val": Shape(minimum: 1, maximum: 1, options: ["default", "or", "assign"], example: "{{val request.query.page default=1}}"),
+                // WireMock 3's lists and JSON.
+                "arrayAdd": Shape(minimum: 2, maximum: 2, options: ["position"], example: "{{arrayAdd (array 1 2) 3 position='start'}}"),
+                "arrayRemove": Shape(minimum: 1, maximum: 1, options: ["position"], example: "{{arrayRemove (array 1 2 3) position=1}}"),
+                "arrayJoin": Shape(minimum: 2, maximum: 256, options: ["prefix", "suffix"], example: "{{arrayJoin ', ' (array 'a' 'b') prefix='[' suffix=']'}}"),
+                "formatJson": Shape(minimum: 1, maximum: 1, options: ["format"], example: "{{formatJson request.body}} or {{formatJson request.body format='compact'}}"),
+                "jsonMerge": Shape(minimum: 2, maximum: 2, options: ["removeNulls"], example: "{{jsonMerge request.body '{\"added\": true}'}}"),
+                "jsonRemove": Shape(minimum: 2, maximum: 2, options: [], example: "{{jsonRemove request.body '$.secret'}}"),
+                "jsonArrayAdd": Shape(minimum: 2, maximum: 2, options: ["maxItems", "flatten", "jsonPath"], example: "{{jsonArrayAdd '[1]' '2' maxItems=10}}"),
                 // stubr's generators.
                 "anyRegex": Shape(minimum: 1, maximum: 1, options: [], example: "{{anyRegex '[a-z]{4}'}}"),
                 "anyOf": Shape(minimum: 1, maximum: 256, options: [], example: "{{anyOf 'A' 'B'}}"),
@@ -196,7 +204,7 @@ extension ResponseTemplate {
                 if let pattern = literal(1), (try? NSRegularExpression(pattern: pattern)) == nil {
                     throw ParseError(problem: "uses '\(pattern)', which is not a regular expression, in {{\(source)}}", expected: "a regular expression (ICU/Java syntax)")
                 }
-            case "jsonPath":
+            case "jsonPath", "jsonRemove":
                 if let path = literal(1), JSONSteps(path) == nil {
                     throw ParseError(problem: "uses the JSON path \"\(path)\" in {{\(source)}}", expected: "a path such as '$.user.name', '$.items[0].id', '$.items.[0]' or \"$['a key']\"")
                 }

@@ -104,7 +104,7 @@ package struct ResponseTemplate: Sendable {
     package static let variables = "request.method, request.url, request.path, request.path.[n], request.pathSegments.[n], request.query.<name>, "
         + "request.headers.<name>, request.cookies.<name>, request.body, request.bodyAsBase64, request.host, request.port, request.scheme, request.baseUrl, "
         + "parameters.<name>, or a helper such as jsonPath request.body '$.a.b', now [format='…'] [timezone='…'] [offset='3 days'], randomValue type='UUID' [length=n], "
-        + "upper/lower/trim/base64/urlEncode <a variable or 'text'> (every helper: " + helperNames + ")"
+        + "upper/lower/trim/base64/urlEncode <a variable or 'text'>, or another helper of the template reference (StubFiles, \"Templates\")"
 
     /// Roots a path may start from anywhere.
     static let roots: Set<String> = ["request", "parameters", "this", "."]
@@ -116,6 +116,7 @@ package struct ResponseTemplate: Sendable {
             if ["assign", "parseJson", "formData", "regexExtract"].contains(call.name), let name = call.params.last?.literalText, call.params.count >= (call.name == "assign" ? 1 : 2) {
                 names.insert(name)
             }
+            if call.name == "val", let name = call.option("assign")?.literalText { names.insert(name) }
             for argument in call.params + call.hash.map(\.value) {
                 if case .call(let inner) = argument { visit(inner) }
             }
