@@ -1,3 +1,4 @@
+import AirlockStubFiles
 import Foundation
 
 /// A date and time on the wall, without a zone: Java's `LocalDateTime`, which WireMock's date-time
@@ -178,24 +179,11 @@ enum WireMockDateTimeUnit: String, Sendable, CaseIterable {
     case seconds, minutes, hours, days, months, years
 }
 
-/// WireMock's truncations (`truncateExpected`, `truncateActual`), by their names in lower case
-/// with spaces (`"first day of month"`); the upper-case names with underscores are read too.
-enum WireMockDateTimeTruncation: String, Sendable, CaseIterable {
-    case firstSecondOfMinute = "first second of minute"
-    case firstMinuteOfHour = "first minute of hour"
-    case firstHourOfDay = "first hour of day"
-    case firstDayOfMonth = "first day of month"
-    case firstDayOfNextMonth = "first day of next month"
-    case lastDayOfMonth = "last day of month"
-    case firstDayOfYear = "first day of year"
-    case firstDayOfNextYear = "first day of next year"
-    case lastDayOfYear = "last day of year"
+/// WireMock's truncations (`truncateExpected`, `truncateActual`): the names the templates'
+/// `truncateDate` reads too.
+typealias WireMockDateTimeTruncation = DateTruncation
 
-    /// `"first day of month"` or `"FIRST_DAY_OF_MONTH"`, in any case.
-    init?(name: String) {
-        self.init(rawValue: name.lowercased().replacingOccurrences(of: "_", with: " "))
-    }
-
+extension DateTruncation {
     /// The wall time truncated in its own zone.
     func apply(_ time: WireMockZonedDateTime) -> WireMockZonedDateTime {
         WireMockZonedDateTime(apply(time.local), zone: time.zone)

@@ -58,6 +58,27 @@ struct WireMockRequestPatternTests {
     }
 
     static let cases: [Case] = [
+        // MARK: What WireMock 2.35.1 drops when it loads (checked against its jar; a load warning names it)
+        Case(name: "url before urlPath", request: #"{"url": "/a?x=1", "urlPath": "/b"}"#, matching: [Probe("/a?x=1")], notMatching: [Probe("/b")]),
+        Case(name: "urlPattern before urlPath", request: #"{"urlPath": "/b", "urlPattern": "/c.*"}"#, matching: [Probe("/cd")], notMatching: [Probe("/b")]),
+        Case(
+            name: "the first matcher",
+            request: #"{"headers": {"X": {"contains": "1", "equalTo": "2"}}}"#,
+            matching: [Probe("/", headers: [("X", "212")])],
+            notMatching: [Probe("/", headers: [("X", "2")])]
+        ),
+        Case(
+            name: "caseInsensitive with equalTo, after an option",
+            request: #"{"headers": {"X": {"caseInsensitive": true, "equalTo": "A", "matches": "b+"}}}"#,
+            matching: [Probe("/", headers: [("X", "a")])],
+            notMatching: [Probe("/", headers: [("X", "bb")])]
+        ),
+        Case(
+            name: "absent false is absent",
+            request: #"{"headers": {"X": {"equalTo": "1", "absent": false}}}"#,
+            matching: [Probe("/")],
+            notMatching: [Probe("/", headers: [("X", "1")])]
+        ),
         // MARK: Method and URL
         Case(name: "method", request: #"{"method": "POST", "urlPath": "/a"}"#, matching: [Probe("POST", "/a")], notMatching: [Probe("GET", "/a"), Probe("POST", "/b")]),
         Case(name: "method ANY", request: #"{"method": "ANY", "url": "/a"}"#, matching: [Probe("GET", "/a"), Probe("DELETE", "/a")], notMatching: [Probe("/a/b")]),
@@ -594,28 +615,12 @@ struct WireMockRequestPatternTests {
             message: #"mappings/a.json, headers.X.equalsTo: is not a matcher; did you mean "equalTo"?; expected a matcher: "equalTo", "contains", "doesNotContain", "matches", "doesNotMatch", "absent", "anything", "not", "and", "or", "equalToJson", "matchesJsonPath", "equalToNumber", "greaterThanNumber", "greaterThanEqualNumber", "lessThanNumber", "lessThanEqualNumber", "before", "after", "equalToDateTime""#
         ),
         Refusal(
-            request: #"{"headers": {"X": {"equalTo": "1", "contains": "2"}}}"#,
-            message: #"mappings/a.json, headers.X: has more than one matcher ("contains", "equalTo"); expected one matcher per object; combine several with "and" or "or""#
-        ),
-        Refusal(
-            request: #"{"headers": {"X": {"contains": "1", "caseInsensitive": true}}}"#,
-            message: #"mappings/a.json, headers.X.caseInsensitive: is not a field of a "contains" matcher; expected one of "contains""#
-        ),
-        Refusal(
             request: #"{"queryParameters": {"q": {"matches": "([a-z]"}}}"#,
             message: #"mappings/a.json, queryParameters.q.matches: is not a valid regular expression"#
         ),
         Refusal(
-            request: #"{"headers": {"X": {"absent": false}}}"#,
-            message: #"mappings/a.json, headers.X.absent: is not true; expected true (to require a value, use {"matches": ".*"})"#
-        ),
-        Refusal(
             request: #"{"headers": {"X": {"or": [{"equalTo": "1"}]}}}"#,
             message: #"mappings/a.json, headers.X.or: has 1 matcher; expected at least two matchers"#
-        ),
-        Refusal(
-            request: #"{"url": "/a", "urlPath": "/a"}"#,
-            message: #"mappings/a.json, urlPath: is given beside "url"; expected only one of "url", "urlPattern", "urlPath", "urlPathPattern", "urlPathTemplate""#
         ),
         Refusal(
             request: #"{"urlPath": "a"}"#,

@@ -43,6 +43,15 @@ struct WireMockTemplateHelperTests {
         return answers
     }
 
+    /// Serves the folder's mappings with `MockServer`; `body` gets a client and the base URL.
+    static func serve(_ folder: WireMockFolder, _ body: (HTTPClient, String) async throws -> Void) async throws {
+        let mock = HTTPMock()
+        #expect(mock.registerStubs(try WireMockMappings(directory: folder.root)).isEmpty)
+        try await withServer(mock) { server in
+            try await withClient { client in try await body(client, server.baseURL.absoluteString) }
+        }
+    }
+
     static func matches(_ text: String, _ pattern: String) -> Bool {
         text.range(of: "^(?:" + pattern + ")$", options: .regularExpression) != nil
     }
@@ -139,20 +148,15 @@ struct WireMockTemplateHelperTests {
             files: ["user-42.json": #"{"id": 42, "path": "{{request.path}}"}"#]
         )
         defer { folder.remove() }
-        let mock = HTTPMock()
-        #expect(mock.registerStubs(try WireMockMappings(directory: folder.root)).isEmpty)
-        try await withServer(mock) { server in
-            try await withClient { client in
-                let base = server.baseURL.absoluteString
-                #expect(try await send(client, base + "/users/42").text == #"{"id": 42, "path": "/users/42"}"#)
-                #expect(try await send(client, base + "/fixed").text == #"{"id": 42, "path": "/fixed"}"#)
-                // Without the transformer, the file as it is.
-                #expect(try await send(client, base + "/plain").text == #"{"id": 42, "path": "{{request.path}}"}"#)
-                // A name that leads nowhere: 500, naming the field and the file.
-                let missing = try await send(client, base + "/users/7")
-                #expect(missing.status == 500)
-                #expect(missing.text.contains("response.bodyFileName") && missing.text.contains("user-7.json"), "\(missing.text)")
-            }
+        try await Self.serve(folder) { client, base in
+            #expect(try await send(client, base + "/users/42").text == #"{"id": 42, "path": "/users/42"}"#)
+            #expect(try await send(client, base + "/fixed").text == #"{"id": 42, "path": "/fixed"}"#)
+            // Without the transformer, the file as it is.
+            #expect(try await send(client, base + "/plain").text == #"{"id": 42, "path": "{{request.path}}"}"#)
+            // A name that leads nowhere: 500, naming the field and the file.
+            let missing = try await send(client, base + "/users/7")
+            #expect(missing.status == 500)
+            #expect(missing.text.contains("response.bodyFileName") && missing.text.contains("user-7.json"), "\(missing.text)")
         }
     }
 

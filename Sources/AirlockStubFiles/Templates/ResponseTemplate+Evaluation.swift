@@ -163,7 +163,7 @@ extension ResponseTemplate.Scope {
         case "truncateDate":
             let date: Date?
             if case .date(let given, _) = param(0) { date = given } else { date = Self.parseDate(text(0), format: nil) }
-            guard let date, let truncation = ResponseTemplate.DateTruncation(rawValue: text(1)) else { return .null }
+            guard let date, let truncation = DateTruncation(name: text(1)) else { return .null }
             return Self.date(Self.truncated(date, truncation), options: [:])
         case "base64":
             let input = text(0)
@@ -557,14 +557,16 @@ extension ResponseTemplate.Scope {
     }
 
     /// `truncateDate`, in UTC.
-    static func truncated(_ date: Date, _ truncation: ResponseTemplate.DateTruncation) -> Date {
+    static func truncated(_ date: Date, _ truncation: DateTruncation) -> Date {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
-        let parts = calendar.dateComponents([.year, .month, .day, .hour], from: date)
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)
         func make(_ year: Int?, _ month: Int?, _ day: Int?, _ hour: Int? = 0) -> Date {
             calendar.date(from: DateComponents(year: year, month: month, day: day, hour: hour, minute: 0, second: 0)) ?? date
         }
         switch truncation {
+        case .firstSecondOfMinute:
+            return calendar.date(from: DateComponents(year: parts.year, month: parts.month, day: parts.day, hour: parts.hour, minute: parts.minute, second: 0)) ?? date
         case .firstMinuteOfHour: return make(parts.year, parts.month, parts.day, parts.hour)
         case .firstHourOfDay: return make(parts.year, parts.month, parts.day)
         case .firstDayOfMonth: return make(parts.year, parts.month, 1)

@@ -172,7 +172,7 @@ extension ResponseTemplate {
                     throw ParseError(problem: "uses offset='\(offset)' in {{\(source)}}", expected: DateOffset.expected)
                 }
             case "truncateDate":
-                if let truncation = literal(1), DateTruncation(rawValue: truncation) == nil {
+                if let truncation = literal(1), DateTruncation(name: truncation) == nil {
                     throw ParseError(problem: "truncates to '\(truncation)' in {{\(source)}}", expected: "one of " + DateTruncation.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", "))
                 }
             case "randomValue":
@@ -259,18 +259,6 @@ extension ResponseTemplate {
             self.amount = amount
             self.unit = unit
         }
-    }
-
-    /// `truncateDate`'s truncations, by WireMock's names.
-    enum DateTruncation: String, CaseIterable {
-        case firstMinuteOfHour = "first minute of hour"
-        case firstHourOfDay = "first hour of day"
-        case firstDayOfMonth = "first day of month"
-        case firstDayOfNextMonth = "first day of next month"
-        case lastDayOfMonth = "last day of month"
-        case firstDayOfYear = "first day of year"
-        case firstDayOfNextYear = "first day of next year"
-        case lastDayOfYear = "last day of year"
     }
 
     /// `$.a.b`, `$.items[0]`, `$.items.[0]`, `$['a key']`: the definite steps (WireMock's JSONPath

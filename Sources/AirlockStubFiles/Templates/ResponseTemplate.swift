@@ -18,7 +18,7 @@ import Foundation
 /// | `{{#if …}}…{{else}}…{{/if}}`, `{{#each …}}`, `{{#with …}}`, `{{#unless …}}` | blocks |
 /// | `{{upper (jsonPath request.body '$.name')}}` | helpers, nested in `( )` |
 ///
-/// Every helper is listed in ``ResponseTemplate/helpers``. A value that is missing (a query
+/// Every helper is named in ``ResponseTemplate/helperNames``. A value that is missing (a query
 /// parameter the request lacks) renders as empty text.
 package struct ResponseTemplate: Sendable {
     /// A problem found when parsing: what and where.
