@@ -39,23 +39,34 @@ package struct RegexGenerator: Sendable {
         }
     }
 
-    /// A text the pattern matches.
+    /// The most characters one generation makes (`(a{1000}){1000}` stops sooner).
+    package static let maximumLength = 65_536
+
+    /// A text the pattern matches (up to ``maximumLength`` characters).
     package func generate() -> String {
         var output = ""
-        Self.generate(root, into: &output)
-        return output
+        // Work, not only length: `(){1000}` nested makes nothing, a thousand times over.
+        var budget = Self.maximumLength * 16
+        Self.generate(root, into: &output, budget: &budget)
+        return String(output.prefix(Self.maximumLength))
     }
 
-    private static func generate(_ node: Node, into output: inout String) {
+    private static func generate(_ node: Node, into output: inout String, budget: inout Int) {
+        guard budget > 0 else { return }
+        budget -= 1
         switch node {
         case .characters(let choices):
             if let character = choices.randomElement() { output.append(character) }
         case .sequence(let nodes):
-            for node in nodes { generate(node, into: &output) }
+            for node in nodes { generate(node, into: &output, budget: &budget) }
         case .choice(let nodes):
-            if let node = nodes.randomElement() { generate(node, into: &output) }
+            if let node = nodes.randomElement() { generate(node, into: &output, budget: &budget) }
         case .repeated(let node, let minimum, let maximum):
-            for _ in 0..<Int.random(in: minimum...maximum) { generate(node, into: &output) }
+            for _ in 0..<Int.random(in: minimum...maximum) {
+                guard budget > 0 else { return }
+                budget -= 1
+                generate(node, into: &output, budget: &budget)
+            }
         }
     }
 

@@ -17,6 +17,11 @@ extension ResponseTemplate {
         private var contexts: [TemplateValue] = []
         /// `@index`, `@key`, `@first`, `@last` and block parameters of each open block.
         private var frames: [[String: TemplateValue]] = []
+        /// Nodes rendered so far; a rendering stops at ``maximumSteps`` (nested `each` over long
+        /// ranges would otherwise run for hours) with what it has.
+        private var steps = 0
+        /// What one rendering may do: two million nodes and iterations.
+        static let maximumSteps = 2_000_000
 
         init(request: RecordedRequest, now: Date, escaping: Escaping, parameters: TemplateValue) {
             self.request = request
@@ -36,6 +41,8 @@ extension ResponseTemplate {
         mutating func render(_ nodes: [Node]) -> String {
             var output = ""
             for node in nodes {
+                steps += 1
+                guard steps <= Self.maximumSteps else { break }
                 switch node {
                 case .text(let text):
                     output += text
@@ -156,6 +163,8 @@ extension ResponseTemplate {
             guard !items.isEmpty else { return render(inverse) }
             var output = ""
             for (index, item) in items.enumerated() {
+                steps += 1
+                guard steps <= Self.maximumSteps else { break }
                 var frame: [String: TemplateValue] = [
                     "@index": .integer(index), "@first": .bool(index == 0), "@last": .bool(index == items.count - 1),
                 ]
