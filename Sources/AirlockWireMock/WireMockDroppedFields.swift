@@ -8,6 +8,7 @@ import Foundation
 /// - several url fields: the first of `url`, `urlPattern`, `urlPath`, `urlPathPattern`,
 ///   `urlPathTemplate` is used;
 /// - several matchers in one object: the first in the document is used, `absent` always wins;
+///   an option the used matcher does not take (`caseInsensitive` beside `contains`) is dropped;
 /// - `"absent": false`, which WireMock reads as absent;
 /// - `expression` beside a matcher other than `matchesJsonPath` in `bodyPatterns`.
 ///
@@ -79,6 +80,17 @@ enum WireMockDroppedFields {
                     node,
                     "has \(list(matchers)): WireMock uses \"\(used)\" and drops \(list(dropped)), and so does Airlock",
                     fix: "keep one matcher, or combine them with {\"and\": [...]}"
+                )
+            )
+        }
+        let options = WireMockValuePattern.operators[used] ?? []
+        let droppedOptions = keys.filter { !matchers.contains($0) && !options.contains($0) && WireMockValuePattern.droppable.contains($0) }
+        if !droppedOptions.isEmpty {
+            warnings.append(
+                warning(
+                    node,
+                    "has \(list(droppedOptions)), which \"\(used)\" does not take: WireMock drops \(droppedOptions.count == 1 ? "it" : "them"), and so does Airlock",
+                    fix: droppedOptions.contains("caseInsensitive") ? "{\"equalTo\": …, \"caseInsensitive\": true}, or {\"matches\": \"(?i)…\"}" : "the option beside the matcher that takes it"
                 )
             )
         }

@@ -213,20 +213,22 @@ struct WireMockTemplateHelperTests {
                   {"request": {"url": "/a?x=1", "urlPath": "/b"}},
                   {"request": {"urlPath": "/c", "queryParameters": {"age": {"contains": "y", "matches": "[a-w]+"}}}},
                   {"request": {"urlPath": "/d", "headers": {"X-Maybe": {"absent": false}}}},
-                  {"request": {"urlPath": "/e", "method": "POST", "bodyPatterns": [{"expression": "$.name", "contains": "o"}]}}
+                  {"request": {"urlPath": "/e", "method": "POST", "bodyPatterns": [{"expression": "$.name", "contains": "o"}]}},
+                  {"request": {"urlPath": "/f", "cookies": {"c": {"contains": "o", "caseInsensitive": true}}}}
                 ]}
                 """#,
         ])
         defer { folder.remove() }
         let mappings = try WireMockMappings(directory: folder.root)
-        #expect(mappings.mappingCount == 4)
+        #expect(mappings.mappingCount == 5)
         let warnings = mappings.warnings
-        #expect(warnings.count == 4, "\(warnings)")
+        #expect(warnings.count == 5, "\(warnings)")
         let expected = [
             "mappings[0].request: has \"url\", \"urlPath\": WireMock uses \"url\"",
             "mappings[1].request.queryParameters.age: has \"contains\", \"matches\": WireMock uses \"contains\"",
             "mappings[2].request.headers.X-Maybe: has \"absent\": false, which WireMock reads as absent",
             "mappings[3].request.bodyPatterns[0]: has \"expression\" beside \"contains\"",
+            "mappings[4].request.cookies.c: has \"caseInsensitive\", which \"contains\" does not take",
         ]
         for (warning, start) in zip(warnings, expected) {
             #expect(warning.hasPrefix("Airlock warning: ") && warning.contains("dropped.json") && warning.contains(start), "\(warning)")
@@ -236,7 +238,7 @@ struct WireMockTemplateHelperTests {
         let reported = Reported()
         mock.registry.report { reported.append($0) }
         #expect(mock.registerStubs(mappings).isEmpty)
-        #expect(reported.messages.filter { $0.hasPrefix("Airlock warning: ") && $0.contains("dropped.json") }.count == 4)
+        #expect(reported.messages.filter { $0.hasPrefix("Airlock warning: ") && $0.contains("dropped.json") }.count == 5)
     }
 
     final class Reported: @unchecked Sendable {
