@@ -27,12 +27,6 @@ struct TemplatedBodyFile: Sendable {
         self.parameters = parameters
     }
 
-    /// A file's text when it is worth rendering: UTF-8 text with `{{`.
-    static func templateText(at url: URL) -> String? {
-        guard let data = try? Data(contentsOf: url), let text = String(data: data, encoding: .utf8), text.contains("{{") else { return nil }
-        return text
-    }
-
     /// The response: each request's file, rendered; a name that leads nowhere answers 500 with
     /// a message naming the mapping's field and the file it looked for.
     func response(

@@ -153,10 +153,12 @@ enum WireMockResponse {
                 )
             }
             let url = try field.responseFile(files)
-            if templated, let text = TemplatedBodyFile.templateText(at: url) {
-                // WireMock renders a body file's contents when the mapping is templated.
-                body = .data(Data(text.utf8))
-                template = .text(text, field)
+            if templated {
+                // WireMock renders a body file's contents when the mapping is templated: text is
+                // a template, other bytes are sent as they are.
+                let data = try StubFileError.contents(of: url, expected: "a readable file inside __files")
+                body = .data(data)
+                template = String(data: data, encoding: .utf8).map { .text($0, field) } ?? .bytes(data)
             } else {
                 body = .file(url)
             }

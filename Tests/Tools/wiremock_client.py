@@ -26,6 +26,7 @@ import argparse
 import http.client
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -647,6 +648,9 @@ KNOWN_DIFFERENCES = {
     "wiremock-failed": "WireMock failed with an exception (its Jetty `Error 500` page, a stack trace), where the other server answered",
     "connect": "a CONNECT request opens a tunnel on the other server, as a proxy's CONNECT does",
     "neither-matched": "neither server answered with the mapping (the derived request matches neither); only the wording of the no-match answer differs",
+    "stubr-generator": "the template uses one of stubr's generators (`{{anyUuid}}`, `{{anyRegex …}}`…), which WireMock does not have (it renders nothing) and the other server serves as stubr does",
+    "own-port": "the template inserts `request.port`, each server's own port",
+    "missing-value": "a helper is given a request value the derived request lacks: WireMock's Handlebars.java puts one of the helper's other values in its place, the other server renders nothing",
 }
 
 
@@ -660,6 +664,15 @@ def known_difference(entry):
         return "connect"
     if statuses == [404, 404] and not entry.get("wiremock_answered_it"):
         return "neither-matched"
+    response = entry.get("response", "")
+    differences = entry.get("differences", [])
+    only_body = statuses[0] == statuses[1] and all(text.startswith("body ") for text in differences)
+    if only_body and re.search(r"\{\{\s*any[A-Z]", response):
+        return "stubr-generator"
+    if only_body and "request.port" in response:
+        return "own-port"
+    if only_body and re.search(r"\{\{\s*[a-zA-Z]+ request\.[A-Za-z.]+ ", response) and all(text.endswith("vs 0 bytes b''") for text in differences):
+        return "missing-value"
     return None
 
 
