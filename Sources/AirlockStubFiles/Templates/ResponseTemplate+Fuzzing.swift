@@ -41,7 +41,7 @@ public struct FuzzedTemplate: Sendable {
         }
     }
 
-    /// Whether the text uses no expression (``ResponseTemplate/isConstant``). Not API.
+    /// Whether the template renders as its own text: no expression, comment or `~` (``ResponseTemplate/isConstant``). Not API.
     public var isConstant: Bool { template.isConstant }
 
     /// Renders the template for a request given as a server receives it (see

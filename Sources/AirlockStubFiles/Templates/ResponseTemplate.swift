@@ -74,10 +74,8 @@ package struct ResponseTemplate: Sendable {
 
     let nodes: [Node]
 
-    /// Whether the text uses any expression (a template without one renders as itself).
-    package var isConstant: Bool {
-        nodes.allSatisfy { if case .text = $0 { true } else { false } }
-    }
+    /// Whether the template renders as its own text: no expression, comment or `~` in it.
+    package let isConstant: Bool
 
     /// Parses a template.
     /// - Throws: ``ParseError`` naming the expression that is not valid.
@@ -85,6 +83,12 @@ package struct ResponseTemplate: Sendable {
         var parser = Parser(text: text)
         nodes = try parser.parseTemplate()
         try Self.check(nodes, assigned: Self.assignedNames(nodes), inBlock: false)
+        var constant = ""
+        for node in nodes {
+            guard case .text(let piece) = node else { break }
+            constant += piece
+        }
+        isConstant = nodes.allSatisfy { if case .text = $0 { true } else { false } } && constant == text
     }
 
     /// The text for a request.
