@@ -71,6 +71,17 @@ struct WireMockCorpusTests {
         #expect(share >= Self.measuredShare, "the share of the corpus that loads fell below \(Self.measuredShare)")
     }
 
+    /// WireMock's own webhook examples (`postServeActions`, templated from `originalRequest`,
+    /// fixed and uniform delays) load and register.
+    @Test func wireMocksWebhookExamplesLoad() throws {
+        let root = Self.corpus.appendingPathComponent("wiremock-docs")
+        let outcomes = try Self.outcomes(in: root.appendingPathComponent("mappings"), root: root).filter { $0.file.contains("webhooks-and-callbacks-0") }
+        #expect(outcomes.count == 5)
+        for outcome in outcomes {
+            #expect(outcome.refusal == nil, "\(outcome.file): \(outcome.refusal.map(String.init(describing:)) ?? "")")
+        }
+    }
+
     /// The files WireMock itself refuses to start with: Airlock refuses them too, by name.
     @Test func whatWireMockRefusesIsRefused() throws {
         var seen = 0

@@ -97,8 +97,12 @@ package struct ResponseTemplate: Sendable {
     }
 
     /// Parses a template.
+    /// - Parameters:
+    ///   - text: The template.
+    ///   - root: The name its request values start with: `request` in a response,
+    ///     `originalRequest` in a webhook (WireMock's name for the request that triggered it).
     /// - Throws: ``ParseError`` naming the expression that is not valid.
-    package init(_ text: String) throws(ParseError) {
+    package init(_ text: String, root: String = "request") throws(ParseError) {
         var segments: [Segment] = []
         var rest = Substring(text)
         while let open = rest.range(of: "{{") {
@@ -110,7 +114,7 @@ package struct ResponseTemplate: Sendable {
                 throw ParseError(problem: "has \"{{\" without a closing \"\(closer)\"", expected: "{{expression}}")
             }
             let source = rest[bodyStart..<close.lowerBound].trimmingCharacters(in: .whitespaces)
-            segments.append(.expression(try Self.expression(source), raw: triple))
+            segments.append(.expression(try Self.expression(source, root: root), raw: triple))
             rest = rest[close.upperBound...]
         }
         if !rest.isEmpty { segments.append(.text(String(rest))) }
@@ -144,7 +148,7 @@ package struct ResponseTemplate: Sendable {
         + "jsonPath request.body '$.a.b', now [format='…'] [timezone='…'] [offset='3 days'], randomValue type='UUID'|'ALPHANUMERIC'|… [length=n], "
         + "lower/upper/size/base64/urlEncode <a variable or 'text'>"
 
-    private static func expression(_ source: String) throws(ParseError) -> Expression {
+    private static func expression(_ source: String, root: String) throws(ParseError) -> Expression {
         let words = try tokens(source)
         guard let head = words.first else {
             throw ParseError(problem: "has an empty expression {{}}", expected: variables)
@@ -154,7 +158,7 @@ package struct ResponseTemplate: Sendable {
             guard words.count == 3, let path = unquoted(words[2]) else {
                 throw ParseError(problem: "uses {{\(source)}}", expected: "{{jsonPath request.body '$.field'}}")
             }
-            return .jsonPath(try requestValue(words[1], in: source), try jsonSteps(path, in: source))
+            return .jsonPath(try requestValue(words[1], root: root, in: source), try jsonSteps(path, in: source))
         case "now":
             let options = try named(words.dropFirst(), allowed: ["format", "timezone", "offset"], in: source)
             var timeZone = TimeZone(identifier: "UTC")!
@@ -175,7 +179,7 @@ package struct ResponseTemplate: Sendable {
             if let literal = unquoted(words[1]) {
                 operand = .literal(literal)
             } else {
-                operand = .value(try requestValue(words[1], in: source))
+                operand = .value(try requestValue(words[1], root: root, in: source))
             }
             let options = try named(words.dropFirst(2), allowed: head == "base64" ? ["decode", "padding"] : head == "urlEncode" ? ["decode"] : [], in: source)
             let transform: Transform
@@ -201,7 +205,7 @@ package struct ResponseTemplate: Sendable {
             guard words.count == 1 else {
                 throw ParseError(problem: "uses {{\(source)}}, which is not a template expression", expected: variables)
             }
-            return .value(try requestValue(head, in: source))
+            return .value(try requestValue(head, root: root, in: source))
         }
     }
 
@@ -261,10 +265,11 @@ package struct ResponseTemplate: Sendable {
         return options
     }
 
-    private static func requestValue(_ name: String, in source: String) throws(ParseError) -> RequestValue {
-        let unknown = ParseError(problem: "uses {{\(source)}}: \"\(name)\" is not a template variable", expected: variables)
+    private static func requestValue(_ name: String, root: String, in source: String) throws(ParseError) -> RequestValue {
+        let expected = root == "request" ? variables : variables.replacingOccurrences(of: "request.", with: "\(root).")
+        let unknown = ParseError(problem: "uses {{\(source)}}: \"\(name)\" is not a template variable", expected: expected)
         var parts = name.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        guard parts.first == "request", parts.count >= 2 else { throw unknown }
+        guard parts.first == root, parts.count >= 2 else { throw unknown }
         parts.removeFirst()
         func index(_ text: String) -> Int? {
             guard text.hasPrefix("["), text.hasSuffix("]") else { return nil }
