@@ -53,6 +53,23 @@ struct WebhookPlanningTests {
         }
     }
 
+    @Test func aWebhookThatRendersIntoSomethingUnsendableIsRecordedAsFailedAndNotSent() throws {
+        let hook = try #require(try webhook(#"{"method": "{{originalRequest.query.m}}", "url": "http://127.0.0.1:1/h", "headers": {"X-Echo": "{{originalRequest.query.h}}"}}"#))
+        for (query, expected) in [("m=G%20T&h=x", "is not an HTTP method"), ("m=POST&h=a%0Ab", "its header X-Echo cannot be sent")] {
+            var (machine, registry) = exchange(MockResponse.plaintext("ok").with(webhooks: [hook]), url: "https://a.test/x?\(query)")
+            guard case .write(let write)? = machine.start(idleTimeout: nil, takesBodyInPieces: true).delivery else {
+                Issue.record("no write")
+                continue
+            }
+            #expect(write.webhooks.isEmpty)
+            guard case .failed(let problem)? = registry.journal.all.first?.webhooks.first?.outcome else {
+                Issue.record("not failed: \(registry.journal.all.first?.webhooks ?? [])")
+                continue
+            }
+            #expect(problem.contains(expected), "\(problem)")
+        }
+    }
+
     @Test(arguments: [
         ("http://127.0.0.1:8080/x", true), ("http://127.255.0.1/x", true), ("http://localhost/x", true), ("http://[::1]:9/x", true),
         ("http://[::ffff:127.0.0.1]/x", true), ("http://evil.localhost/x", false), ("http://127.1/x", false), ("http://10.0.0.1/x", false),

@@ -119,6 +119,10 @@ extension ExchangeStateMachine {
                 recorder.record(
                     RecordedWebhook(method: planned.method, url: redaction.url(planned.url), outcome: .refused(reason), date: Date(), delay: planned.delay, duration: 0)
                 )
+            } else if let problem = planned.problem {
+                recorder.record(
+                    RecordedWebhook(method: planned.method, url: redaction.url(planned.url), outcome: .failed(problem), date: Date(), delay: planned.delay, duration: 0)
+                )
             } else {
                 allowed.append(planned)
             }

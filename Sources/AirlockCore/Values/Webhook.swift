@@ -148,6 +148,21 @@ package struct WebhookRequest: Sendable {
     package let body: Data?
     /// Seconds after the response.
     package let delay: TimeInterval
+
+    /// Why the request cannot be sent as rendered — a method that is not a token, a header that
+    /// cannot be carried (a line break a template took from the request) — or `nil`.
+    package var problem: String? {
+        let token = CharacterSet(charactersIn: "!#$%&'*+-.^_`|~").union(.alphanumerics)
+        if method.isEmpty || method.unicodeScalars.contains(where: { !$0.isASCII || !token.contains($0) }) {
+            return "its method \"\(method)\" is not an HTTP method; fix the method (or its template) so that it renders one, such as POST"
+        }
+        for header in headers {
+            if let problem = ResponseLimits.headerProblem(name: header.name, value: header.value) {
+                return "its header \(header.name) cannot be sent: \(problem). Fix the template so that it renders one line."
+            }
+        }
+        return nil
+    }
 }
 
 /// How long after its response a ``Webhook`` goes: no delay, a fixed one, or one drawn for each
