@@ -22,7 +22,9 @@ import Foundation
 ///
 /// By default a webhook may only go to a loopback host (`127.0.0.0/8`, `::1`, `localhost`); any
 /// other needs ``Mocking/webhookPolicy`` to allow it. `MockServer` sends it over its own client;
-/// `HTTPMock` over a `URLSession` of its own that no mock intercepts.
+/// `HTTPMock` (and `AirlockTransport`) through its `passthroughSession`, which the mock itself
+/// does not intercept. A webhook goes after a response the stub serves — not after a fault, an
+/// error, a proxied answer or a WebSocket.
 public struct Webhook: Hashable, Sendable {
     /// A piece of the webhook's request: text, or a template rendered from the request that
     /// triggered it (WireMock's `originalRequest`).
