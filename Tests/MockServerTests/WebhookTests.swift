@@ -96,6 +96,26 @@ struct WebhookTests {
         }
     }
 
+    @Test func aServerThatShutsDownSendsNoWebhookStillWaitingAndSaysSo() async throws {
+        let receiver = receiver()
+        try await withServer(receiver) { receiving in
+            let mock = HTTPMock()
+            mock.addResponses(forPath: "/bye", host: "**") {
+                MockResponse.plaintext("bye").webhook(Webhook(url: "\(receiving.baseURL.absoluteString)/never", delay: .fixed(seconds: 3_600)))
+            }
+            try await withServer(mock) { server in
+                try await withClient { client in
+                    let answer = try await send(client, "\(server.baseURL.absoluteString)/bye")
+                    #expect(answer.text == "bye")
+                }
+            }
+            // withServer has shut the server down, cancelling the webhook.
+            let entry = try await entryWithWebhooks(mock)
+            #expect(entry.webhooks.first?.outcome == .failed("not sent: the server stopped before its delay had passed"))
+            #expect(receiver.requests.isEmpty)
+        }
+    }
+
     @Test func aReceiverThatIsDownOrAnswersAnErrorIsRecordedAndTheExchangeIsUntouched() async throws {
         let refusing = try RefusingPort()
         let failing = receiver(status: .internalServerError)

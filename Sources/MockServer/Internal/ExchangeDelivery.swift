@@ -100,7 +100,9 @@ struct ExchangeDelivery {
     /// Sends the webhooks the core attached to the response's last write, now that it is written.
     private func sendWebhooks(_ webhooks: [WebhookRequest], recorder: ExchangeRecorder) {
         guard !webhooks.isEmpty else { return }
-        WebhookDelivery.send(webhooks, recorder: recorder, forwarder: server.forwarder, redaction: server.registry.journal.redaction, on: context.eventLoop)
+        WebhookDelivery.send(
+            webhooks, recorder: recorder, forwarder: server.forwarder, redaction: server.registry.journal.redaction, pending: server.pendingWebhooks, on: context.eventLoop
+        )
     }
 
     /// An exchange that waits, on the connection's event loop: its machine, its timers, its

@@ -1,3 +1,4 @@
+import AirlockBase
 @_spi(AirlockTransport) import AirlockCore
 import Foundation
 import NIOCore
@@ -15,11 +16,25 @@ enum WebhookDelivery {
     /// The most of an answer's body read (the answer is only recorded by its status).
     static let bodyLimit = 1 << 20
 
-    /// Sends `webhooks` from `eventLoop`, each after its delay.
-    static func send(_ webhooks: [WebhookRequest], recorder: ExchangeRecorder, forwarder: Forwarder, redaction: Redaction, on eventLoop: any EventLoop) {
+    /// Sends `webhooks` from `eventLoop`, each after its delay; one still waiting when the server
+    /// shuts down (`pending` cancels it) is recorded as not sent.
+    static func send(
+        _ webhooks: [WebhookRequest], recorder: ExchangeRecorder, forwarder: Forwarder, redaction: Redaction, pending: PendingWebhooks, on eventLoop: any EventLoop
+    ) {
         for webhook in webhooks {
-            eventLoop.scheduleTask(in: .saturatingSeconds(webhook.delay)) {
+            let scheduled = eventLoop.scheduleTask(in: .saturatingSeconds(webhook.delay)) {
                 send(webhook, recorder: recorder, forwarder: forwarder, redaction: redaction, on: eventLoop)
+            }
+            let key = pending.add(scheduled)
+            scheduled.futureResult.whenComplete { result in
+                pending.remove(key)
+                if case .failure = result {
+                    let date = Date()
+                    recorder.record(RecordedWebhook(
+                        method: webhook.method, url: redaction.url(webhook.url), outcome: .failed("not sent: the server stopped before its delay had passed"),
+                        date: date, delay: webhook.delay, duration: 0
+                    ))
+                }
             }
         }
     }
@@ -45,5 +60,34 @@ enum WebhookDelivery {
             },
             unreachable: { failure in record(.failed(failure.description)) }
         )
+    }
+}
+
+/// The webhooks a server has scheduled and not yet sent, cancelled when it shuts down: a stopped
+/// server sends nothing more (its event loops may be shared and live on, as in tests).
+final class PendingWebhooks: Sendable {
+    private let state = Locked<(next: Int, scheduled: [Int: Scheduled<Void>])>((0, [:]))
+
+    /// Keeps `scheduled` until it runs or is cancelled; returns its key.
+    func add(_ scheduled: Scheduled<Void>) -> Int {
+        state.withLock { state in
+            state.next += 1
+            state.scheduled[state.next] = scheduled
+            return state.next
+        }
+    }
+
+    /// Forgets the webhook with `key` (it ran, or was cancelled).
+    func remove(_ key: Int) {
+        state.withLock { _ = $0.scheduled.removeValue(forKey: key) }
+    }
+
+    /// Cancels every webhook still waiting for its delay.
+    func cancelAll() {
+        let waiting = state.withLock { state in
+            defer { state.scheduled = [:] }
+            return Array(state.scheduled.values)
+        }
+        waiting.forEach { $0.cancel() }
     }
 }
