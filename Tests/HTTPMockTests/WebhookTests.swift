@@ -28,18 +28,10 @@ struct WebhookTests {
         }
     }
 
-    /// A port that refuses connections for the whole run: a webhook still pending when its test
-    /// ends goes there, never to a server another test has since started on a reused port.
-    static let neverListeningPort: Int = {
-        let refusing = try! RefusingPort()
-        _ = Unmanaged.passRetained(refusing)  // bound until the process ends
-        return refusing.port
-    }()
-
     @Test func aFarOffWebhookHasNotBeenSentWhenTheResponseArrives() async throws {
         let mock = HTTPMock()
         mock.addResponses(forPath: "/later", host: "api.example.com") {
-            MockResponse.plaintext("now").webhook(Webhook(url: "http://127.0.0.1:\(Self.neverListeningPort)/later", delay: .fixed(seconds: 10)))
+            MockResponse.plaintext("now").webhook(Webhook(url: "http://127.0.0.1:\(RefusingPort.forTheWholeRun)/later", delay: .fixed(seconds: 10)))
         }
         let (data, _) = try await mock.urlSession.boundedData(from: URL(string: "https://api.example.com/later")!)
         #expect(String(decoding: data, as: UTF8.self) == "now")

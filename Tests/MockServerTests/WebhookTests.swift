@@ -69,14 +69,6 @@ struct WebhookTests {
         }
     }
 
-    /// A port that refuses connections for the whole run: a webhook still pending when its test
-    /// ends goes there, never to a server another test has since started on a reused port.
-    static let neverListeningPort: Int = {
-        let refusing = try! RefusingPort()
-        _ = Unmanaged.passRetained(refusing)  // bound until the process ends
-        return refusing.port
-    }()
-
     @Test func aFarOffWebhookNeverDelaysTheResponse() async throws {
         let mock = HTTPMock()
         // WireMock 3's form; ten seconds: far beyond the response. Sent, it would fail at once
@@ -84,7 +76,7 @@ struct WebhookTests {
         mock.registerStubs(try mappings(#"""
             {"request": {"url": "/slow-hook"}, "response": {"status": 200, "body": "at once"},
              "serveEventListeners": [{"name": "webhook", "parameters": {
-                "method": "POST", "url": "http://127.0.0.1:\#(Self.neverListeningPort)/late", "delay": {"type": "fixed", "milliseconds": 10000}}}]}
+                "method": "POST", "url": "http://127.0.0.1:\#(RefusingPort.forTheWholeRun)/late", "delay": {"type": "fixed", "milliseconds": 10000}}}]}
             """#))
         try await withServer(mock) { server in
             try await withClient { client in
