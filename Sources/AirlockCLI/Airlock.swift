@@ -94,6 +94,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "How many requests the journal keeps (the oldest go first; counts stay exact). 0 keeps none.")
     var journalLimit: Int = JournalCapacity.server.entries
 
+    @Option(name: .customLong("webhook-allow"), help: ArgumentHelp("A host webhooks may be sent to besides loopback ones (127.0.0.0/8, ::1, localhost), such as hooks.example.com or *.example.com; repeat for more (none by default). A webhook to any other host is refused and the journal says why.", valueName: "host"))
+    var webhookAllow: [String] = []
+
     @OptionGroup var tlsOptions: TLSOptions
 
     @OptionGroup var connectionOptions: ConnectionOptions
@@ -169,6 +172,7 @@ struct Serve: AsyncParsableCommand {
         let server = MockServer(configuration: configuration)
         // A server left running all day must not grow without bound.
         server.journalCapacity = JournalCapacity(entries: journalLimit, bytes: JournalCapacity.server.bytes, bodyBytes: JournalCapacity.server.bodyBytes)
+        server.webhookPolicy = WebhookPolicy(allowedHosts: webhookAllow)
         let rejected: [RegistrationError]
         var summary: String
         var replayRule: String?

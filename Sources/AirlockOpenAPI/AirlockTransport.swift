@@ -166,7 +166,12 @@ extension AirlockTransport {
             case .write(let write):
                 if let (response, bodySize) = write.head, !respond(response, bodySize: bodySize) { return }
                 write.pieces.forEach { send($0, isLast: false) }
-                if write.ends { send(Data(), isLast: true) }
+                if write.ends {
+                    send(Data(), isLast: true)
+                    if !write.webhooks.isEmpty, let recorder = machine.withLock({ $0?.recorder }) {
+                        WebhookSending.send(write.webhooks, through: passthroughSession, recorder: recorder, redaction: registry.journal.redaction)
+                    }
+                }
             case .fail(let failure):
                 end(with: URLError(failure.urlErrorCode, message: failure.description))
             case .failCarrying(let error):

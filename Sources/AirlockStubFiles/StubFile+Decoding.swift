@@ -11,7 +11,7 @@ extension StubFile {
     enum Fields {
         static let topLevel: Set<String> = ["stubs"]
         static let stub: Set<String> = ["host", "path", "method", "query", "queryMatching", "responses", "scenarioName", "requiredScenarioState", "newScenarioState"]
-        static let response: Set<String> = ["status", "headers", "body", "json", "file", "fault", "events", "parts", "ending", "webSocket", "lifetime", "delay", "dribble", "template"]
+        static let response: Set<String> = ["status", "headers", "body", "json", "file", "fault", "events", "parts", "ending", "webSocket", "lifetime", "delay", "dribble", "template", "webhooks"]
         static let dribble: Set<String> = ["chunks", "seconds"]
     }
 
@@ -125,7 +125,7 @@ extension StubFile {
             parts.dribble = try field.dribble(chunks: chunks, seconds: seconds, fields: ("chunks", "seconds"))
         }
         if let field = fields["webSocket"] {
-            for other in ["status", "delay", "dribble", "template"] where fields[other] != nil {
+            for other in ["status", "delay", "dribble", "template", "webhooks"] where fields[other] != nil {
                 throw node.error(.conflictingFields, "has \(other) beside webSocket", expected: "a webSocket response with at most headers and lifetime (its status is 101)")
             }
             return try webSocket(field, lifetime: parts.lifetime, headers: parts.headers)
@@ -162,7 +162,23 @@ extension StubFile {
                 }
             }
         }
-        return parts.response
+        guard let field = fields["webhooks"] else { return parts.response }
+        return parts.response.with(webhooks: try webhooks(field))
+    }
+
+    /// `"webhooks"`: requests sent after the response, each with WireMock's fields (`method`,
+    /// `url`, `headers`, `body` or `base64Body`) as templates of the triggering `request`, and a
+    /// `delay` in seconds.
+    private static func webhooks(_ node: JSONNode) throws(StubFileError) -> [Webhook] {
+        var webhooks: [Webhook] = []
+        for entry in try node.array(of: "webhooks, each {\"url\": …, \"method\": …, \"headers\": {…}, \"body\": …, \"delay\": seconds}") {
+            webhooks.append(try Webhook(parameters: entry, root: "request", escaping: .none) { field throws(StubFileError) in
+                let seconds = try field.number()
+                _ = try field.delivery(seconds: seconds)
+                return .fixed(seconds: seconds)
+            })
+        }
+        return webhooks
     }
 
     /// `"single"`, `"eternal"` or a count of at least 1.

@@ -49,15 +49,6 @@ package struct StubMapping: Sendable {
     ///   - file: The file it is read from, if it is on disk.
     package init(_ node: JSONNode, files: ResponseFile.Access, file: URL? = nil) throws(StubFileError) {
         let fields = try node.object("a WireMock mapping", fields: Fields.mapping)
-        for key in ["postServeActions", "serveEventListeners"] {
-            if let field = fields[key] {
-                throw field.error(
-                    .unsupported,
-                    "asks for an action after the response (a webhook or an extension), which Airlock does not run",
-                    expected: "a mapping without \"\(key)\"; check the call your app makes with mock.verify(…) or POST /__admin/requests/find instead"
-                )
-            }
-        }
         var id = UUID()
         for key in ["uuid", "id"] {
             guard let field = fields[key] else { continue }
@@ -87,7 +78,9 @@ package struct StubMapping: Sendable {
         let pattern = try WireMockRequestPattern(fields["request"] ?? nothing)
         request = pattern
         warnings = fields["request"].map(WireMockDroppedFields.warnings) ?? []
-        let response = try WireMockResponse.response(fields["response"] ?? nothing, files: files)
+        var response = try WireMockResponse.response(fields["response"] ?? nothing, files: files)
+        let webhooks = try Self.webhooks(fields)
+        if !webhooks.isEmpty { response = response.with(webhooks: webhooks) }
         var registration = Registration(
             host: "**",
             path: pattern.pathPattern,
@@ -100,6 +93,42 @@ package struct StubMapping: Sendable {
         registration.precedence = .key(priority - Self.defaultPriority)
         self.registration = registration
         json = Self.listed(node.value, id: id)
+    }
+
+    /// The webhooks of `postServeActions` (WireMock 2.35: an array of `{"name", "parameters"}`,
+    /// or an object of names and parameters) and `serveEventListeners` (WireMock 3), in that
+    /// order. An action other than `webhook` is an extension's, which Airlock cannot run.
+    private static func webhooks(_ fields: JSONObject) throws(StubFileError) -> [Webhook] {
+        var webhooks: [Webhook] = []
+        for key in ["postServeActions", "serveEventListeners"] {
+            guard let field = fields[key] else { continue }
+            var actions: [(name: String, node: JSONNode, parameters: JSONNode?)] = []
+            if case .object = field.value, key == "postServeActions" {
+                for (name, parameters) in try field.members("an object of action names and their parameters") {
+                    actions.append((name, parameters, parameters))
+                }
+            } else {
+                for entry in try field.array(of: "actions, each {\"name\": \"webhook\", \"parameters\": {…}}") {
+                    let action = try entry.object("an action", fields: ["name", "parameters"])
+                    actions.append((try action.required("name").string(), entry, action["parameters"]))
+                }
+            }
+            for action in actions {
+                guard action.name == "webhook" else {
+                    throw action.node.error(
+                        .unsupported,
+                        "names the action \"\(action.name)\", an extension of WireMock's that Airlock cannot run",
+                        expected: "\"webhook\" (the one built-in action), or no action; check the call your app makes with POST /__admin/requests/find instead"
+                    )
+                }
+                guard let parameters = action.parameters else {
+                    throw action.node.error(.missingField, "has no \"parameters\"", expected: "the webhook's \"parameters\": {\"method\", \"url\", \"headers\", \"body\", \"delay\"}")
+                }
+                // WireMock renders every webhook field as a template of `originalRequest`.
+                webhooks.append(try Webhook(parameters: parameters, root: "originalRequest", escaping: .html, delay: WireMockResponse.distribution))
+            }
+        }
+        return webhooks
     }
 
     /// The mapping's JSON with `id` and `uuid` set to its id, as WireMock lists it.

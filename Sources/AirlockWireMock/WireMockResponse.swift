@@ -33,29 +33,6 @@ enum WireMockResponse {
         ("RANDOM_DATA_THEN_CLOSE", .randomBytesThenClose),
     ]
 
-    /// A random wait, drawn for each response.
-    enum DelayDistribution: Sendable {
-        /// Uniform between two bounds, in seconds.
-        case uniform(lower: Double, upper: Double)
-        /// Log-normal around a median, in seconds, with WireMock's `sigma`, capped if `maximum` is given.
-        case lognormal(median: Double, sigma: Double, maximum: Double?)
-
-        /// One wait, in seconds.
-        func sample() -> Double {
-            switch self {
-            case .uniform(let lower, let upper):
-                return lower + Double.random(in: 0...1) * (upper - lower)
-            case .lognormal(let median, let sigma, let maximum):
-                // Box–Muller: a standard normal draw from two uniform ones.
-                let u1 = Double.random(in: Double.ulpOfOne..<1)
-                let u2 = Double.random(in: 0..<1)
-                let normal = (-2 * Foundation.log(u1)).squareRoot() * cos(2 * Double.pi * u2)
-                let drawn = median * exp(sigma * normal)
-                return Swift.min(drawn, maximum ?? ResponseLimits.maximumSeconds, ResponseLimits.maximumSeconds)
-            }
-        }
-    }
-
     /// Reads one response.
     /// - Parameters:
     ///   - node: The `response` object.
@@ -341,7 +318,9 @@ enum WireMockResponse {
 
     /// `{"type": "uniform", "lower": …, "upper": …}`, `{"type": "lognormal", "median": …, "sigma": …}`
     /// or `{"type": "fixed", "milliseconds": …}`, in milliseconds.
-    private static func distribution(_ node: JSONNode) throws(StubFileError) -> DelayDistribution {
+    /// A `delayDistribution` (a response's) or a webhook's `delay`: `uniform`, `lognormal` or
+    /// `fixed`, in milliseconds; one wait is drawn from it each time.
+    static func distribution(_ node: JSONNode) throws(StubFileError) -> WebhookDelay {
         guard case .object(let members) = node.value, let typeValue = members["type"] else {
             throw node.mismatch(expected: "an object with a \"type\": \"uniform\", \"lognormal\" or \"fixed\"")
         }
@@ -368,8 +347,7 @@ enum WireMockResponse {
             return .lognormal(median: median, sigma: sigma, maximum: maximum)
         case .string("fixed"):
             let object = try node.object("a fixed delay distribution", fields: Fields.fixed)
-            let value = try seconds(try object.required("milliseconds"))
-            return .uniform(lower: value, upper: value)
+            return .fixed(seconds: try seconds(try object.required("milliseconds")))
         default:
             throw node.error(.invalidValue, "has the type \(typeValue)", expected: "\"uniform\", \"lognormal\" or \"fixed\"")
         }
@@ -377,7 +355,7 @@ enum WireMockResponse {
 
     /// The response, with a wait drawn for each request when the mapping has a distribution
     /// (added to its fixed delay, as WireMock adds them).
-    private static func drawingDelay(_ response: MockResponse, fixed: Double, distribution: DelayDistribution?) -> MockResponse {
+    private static func drawingDelay(_ response: MockResponse, fixed: Double, distribution: WebhookDelay?) -> MockResponse {
         guard let distribution else { return response }
         return MockResponse.computed(lifetime: .eternal) { request in
             let wait = Swift.min(fixed + distribution.sample(), ResponseLimits.maximumSeconds)

@@ -55,6 +55,8 @@ public final class MockServer: Mocking {
     /// server.webSockets.send(.text("news"), toConnectionsMatching: .path("/chat"))
     /// ```
     public let webSockets = WebSocketConnections()
+    /// The webhooks waiting for their delay, cancelled by ``shutdown()``.
+    let pendingWebhooks = PendingWebhooks()
 
     let state = Locked(State())
 
@@ -165,7 +167,8 @@ public final class MockServer: Mocking {
         }
     }
 
-    /// Stops accepting connections, closes the open ones, and waits for the listening socket to
+    /// Stops accepting connections, closes the open ones, cancels the webhooks still waiting for
+    /// their delay (the journal records each as not sent), and waits for the listening socket to
     /// close.
     public func shutdown() async throws {
         let (channel, connections) = state.withLock { state in
@@ -175,6 +178,8 @@ public final class MockServer: Mocking {
             }
             return (state.channel, state.connections.all)
         }
+        // A stopped server sends no more webhooks (each is recorded as not sent).
+        pendingWebhooks.cancelAll()
         try await channel?.close()
         for connection in connections {
             try? await connection.close()
@@ -297,6 +302,8 @@ final class ServerContext: Sendable {
     let tls: TLSTermination?
     /// The open WebSockets, for pushes.
     let webSockets: WebSocketConnections
+    /// The webhooks waiting for their delay, cancelled when the server shuts down.
+    let pendingWebhooks: PendingWebhooks
 
     init(server: MockServer, forwarder: Forwarder, tls: TLSTermination?) {
         self.server = server
@@ -305,6 +312,7 @@ final class ServerContext: Sendable {
         self.configuration = server.configuration
         self.forwarder = forwarder
         webSockets = server.webSockets
+        pendingWebhooks = server.pendingWebhooks
         transport = server.configuration.adminToken?.isEmpty == false ? .protectedSocket : .socket
     }
 }

@@ -2,6 +2,7 @@
 import AirlockOpenAPI
 import Foundation
 import HTTPMock
+import HTTPTestSupport
 import HTTPTypes
 import OpenAPIRuntime
 import Testing
@@ -98,6 +99,25 @@ import FoundationNetworking
         for try await chunk in try #require(body) { pieces.append(String(decoding: chunk, as: UTF8.self)) }
         #expect(pieces.count == 4)
         #expect(pieces.joined() == text)
+    }
+
+    @Test func aWebhookGoesThroughThePassthroughSessionAfterTheResponse() async throws {
+        try await LoopbackServer.with { receiver in
+            let mock = HTTPMock()
+            mock.addResponses(forPath: "/v2/pets", host: "petstore.swagger.io") {
+                MockResponse(data: Data("[]".utf8), contentType: "application/json")
+                    .webhook(Webhook(url: "http://127.0.0.1:\(receiver.port)/listed", body: "listed"))
+            }
+            let transport = AirlockTransport(mock: mock)
+            let (response, _) = try await transport.send(
+                HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/pets"), body: nil,
+                baseURL: try Servers.Server1.url(), operationID: "findPets"
+            )
+            #expect(response.status == .ok)
+            try await waitUntil("the webhook's outcome is in the journal") { mock.requests.first?.webhooks.isEmpty == false }
+            #expect(mock.requests.first?.webhooks.first?.outcome == .answered(status: 200))
+            #expect(receiver.requestCount == 1)
+        }
     }
 
     @Test func faultsAndErrorsAreThrown() async throws {

@@ -39,3 +39,14 @@ package final class RefusingPort {
         close(descriptor)
     }
 }
+
+extension RefusingPort {
+    /// A port on 127.0.0.1 that refuses connections for the whole test run: what a test leaves
+    /// pending (a webhook far off) goes there, never to a server a later test starts on a port
+    /// the kernel handed out again.
+    package static let forTheWholeRun: Int = {
+        let refusing = try! RefusingPort()
+        _ = Unmanaged.passRetained(refusing)  // bound until the process ends
+        return refusing.port
+    }()
+}

@@ -11,6 +11,12 @@
 // with a `StubFileError` whose message can be built, or registered and sent the request (the
 // header, and the body as `multipart/form-data` and `multipart/mixed`).
 //
+// The same lines make a webhook (`postServeActions` and `serveEventListeners`): its url, method,
+// header and body templates of `originalRequest`, and a delay object of each type with numbers
+// from the input, so that the webhook parameter and delay parsers run when loading and the
+// webhook is rendered and checked against the policy when the request is planned (nothing is
+// sent: no transport carries the plan out).
+//
 // Never crash, never hang. Requests go through `@_spi(Fuzzing) MockRegistry.respond(…)`.
 import FuzzSupport
 import HTTPMock
@@ -56,8 +62,27 @@ public func fuzzWireMockMatchers(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -
             "multipartPatterns": [["matchingType": type, "fileName": actual, "headers": ["Content-Disposition": ["contains": expected]], "bodyPatterns": [["contains": "a"]]]],
         ])
     }
-    for request in requests {
-        guard let mapping = try? JSONSerialization.data(withJSONObject: ["request": request, "response": ["status": 200]]) else { continue }
+    var documents: [[String: Any]] = requests.map { ["request": $0, "response": ["status": 200]] }
+    let number = Double(count % 2_000) - 100
+    let delays: [[String: Any]] = [
+        ["type": "fixed", "milliseconds": number],
+        ["type": "uniform", "lower": number, "upper": Double(expected.count * 10)],
+        ["type": "lognormal", "median": number, "sigma": Double(actual.count) / 10, "maxValue": Double(count)],
+        ["type": format],
+    ]
+    for (index, delay) in delays.enumerated() {
+        // Built field by field: a literal with two equal keys would trap.
+        var headers: [String: Any] = ["X-Hook": "{{originalRequest.headers.\(format)}}"]
+        headers[format.isEmpty ? "X-Empty" : format] = [actual, expected]
+        let parameters: [String: Any] = [
+            "url": expected, "method": actual, "headers": headers,
+            "body": "{{jsonPath originalRequest.body '\(format)'}} \(actual)", "delay": delay,
+        ]
+        let key = index % 2 == 0 ? "postServeActions" : "serveEventListeners"
+        documents.append(["request": ["urlPath": "/d"], "response": ["status": 200], key: [["name": "webhook", "parameters": parameters]]])
+    }
+    for document in documents {
+        guard let mapping = try? JSONSerialization.data(withJSONObject: document) else { continue }
         do {
             let mappings = try WireMockMappings(data: mapping, source: "request body", rootDirectory: FileManager.default.temporaryDirectory)
             let rejected = silencingStandardError { mock.registerStubs(mappings) }

@@ -46,6 +46,7 @@ enum SocketGuard {
     static func install() {
         _ = installation
         CallStack.prepare()
+        Airgap.installRefusedRequestReporting()
     }
 
     /// The violation for one event of the C layer (of this process or of a child's log line).
@@ -92,6 +93,7 @@ enum SocketGuard {
     /// Nothing to install.
     static func install() {
         CallStack.prepare()
+        Airgap.installRefusedRequestReporting()
     }
 }
 #endif

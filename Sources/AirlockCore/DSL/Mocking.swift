@@ -31,6 +31,18 @@ extension Mocking {
         set { registry.unmockedPolicy = newValue }
     }
 
+    /// Which hosts the webhooks of this mock's stubs may go to (see ``Webhook``). Defaults to
+    /// ``WebhookPolicy/loopbackOnly``: a webhook to any other host is refused, recorded in the
+    /// journal with the reason, and reported to Airgap when it is active.
+    ///
+    /// ```swift
+    /// mock.webhookPolicy = WebhookPolicy(allowedHosts: ["hooks.internal.example"])
+    /// ```
+    public var webhookPolicy: WebhookPolicy {
+        get { registry.webhookPolicy }
+        set { registry.webhookPolicy = newValue }
+    }
+
     /// Stubs rejected at registration (an invalid host or path pattern, lifetime, delay or status),
     /// oldest first, each saying what was wrong and how to fix it.
     public var registrationErrors: [RegistrationError] {

@@ -53,6 +53,14 @@ public final class MockRegistry: Sendable {
         set { state.withLock { $0.unmockedPolicy = newValue } }
     }
 
+    /// Which hosts webhooks may go to; read only for a response that sends one.
+    package var webhookPolicy: WebhookPolicy {
+        get { webhookPolicyState.withLock { $0 } }
+        set { webhookPolicyState.withLock { $0 = newValue } }
+    }
+
+    private let webhookPolicyState = Locked(WebhookPolicy.loopbackOnly)
+
     /// Stubs rejected so far, oldest first.
     package var registrationErrors: [RegistrationError] {
         state.withLock { $0.registrationErrors }
@@ -101,7 +109,7 @@ public final class MockRegistry: Sendable {
     // The transports call it through one concrete entry point per kind
     // (`ExchangeStateMachine+Transports.swift`), into which this body is specialized.
     func resolving<Kind>(_ request: IncomingRequest, for transport: Transport<Kind>, at date: Date = Date()) -> ExchangeStateMachine<Kind> {
-        ExchangeStateMachine(decide(request, at: date), request: request, transport: transport, redaction: journal.redaction)
+        ExchangeStateMachine(decide(request, at: date), request: request, transport: transport, redaction: journal.redaction, webhookPolicy: webhookPolicy)
     }
 
     /// The published route snapshot, made (under the lock) if a change dropped it.

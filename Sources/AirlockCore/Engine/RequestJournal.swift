@@ -154,6 +154,21 @@ public final class RequestJournal: Sendable {
         }
     }
 
+    /// Adds what became of a webhook to entry `sequence` of `generation`, if it is still kept,
+    /// and tells the observers (the traffic page).
+    fileprivate func record(_ webhook: RecordedWebhook, generation: Int, sequence: Int) {
+        let (entry, observers) = state.withLock { state -> (RecordedRequest?, [any ExchangeObserver]) in
+            guard let index = state.index(of: sequence, generation: generation) else { return (nil, []) }
+            state.entries[index].webhooks.append(webhook)
+            return (state.entries[index], state.observers)
+        }
+        guard let entry else { return }
+        let redaction = redaction
+        for observer in observers {
+            observer.webhookRecorded(entry, redaction: redaction)
+        }
+    }
+
     /// Adds an observer that looks at each exchange recorded from now on, when it ends.
     package func addObserver(_ observer: any ExchangeObserver) {
         state.withLock { $0.observers.append(observer) }
@@ -359,6 +374,11 @@ extension ExchangeRecorder {
     /// then).
     package var isRecording: Bool { recording != nil && request != nil }
 
+    /// Adds what became of a webhook the exchange's stub sent to its journal entry.
+    package func record(_ webhook: RecordedWebhook) {
+        journal.record(webhook, generation: generation, sequence: sequence)
+    }
+
     /// Adds a frame of the WebSocket the request opened to its journal entry.
     package func record(_ frame: RecordedWebSocketFrame) {
         journal.record(frame, generation: generation, sequence: sequence)
@@ -392,11 +412,16 @@ package protocol ExchangeObserver: AnyObject, Sendable {
     /// Learns that the journal's entry `sequence` (a WebSocket's opening request) has a new
     /// frame. Does nothing unless the observer needs it.
     func webSocketFrameRecorded(sequence: Int)
+
+    /// Sees the journal's entry again once a webhook its stub sent has ended (``RecordedRequest/webhooks``
+    /// has it). Does nothing unless the observer needs it.
+    func webhookRecorded(_ request: RecordedRequest, redaction: Redaction)
 }
 
 extension ExchangeObserver {
     package func exchangeRecorded(_ request: RecordedRequest, redaction: Redaction) {}
     package func webSocketFrameRecorded(sequence: Int) {}
+    package func webhookRecorded(_ request: RecordedRequest, redaction: Redaction) {}
 }
 
 /// What an ``ExchangeObserver`` found in an exchange.

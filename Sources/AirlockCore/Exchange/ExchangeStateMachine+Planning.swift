@@ -8,10 +8,18 @@ extension ExchangeStateMachine {
     /// The diagnosis of an unmatched request is built here from the registry's snapshot, outside
     /// its lock, with `redaction` hiding what the messages may not show (read only then: a matched
     /// request never asks the journal for it).
-    init(_ decision: MockRegistry.Decision, request: IncomingRequest, transport: Transport<Kind>, redaction: @autoclosure () -> Redaction) {
+    /// The webhooks of the stub that answered are decided here too: rendered for the request,
+    /// their delays drawn, and each checked against `webhookPolicy` (read only when there is one).
+    init(
+        _ decision: MockRegistry.Decision, request: IncomingRequest, transport: Transport<Kind>, redaction: @autoclosure () -> Redaction,
+        webhookPolicy: @autoclosure () -> WebhookPolicy = .loopbackOnly
+    ) {
         switch decision {
         case .matched(let response, let stub, let recorder):
             self.init(response, stub: stub, recorder: recorder, request: request, transport: transport)
+            if !response.webhooks.isEmpty || plannedResponse?.webhooks.isEmpty == false {
+                planWebhooks(for: request, policy: webhookPolicy(), redaction: redaction())
+            }
         case .record(let recorder):
             self.init(.forward(recording: true, target: nil), delay: 0, recorder: recorder, stub: nil, request: request, transport: transport)
         case .replayMiss(let recording, let snapshot, let recorder):
@@ -91,7 +99,35 @@ extension ExchangeStateMachine {
             return failure("the response closure of \(name) threw: \(error). Return a MockResponse, or MockResponse.error(…) to fail the request on purpose.", like: response)
         }
         let delivery = response.delivery.seconds > 0 ? response.delivery : produced.delivery
-        return produced.inheriting(response.headers).with(lifetime: response.lifetime, delivery: delivery)
+        let made = produced.inheriting(response.headers).with(lifetime: response.lifetime, delivery: delivery)
+        // The stub's webhooks go after what its closure (or template) made.
+        return response.webhooks.isEmpty ? made : made.with(webhooks: response.webhooks + made.webhooks)
+    }
+
+    /// Renders the planned response's webhooks for the request and keeps those the policy allows
+    /// for the response's last write; a refused one is recorded, and reported to a network guard
+    /// (Airgap), at once.
+    private mutating func planWebhooks(for request: IncomingRequest, policy: WebhookPolicy, redaction: Redaction) {
+        guard let response = plannedResponse, !response.webhooks.isEmpty else { return }
+        let recorder = self.recorder
+        let recorded = RecordedRequest(sequence: recorder.sequence, request: request, date: recorder.started)
+        var allowed: [WebhookRequest] = []
+        for webhook in response.webhooks {
+            let planned = webhook.rendered(for: recorded)
+            if let reason = policy.refusal(of: planned.url) {
+                RefusedRequests.report(method: planned.method, url: redaction.url(planned.url))
+                recorder.record(
+                    RecordedWebhook(method: planned.method, url: redaction.url(planned.url), outcome: .refused(reason), date: Date(), delay: planned.delay, duration: 0)
+                )
+            } else if let problem = planned.problem {
+                recorder.record(
+                    RecordedWebhook(method: planned.method, url: redaction.url(planned.url), outcome: .failed(problem), date: Date(), delay: planned.delay, duration: 0)
+                )
+            } else {
+                allowed.append(planned)
+            }
+        }
+        webhooks = allowed
     }
 
     private static func failure(_ problem: String, like response: MockResponse) -> MockResponse {

@@ -130,6 +130,9 @@ package struct ExchangeStateMachine<Kind: TransportKind>: Sendable {
         package let ends: Bool
         /// The response the pieces belong to.
         package let response: MockResponse
+        /// The webhooks to send once the response has ended, each after its delay (set on the
+        /// last write only).
+        package var webhooks: [WebhookRequest] = []
     }
 
     /// Pieces of a body, without an array for the usual one.
@@ -170,6 +173,8 @@ package struct ExchangeStateMachine<Kind: TransportKind>: Sendable {
     private var takesBodyInPieces = true
     /// The response being written, once its head went.
     private var response: MockResponse?
+    /// The webhooks the core allowed, for the response's last write.
+    var webhooks: [WebhookRequest] = []
 
     init(_ plan: Plan, delay: TimeInterval, recorder: ExchangeRecorder, stub: StubDescription?, request: IncomingRequest, transport: Transport<Kind>) {
         state = .planned(plan, delay: delay)
@@ -215,8 +220,8 @@ package struct ExchangeStateMachine<Kind: TransportKind>: Sendable {
     // The transports call each event through its concrete entry point for their kind (see
     // `ExchangeStateMachine+Transports.swift`); these generic bodies are specialized there.
 
-    /// What ``start(idleTimeout:takesBodyInPieces:)`` does, for any transport.
-    mutating func handleStart(idleTimeout: @autoclosure () -> TimeInterval?, takesBodyInPieces: @autoclosure () -> Bool) -> Action {
+    /// What ``start(idleTimeout:takesBodyInPieces:)`` decides, before the webhooks are attached.
+    private mutating func decidingStart(idleTimeout: @autoclosure () -> TimeInterval?, takesBodyInPieces: @autoclosure () -> Bool) -> Action {
         guard case .planned(let plan, let delay) = state else { return .none }
         if waits { self.idleTimeout = idleTimeout() }
         if sendsBodyInPieces { self.takesBodyInPieces = takesBodyInPieces() }
@@ -241,8 +246,8 @@ package struct ExchangeStateMachine<Kind: TransportKind>: Sendable {
         }
     }
 
-    /// What ``timerFired()`` does, for any transport.
-    mutating func handleTimerFired() -> Action {
+    /// What ``timerFired()`` decides, before the webhooks are attached.
+    private mutating func decidingTimerFired() -> Action {
         switch state {
         case .delaying(let plan):
             if case .forward(let recording, let target) = plan {
@@ -277,8 +282,8 @@ package struct ExchangeStateMachine<Kind: TransportKind>: Sendable {
         }
     }
 
-    /// What ``bodyLoaded(_:)`` does, for any transport.
-    mutating func handleBodyLoaded(_ loaded: Result<Data, ExchangeFailure>) -> Action {
+    /// What ``bodyLoaded(_:)`` decides, before the webhooks are attached.
+    private mutating func decidingBodyLoaded(_ loaded: Result<Data, ExchangeFailure>) -> Action {
         guard case .loading(let response, let redirect) = state else { return .none }
         switch loaded {
         case .success(let body): return respond(response, body: body, redirect: redirect)
@@ -286,10 +291,38 @@ package struct ExchangeStateMachine<Kind: TransportKind>: Sendable {
         }
     }
 
-    /// What ``gateOpened()`` does, for any transport.
-    mutating func handleGateOpened() -> Action {
+    /// What ``gateOpened()`` decides, before the webhooks are attached.
+    private mutating func decidingGateOpened() -> Action {
         guard case .ending(.gate) = state else { return .none }
         return end()
+    }
+
+    /// What ``start(idleTimeout:takesBodyInPieces:)`` does, for any transport.
+    mutating func handleStart(idleTimeout: @autoclosure () -> TimeInterval?, takesBodyInPieces: @autoclosure () -> Bool) -> Action {
+        attachingWebhooks(decidingStart(idleTimeout: idleTimeout(), takesBodyInPieces: takesBodyInPieces()))
+    }
+
+    /// What ``timerFired()`` does, for any transport.
+    mutating func handleTimerFired() -> Action {
+        attachingWebhooks(decidingTimerFired())
+    }
+
+    /// What ``bodyLoaded(_:)`` does, for any transport.
+    mutating func handleBodyLoaded(_ loaded: Result<Data, ExchangeFailure>) -> Action {
+        attachingWebhooks(decidingBodyLoaded(loaded))
+    }
+
+    /// What ``gateOpened()`` does, for any transport.
+    mutating func handleGateOpened() -> Action {
+        attachingWebhooks(decidingGateOpened())
+    }
+
+    /// The action, with the webhooks on it when it is the response's last write.
+    private mutating func attachingWebhooks(_ action: Action) -> Action {
+        guard !webhooks.isEmpty, case .write(var write)? = action.delivery, write.ends else { return action }
+        write.webhooks = webhooks
+        webhooks = []
+        return Action(delivery: .write(write), next: action.next)
     }
 
     /// The client went away: nothing more is sent, and no timer the exchange set does anything.

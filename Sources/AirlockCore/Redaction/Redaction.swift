@@ -368,6 +368,12 @@ public struct Redaction: Sendable, Hashable {
             )
         }
         copy.webSocketFrames = request.webSocketFrames.map { redacted($0, names: names, secrets: secrets) }
+        if !request.webhooks.isEmpty {
+            // A webhook's URL and message may carry what its templates took from the request.
+            copy.webhooks = request.webhooks.map { webhook in
+                webhook.mapText(url: { scrub(url($0, names: names), with: secrets) }, message: { errorText($0, names: names, secrets: secrets) })
+            }
+        }
         return copy
     }
 

@@ -25,6 +25,7 @@ public struct MockResponse: Hashable, Sendable {
             && lhs.explicitHeaders == rhs.explicitHeaders && lhs.defaultContentType == rhs.defaultContentType
             && lhs.body == rhs.body && lhs.dribble == rhs.dribble
             && lhs.reasonPhrase == rhs.reasonPhrase && lhs.bodyIsDecoded == rhs.bodyIsDecoded
+            && lhs.webhooks == rhs.webhooks
     }
 
     /// Hashes what `==` compares.
@@ -60,6 +61,8 @@ public struct MockResponse: Hashable, Sendable {
     /// The status line's reason phrase, when the response gives its own (WireMock's
     /// `statusMessage`); a socket sends it, a `URLSession` client has no way to see one.
     package var reasonPhrase: String? { storage.reasonPhrase }
+    /// The requests sent after the response has gone out, in order (see ``webhook(_:)``).
+    public var webhooks: [Webhook] { storage.webhooks }
 
     /// Whether the body is already decoded although ``headerFields`` name a `Content-Encoding`:
     /// a replayed HAR text or what a `URLSession` decoded while recording. A server then sends
@@ -106,6 +109,7 @@ public struct MockResponse: Hashable, Sendable {
         let dribble: DribblePlan?
         let bodyIsDecoded: Bool
         let reasonPhrase: String?
+        let webhooks: [Webhook]
 
         init(
             status: Status,
@@ -116,8 +120,10 @@ public struct MockResponse: Hashable, Sendable {
             body: Body,
             dribble: DribblePlan?,
             bodyIsDecoded: Bool = false,
-            reasonPhrase: String? = nil
+            reasonPhrase: String? = nil,
+            webhooks: [Webhook] = []
         ) {
+            self.webhooks = webhooks
             self.bodyIsDecoded = bodyIsDecoded
             self.reasonPhrase = reasonPhrase
             self.status = status
@@ -307,7 +313,8 @@ public struct MockResponse: Hashable, Sendable {
         delivery: Delivery? = nil,
         dribble: DribblePlan?,
         reasonPhrase: String?? = nil,
-        body: Body? = nil
+        body: Body? = nil,
+        webhooks: [Webhook]? = nil
     ) {
         storage = Storage(
             status: other.status,
@@ -318,7 +325,8 @@ public struct MockResponse: Hashable, Sendable {
             body: body ?? other.body,
             dribble: dribble,
             bodyIsDecoded: other.bodyIsDecoded,
-            reasonPhrase: reasonPhrase ?? other.reasonPhrase
+            reasonPhrase: reasonPhrase ?? other.reasonPhrase,
+            webhooks: webhooks ?? other.webhooks
         )
     }
 }
@@ -436,6 +444,11 @@ extension MockResponse {
     /// A copy with another lifetime and delivery.
     package func with(lifetime: Lifetime, delivery: Delivery) -> MockResponse {
         MockResponse(copying: self, explicitHeaders: explicitHeaders, lifetime: lifetime, delivery: delivery, dribble: dribble)
+    }
+
+    /// A copy that sends `webhooks` after its response, in place of any it had.
+    package func with(webhooks: [Webhook]) -> MockResponse {
+        MockResponse(copying: self, explicitHeaders: explicitHeaders, lifetime: lifetime, dribble: dribble, webhooks: webhooks)
     }
 
     /// A copy with another body (a stream paced anew).

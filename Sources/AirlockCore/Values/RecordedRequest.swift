@@ -128,6 +128,14 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
         set { writable.webSocketFramesDropped = newValue }
     }
 
+    /// The webhooks the stub that answered sent (or was refused), in the order they ended, each
+    /// with its outcome: the receiver's status, a failure, or why Airlock refused it. The journal
+    /// adds each as it ends, after the response (a copy taken earlier keeps those it had).
+    public package(set) var webhooks: [RecordedWebhook] {
+        get { storage.webhooks }
+        set { writable.webhooks = newValue }
+    }
+
     /// The bytes of the frames in ``webSocketFrames``, as ``RecordedWebSocketFrame/size`` counts them.
     package var webSocketFrameBytes: Int { storage.webSocketFrameBytes }
 
@@ -205,6 +213,7 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
         var webSocketFrames: [RecordedWebSocketFrame] = []
         var webSocketFrameBytes = 0
         var webSocketFramesDropped = 0
+        var webhooks: [RecordedWebhook] = []
 
         init(sequence: Int, request: IncomingRequest, date: Date) {
             self.sequence = sequence
@@ -222,6 +231,7 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
             copy.webSocketFrames = webSocketFrames
             copy.webSocketFrameBytes = webSocketFrameBytes
             copy.webSocketFramesDropped = webSocketFramesDropped
+            copy.webhooks = webhooks
             return copy
         }
     }

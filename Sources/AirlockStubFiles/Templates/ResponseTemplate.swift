@@ -78,11 +78,30 @@ package struct ResponseTemplate: Sendable {
     package let isConstant: Bool
 
     /// Parses a template.
+    /// - Parameters:
+    ///   - text: The template.
+    ///   - root: The name its request values start with: `request` in a response,
+    ///     `originalRequest` in a webhook (WireMock's name for the request that triggered it).
     /// - Throws: ``ParseError`` naming the expression that is not valid.
-    package init(_ text: String) throws(ParseError) {
+    package init(_ text: String, root: String = "request") throws(ParseError) {
         var parser = Parser(text: text)
-        nodes = try parser.parseTemplate()
-        try Self.check(nodes, assigned: Self.assignedNames(nodes), inBlock: false)
+        let parsed = try parser.parseTemplate()
+        if root == "request" {
+            nodes = parsed
+            try Self.check(nodes, assigned: Self.assignedNames(nodes), inBlock: false)
+        } else {
+            // The request's values under another name: the paths are renamed once, here, and a
+            // path from `request` is not a variable there.
+            nodes = try Self.renaming(parsed, root: root)
+            do {
+                try Self.check(nodes, assigned: Self.assignedNames(nodes), inBlock: false)
+            } catch {
+                throw ParseError(
+                    problem: error.problem.replacingOccurrences(of: "\"request.", with: "\"\(root)."),
+                    expected: error.expected.replacingOccurrences(of: "request.", with: "\(root).")
+                )
+            }
+        }
         var constant = ""
         for node in nodes {
             guard case .text(let piece) = node else { break }
@@ -137,6 +156,55 @@ package struct ResponseTemplate: Sendable {
             }
         }
         return names
+    }
+
+    /// The nodes with the paths from `root` made paths from `request`; a path from `request`
+    /// is refused, naming `root`.
+    private static func renaming(_ nodes: [Node], root: String) throws(ParseError) -> [Node] {
+        func renamed(_ name: String, source: String) throws(ParseError) -> String {
+            if name == "request" || name.hasPrefix("request.") || name.hasPrefix("request.[") {
+                throw ParseError(
+                    problem: "uses {{\(source)}}: \"\(name)\" is not a template variable here",
+                    expected: "\(root).… for the request that triggered it (" + variables.replacingOccurrences(of: "request.", with: "\(root).") + ")"
+                )
+            }
+            if name == root { return "request" }
+            if name.hasPrefix(root + ".") { return "request" + name.dropFirst(root.count) }
+            return name
+        }
+        func renamed(_ call: Call) throws(ParseError) -> Call {
+            var call = call
+            if call.params.isEmpty && call.hash.isEmpty && !Helper.known(call.name) {
+                call.name = try renamed(call.name, source: call.source)
+            }
+            var params: [Argument] = []
+            for argument in call.params { params.append(try renamed(argument, source: call.source)) }
+            call.params = params
+            var hash: [(key: String, value: Argument)] = []
+            for (key, value) in call.hash { hash.append((key, try renamed(value, source: call.source))) }
+            call.hash = hash
+            return call
+        }
+        func renamed(_ argument: Argument, source: String) throws(ParseError) -> Argument {
+            switch argument {
+            case .literal: return argument
+            case .path(let segments):
+                guard let first = segments.first else { return argument }
+                if first == "request" { _ = try renamed("request", source: source) }
+                return .path(first == root ? ["request"] + segments.dropFirst() : segments)
+            case .call(let inner): return .call(try renamed(inner))
+            }
+        }
+        var result: [Node] = []
+        for node in nodes {
+            switch node {
+            case .text: result.append(node)
+            case .expression(let call, let raw): result.append(.expression(try renamed(call), raw: raw))
+            case .block(let call, let body, let inverse, let names):
+                result.append(.block(try renamed(call), body: try renaming(body, root: root), inverse: try renaming(inverse, root: root), names: names))
+            }
+        }
+        return result
     }
 
     /// Checks each call's helper and arguments, and each path's root outside blocks.

@@ -85,7 +85,12 @@ class MockURLProtocol: LoadingURLProtocol, RequestBodyReading {
             write.pieces.forEach { piece in
                 if !piece.isEmpty { client.urlProtocol(self, didLoad: piece) }
             }
-            if write.ends { client.urlProtocolDidFinishLoading(self) }
+            if write.ends {
+                client.urlProtocolDidFinishLoading(self)
+                if !write.webhooks.isEmpty {
+                    WebhookSending.send(write.webhooks, through: load.mock.passthroughSession, recorder: recorder, redaction: load.mock.journal.redaction)
+                }
+            }
         case .fail(let failure):
             fail(URLError(failure.urlErrorCode, message: failure.description))
         case .failCarrying(let error):

@@ -42,6 +42,7 @@ enum InspectorExchange {
             ("size", .number(Double(response?.bodySize ?? 0))),
             ("problems", .number(Double(request.problems.count))),
             ("frames", .number(Double(request.webSocketFrames.count))),
+            ("webhooks", .number(Double(request.webhooks.count))),
         ])
     }
 
@@ -101,6 +102,19 @@ enum InspectorExchange {
                 case .close(let code, let reason): item.append(("close", .members([("code", code.map { .number(Double($0)) } ?? .null), ("reason", .string(reason))])))
                 }
                 return .members(item)
+            })))
+        }
+        if !shown.webhooks.isEmpty {
+            members.append(("webhooks", .array(shown.webhooks.map { webhook in
+                .members([
+                    ("method", .string(webhook.method)),
+                    ("url", .string(redaction.url(webhook.url))),
+                    ("outcome", .string(redaction.text(webhook.summary))),
+                    ("succeeded", .bool(webhook.succeeded)),
+                    ("atMs", .number((webhook.date.timeIntervalSince(shown.date) * 1000).rounded())),
+                    ("delayMs", .number((webhook.delay * 1000).rounded())),
+                    ("durationMs", .number((webhook.duration * 1000).rounded())),
+                ])
             })))
         }
         if !shown.wasMatched, shown.response?.status != nil || shown.response == nil {

@@ -99,6 +99,12 @@ final class InspectorFeed: ExchangeObserver {
         pending.withLock { _ = $0.framed.insert(sequence) }
     }
 
+    /// Notes that a webhook of an exchange ended: its row goes out again at the next write, as
+    /// for a WebSocket's new frame, so that a page showing it asks for its webhooks anew.
+    func webhookRecorded(_ request: RecordedRequest, redaction: Redaction) {
+        pending.withLock { _ = $0.framed.insert(request.sequence) }
+    }
+
     /// Writes the rows of the exchanges that ended since the last write (on the event loop).
     private func write() {
         let taken = pending.withLock { pending in

@@ -232,6 +232,8 @@ struct AdminAPI {
         let stub: String?
         let status: Int?
         let error: String?
+        /// The webhooks the stub sent, each with its outcome.
+        let webhooks: [RecordedWebhook]
 
         init(_ request: RecordedRequest) {
             sequence = request.sequence
@@ -243,6 +245,7 @@ struct AdminAPI {
             stub = request.stub
             status = request.response?.status
             error = request.response?.error
+            webhooks = request.webhooks
         }
 
         /// The record as JSON members; those without a value are left out.
@@ -258,6 +261,20 @@ struct AdminAPI {
             fields["stub"] = stub.map(JSONValue.string)
             fields["status"] = status.map { .number(Double($0)) }
             fields["error"] = error.map(JSONValue.string)
+            if !webhooks.isEmpty {
+                fields["webhooks"] = .array(webhooks.map { webhook in
+                    var members: JSONMembers = [
+                        "method": .string(webhook.method), "url": .string(webhook.url), "outcome": .string(webhook.summary),
+                        "delayMs": .number((webhook.delay * 1000).rounded()), "durationMs": .number((webhook.duration * 1000).rounded()),
+                    ]
+                    switch webhook.outcome {
+                    case .answered(let status): members["status"] = .number(Double(status))
+                    case .failed(let reason): members["error"] = .string(reason)
+                    case .refused(let reason): members["refused"] = .string(reason)
+                    }
+                    return .object(members)
+                })
+            }
             return fields
         }
     }

@@ -73,6 +73,7 @@ struct ExchangeDelivery {
                 writeBody(prepared)
                 report(status: status, fault: nil, recorder: recorder)
                 connection.endResponse(keepAlive: keepsAlive(streaming: false), in: context)
+                sendWebhooks(write.webhooks, recorder: recorder)
                 return true
             }
             let head = responseHead(
@@ -92,7 +93,16 @@ struct ExchangeDelivery {
         }
         report(status: status, fault: nil, recorder: recorder)
         connection.endResponse(keepAlive: keepsAlive(streaming: response.stream != nil), in: context)
+        sendWebhooks(write.webhooks, recorder: recorder)
         return true
+    }
+
+    /// Sends the webhooks the core attached to the response's last write, now that it is written.
+    private func sendWebhooks(_ webhooks: [WebhookRequest], recorder: ExchangeRecorder) {
+        guard !webhooks.isEmpty else { return }
+        WebhookDelivery.send(
+            webhooks, recorder: recorder, forwarder: server.forwarder, redaction: server.registry.journal.redaction, pending: server.pendingWebhooks, on: context.eventLoop
+        )
     }
 
     /// An exchange that waits, on the connection's event loop: its machine, its timers, its

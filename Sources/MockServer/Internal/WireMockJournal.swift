@@ -85,7 +85,29 @@ enum WireMockJournal {
             for field in response.headerFields { headers[field.name.canonicalName] = .string(field.value) }
             event["response"] = ["status": status, "headers": .object(headers), "bodyAsBase64": .string(response.body.base64EncodedString())]
         }
+        if !request.webhooks.isEmpty { event["subEvents"] = .array(subEvents(request)) }
         return event
+    }
+
+    /// The webhooks the exchange sent, as WireMock 3 lists them in a serve event's `subEvents`:
+    /// a `WEBHOOK_REQUEST`, then a `WEBHOOK_RESPONSE` with its status, or an `ERROR` with why it
+    /// failed or was refused (Airlock adds `"refused": true` to a refusal).
+    private static func subEvents(_ request: RecordedRequest) -> [JSONValue] {
+        var events: [JSONValue] = []
+        for webhook in request.webhooks {
+            let offset = JSONValue.number((webhook.date.timeIntervalSince(request.date) * 1_000_000_000).rounded())
+            events.append(["type": "WEBHOOK_REQUEST", "timeOffsetNanos": offset, "data": ["method": .string(webhook.method), "url": .string(webhook.url)]])
+            let ended = JSONValue.number(((webhook.date.timeIntervalSince(request.date) + webhook.duration) * 1_000_000_000).rounded())
+            switch webhook.outcome {
+            case .answered(let status):
+                events.append(["type": "WEBHOOK_RESPONSE", "timeOffsetNanos": ended, "data": ["status": .number(Double(status))]])
+            case .failed(let reason):
+                events.append(["type": "ERROR", "timeOffsetNanos": ended, "data": ["message": .string("Webhook \(webhook.method) \(webhook.url) failed: \(reason)")]])
+            case .refused(let reason):
+                events.append(["type": "ERROR", "timeOffsetNanos": ended, "data": ["message": .string("Webhook \(webhook.method) \(webhook.url) refused: \(reason)"), "refused": true]])
+            }
+        }
+        return events
     }
 
     /// A request sent to `POST /__admin/near-misses/request`: a logged request's `url` (or
@@ -160,7 +182,8 @@ enum WireMockJournal {
 
     /// A mapping's JSON with the values of secret headers, cookies and query parameters in its
     /// request patterns, its basic-auth password, its secret response headers and the secret
-    /// headers a proxy adds replaced by the redaction's replacement.
+    /// headers a proxy adds and a webhook sends (and its URL's credentials) replaced by the
+    /// redaction's replacement.
     static func redacted(_ json: JSONValue, by redaction: Redaction) -> JSONValue {
         guard case .object(var mapping) = json else { return .object(JSONMembers()) }
         let replacement = JSONValue.string(redaction.replacement)
@@ -199,6 +222,26 @@ enum WireMockJournal {
             // What a proxy adds to the request it sends on: a real token, often.
             response["additionalProxyRequestHeaders"] = hiding(response["additionalProxyRequestHeaders"], where: redaction.hidesHeader)
             mapping["response"] = withoutNulls(response)
+        }
+        // What a webhook sends: a real token, often (in its headers or its URL's query).
+        func hidingWebhookSecrets(_ action: JSONValue) -> JSONValue {
+            guard case .object(var members) = action, case .object(var parameters)? = members["parameters"] else { return action }
+            parameters["headers"] = hiding(parameters["headers"], where: redaction.hidesHeader)
+            if case .string(let url)? = parameters["url"] { parameters["url"] = .string(redaction.url(url)) }
+            members["parameters"] = withoutNulls(parameters)
+            return .object(members)
+        }
+        for key in ["postServeActions", "serveEventListeners"] {
+            switch mapping[key] {
+            case .array(let actions)?: mapping[key] = .array(actions.map(hidingWebhookSecrets))
+            case .object(let byName)?:
+                // WireMock 2's older form: an object of action names and their parameters.
+                mapping[key] = .object(byName.mapValues { parameters in
+                    guard case .object(let wrapped) = hidingWebhookSecrets(.object(["parameters": parameters])) else { return parameters }
+                    return wrapped["parameters"] ?? parameters
+                })
+            default: break
+            }
         }
         return .object(mapping)
     }

@@ -133,6 +133,25 @@ func ownPassthroughSession() {
     mock.unmockedPolicy = .passthrough
 }
 
+// Responses.md: a webhook.
+func sendingAWebhook(mock: HTTPMock) {
+    mock.addResponses(forPath: "/payments", host: "api.example.com") {
+        MockResponse.empty(status: .accepted)
+            .webhook(Webhook(
+                method: "POST",
+                url: "http://127.0.0.1:9090/payments/settled",
+                headers: ["Content-Type": "application/json"],
+                body: #"{"state":"settled"}"#,
+                delay: .uniform(lower: 0.1, upper: 0.5)
+            ))
+    }
+}
+
+// Responses.md: the webhook policy.
+func allowingWebhookHosts(mock: HTTPMock) {
+    mock.webhookPolicy = WebhookPolicy(allowedHosts: ["hooks.internal.example"])
+}
+
 // ComputedResponsesAndScenarios.md: computed responses.
 func computedResponses(mock: HTTPMock) {
     mock.addResponses(forPath: "/users/*", host: "api.example.com") {

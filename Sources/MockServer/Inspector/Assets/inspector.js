@@ -334,6 +334,11 @@
         el("li", {}, el("span", { class: "note" }, frame.direction + " at " + frame.atMs + " ms "),
           frame.close ? "close " + (frame.close.code ?? "") + " " + frame.close.reason : bodyView(frame.body)))));
     }
+    if (exchange.webhooks) {
+      parts.push(el("h3", {}, "Webhooks"), el("ol", { class: "webhooks" }, exchange.webhooks.map((hook) =>
+        el("li", {}, el("span", { class: "note" }, "at " + hook.atMs + " ms (delay " + hook.delayMs + " ms, took " + hook.durationMs + " ms) "),
+          hook.method + " " + hook.url + ": ", hook.succeeded ? hook.outcome : el("mark", {}, hook.outcome)))));
+    }
     const result = el("span", { class: "copy-result", role: "status", id: "add-result" });
     const add = el("button", { type: "button", id: "add-as-stub" }, "Add as stub");
     add.addEventListener("click", () => addAsStub(exchange, result));
