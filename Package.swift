@@ -18,6 +18,9 @@ let package = Package(
         .library(name: "AirlockStubFiles", targets: ["AirlockStubFiles"]),
         .library(name: "AirlockCassettes", targets: ["AirlockCassettes"]),
         .library(name: "AirlockWireMock", targets: ["AirlockWireMock"]),
+        // WireMock's XML matchers (equalToXml, matchesXPath) over libxml2. Apart, so that HTTPMock's
+        // users never link an XML library; MockServer and `airlock serve` install it.
+        .library(name: "AirlockWireMockXML", targets: ["AirlockWireMockXML"]),
         .library(name: "HTTPMock", targets: ["HTTPMock"]),
         .library(name: "HTTPMockTesting", targets: ["HTTPMockTesting"]),
         .library(name: "HTTPLogging", targets: ["HTTPLogging"]),
@@ -100,7 +103,19 @@ let package = Package(
         .target(name: "AirlockCassettes", dependencies: ["AirlockBase", "AirlockCore", "AirlockStubFiles", .product(name: "HTTPTypes", package: "swift-http-types")]),
         // WireMock's mapping files, with their JSONPath and templates (from AirlockStubFiles),
         // and snapshots of recorded traffic (AirlockCassettes) as mappings.
-        .target(name: "AirlockWireMock", dependencies: ["AirlockBase", "AirlockCore", "AirlockStubFiles", "AirlockCassettes", .product(name: "HTTPTypes", package: "swift-http-types")]),
+        .target(name: "AirlockWireMock", dependencies: ["AirlockBase", "AirlockCore", "AirlockStubFiles", "AirlockCassettes", "AirlockJSONSchema", .product(name: "HTTPTypes", package: "swift-http-types")]),
+        // The JSON Schema validator (drafts 4 and 2020-12, OpenAPI 3.0 and 3.1's dialects) that
+        // AirlockOpenAPICore's contracts and WireMock's `matchesJsonSchema` share. Foundation and
+        // AirlockBase only, so that HTTPMock builds it without OpenAPIKit or Yams.
+        .target(name: "AirlockJSONSchema", dependencies: ["AirlockBase"]),
+        // The XML engine AirlockWireMock's XML matchers call once installed (WireMockXML.install()).
+        // libxml2 directly: FoundationXML's XPath crashes on an expression libxml2 rejects (Linux).
+        .target(
+            name: "AirlockWireMockXML",
+            dependencies: ["AirlockWireMock", .target(name: "CLibXML2", condition: .when(platforms: [.linux, .android]))]
+        ),
+        // libxml2 from the system (Debian: libxml2-dev; the Swift toolchain's FoundationXML links it too).
+        .systemLibrary(name: "CLibXML2", path: "Sources/CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         // zlib from the system (Debian: zlib1g-dev; Apple SDKs): gzip and deflate bodies are read
         // to redact them, and decoded for URLSession clients as a real server's would be.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
@@ -126,6 +141,7 @@ let package = Package(
                 "AirlockStubFiles",
                 "AirlockCassettes",
                 "AirlockWireMock",
+                "AirlockWireMockXML",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -170,13 +186,15 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
-        // Contract testing over the core: the document (OpenAPIKit, Yams), a JSON Schema validator
-        // of its own, the checks on each exchange, and mocks from the contract.
+        // Contract testing over the core: the document (OpenAPIKit, Yams), the JSON Schema validator
+        // (AirlockJSONSchema, re-exported for JSONPointer), the checks on each exchange, and mocks
+        // from the contract.
         .target(
             name: "AirlockOpenAPICore",
             dependencies: [
                 "AirlockBase",
                 "AirlockCore",
+                "AirlockJSONSchema",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "OpenAPIKit", package: "OpenAPIKit"),
                 .product(name: "OpenAPIKit30", package: "OpenAPIKit"),
@@ -241,6 +259,7 @@ let package = Package(
             dependencies: [
                 "AirlockBase",
                 "MockServer",
+                "AirlockWireMockXML",
                 "AirlockOpenAPI",
                 "MockServerHTTPClient",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -270,6 +289,7 @@ let package = Package(
             name: "AirlockOpenAPITests",
             dependencies: [
                 "AirlockBase",
+                "AirlockJSONSchema",
                 "AirlockOpenAPI",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 "AirlockOpenAPICore",

@@ -48,6 +48,13 @@ let package = Package(
             dependencies: ["FuzzSupport", .product(name: "HTTPMock", package: "Airlock"), .product(name: "AirlockCore", package: "Airlock")]
         ),
         .executableTarget(
+            name: "FuzzWireMockXML",
+            dependencies: [
+                "FuzzSupport", .product(name: "HTTPMock", package: "Airlock"), .product(name: "AirlockCore", package: "Airlock"),
+                .product(name: "AirlockWireMockXML", package: "Airlock"),
+            ]
+        ),
+        .executableTarget(
             name: "FuzzTemplates",
             dependencies: ["FuzzSupport", .product(name: "HTTPMock", package: "Airlock"), .product(name: "AirlockCore", package: "Airlock"), .product(name: "AirlockStubFiles", package: "Airlock")]
         ),

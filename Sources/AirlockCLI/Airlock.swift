@@ -141,6 +141,8 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--skip-unsupported applies to a WireMock root folder (--wiremock DIR); \(source) is a file.")
         }
         if let root = wireMockRoot {
+            // WireMock's XML matchers, before the folder is read.
+            WireMockXML.install()
             guard !repeatLast, !matchHosts, StreamPace(pace) == .asRecorded else {
                 throw ValidationError("--repeat-last, --match-hosts and --pace apply to a HAR file; \(source) is a WireMock root folder.")
             }

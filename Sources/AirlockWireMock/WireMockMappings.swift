@@ -25,11 +25,15 @@ import Foundation
 /// same priority, the one added last. Stubs registered in Swift rank as priority 5, ahead of the
 /// mappings of priority 5, so a test can override a team's mapping for one case.
 ///
-/// A field Airlock does not support — an XPath matcher, a transformer other than
-/// `response-template` — is refused when the folder is read: the `StubFileError` names the file,
-/// the field's JSON path (`request.bodyPatterns[0].matchesXPath`) and what to use instead. What
-/// WireMock itself drops (a second matcher in one object, a second url field) Airlock drops too,
-/// and says so in ``warnings``. Nothing is left out silently.
+/// A field Airlock does not support — `customMatcher`, a transformer other than
+/// `response-template`, a JSON Schema draft other than 4 and 2020-12 — is refused when the folder
+/// is read: the `StubFileError` names the file, the field's JSON path
+/// (`request.bodyPatterns[0].matchesJsonSchema`) and what to use instead. What WireMock itself
+/// drops (a second matcher in one object, a second url field) Airlock drops too, and says so in
+/// ``warnings``. Nothing is left out silently. The XML matchers (`equalToXml`, `matchesXPath`)
+/// need the XML engine of the `AirlockWireMockXML` product, which `MockServer` and
+/// `airlock serve` install; elsewhere, call `WireMockXML.install()` before reading mappings that
+/// use them.
 public struct WireMockMappings: Sendable {
     /// The mappings, in the order they were read.
     package let mappings: [StubMapping]

@@ -22,8 +22,8 @@ import Foundation
 /// percent-encoded; regular expressions must match the whole value; header names compare
 /// case-insensitively; a header, query parameter or cookie sent several times matches when any
 /// of its values does; `absent` matches when the field is not sent. Fields and operators
-/// Airlock does not read (`equalToXml`, `matchesXPath`, `customMatcher`, unknown keys) are errors
-/// naming their JSON path, never ignored.
+/// Airlock does not read (`customMatcher`, unknown keys; the XML matchers while no XML engine is
+/// installed) are errors naming their JSON path, never ignored.
 package struct WireMockRequestPattern: Sendable {
     /// The method required, uppercased; nil for "ANY", for `oneOf`/`noneOf` (the matcher checks
     /// those) or when absent.

@@ -87,6 +87,15 @@ extension WireMockValuePattern {
             return Self.verdict(path, nested, document: document, json: json)
         case .dateTime(let pattern):
             return pattern.verdict(for: value)
+        case .equalToXML(let pattern):
+            return pattern.verdict(for: value)
+        case .matchesXPath(let path, let nested):
+            // WireMock: nothing selected (or no XML) is a miss, whatever the nested pattern.
+            guard let value, let found = path.compiled.select(in: value), !found.isEmpty else { return .miss }
+            guard let nested else { return .match }
+            return .best(found.map { nested.verdict(for: $0, json: json) })
+        case .matchesJSONSchema(let pattern):
+            return pattern.verdict(for: value, json: json)
         }
     }
 
@@ -141,6 +150,9 @@ extension WireMockValuePattern {
         case .matchesJSONPath(let path, let nested):
             "matchesJsonPath \"\(path)\"" + (nested.map { " " + $0.template(mark.forJSONPath(path)) } ?? "")
         case .dateTime(let pattern): pattern.template
+        case .equalToXML(let pattern): pattern.template(mark)
+        case .matchesXPath(let path, let nested): "matchesXPath \"\(path.expression)\"" + (nested.map { " " + $0.template(mark) } ?? "")
+        case .matchesJSONSchema(let pattern): pattern.template
         }
     }
 }

@@ -31,6 +31,12 @@ indirect enum WireMockValuePattern: Sendable {
     case matchesJSONPath(JSONPathExpression, WireMockValuePattern?)
     /// `before`, `after` or `equalToDateTime`, with its options.
     case dateTime(WireMockDateTimePattern)
+    /// `equalToXml`, with its options, compared by the installed XML engine.
+    case equalToXML(WireMockXMLPattern)
+    /// `matchesXPath`: the expression selects a node; with a pattern, some node selected matches it.
+    case matchesXPath(WireMockXPathPattern, WireMockValuePattern?)
+    /// `matchesJsonSchema` (WireMock 3's), checked by the JSON Schema validator.
+    case matchesJSONSchema(WireMockJSONSchemaPattern)
 
     /// Each operator Airlock reads, with the fields that may stand beside it.
     static let operators: [String: Set<String>] = {
@@ -38,6 +44,8 @@ indirect enum WireMockValuePattern: Sendable {
             "equalTo": ["caseInsensitive"], "contains": [], "doesNotContain": [], "matches": [], "doesNotMatch": [],
             "absent": [], "anything": [], "not": [], "and": [], "or": [],
             "equalToJson": ["ignoreArrayOrder", "ignoreExtraElements"], "matchesJsonPath": [],
+            "equalToXml": WireMockXMLPattern.options, "matchesXPath": ["xPathNamespaces"],
+            "matchesJsonSchema": WireMockJSONSchemaPattern.options,
         ]
         for test in NumberTest.allCases { operators[test.rawValue] = [] }
         for comparison in WireMockDateTimePattern.Comparison.allCases { operators[comparison.rawValue] = WireMockDateTimePattern.options }
@@ -45,19 +53,14 @@ indirect enum WireMockValuePattern: Sendable {
     }()
 
     /// WireMock's operators that Airlock refuses, with why and what to use instead.
-    static let refused: [String: (problem: String, instead: String)] = {
-        let xml = ("is an XML matcher, which Airlock does not support", "\"contains\" or \"matches\" on the XML text, or remove this matcher")
-        return [
-            "equalToXml": xml, "matchesXPath": xml,
-            "matchesJsonSchema": ("is a JSON Schema matcher, which Airlock does not support", "\"matchesJsonPath\" or \"equalToJson\", or remove this matcher"),
-            "matchesPathTemplate": ("is not supported by Airlock", "\"matches\" with a regular expression, or remove this matcher"),
-            "binaryEqualTo": ("is a body matcher, read only in \"bodyPatterns\"", "a string matcher such as \"equalTo\" here"),
-        ]
-    }()
+    static let refused: [String: (problem: String, instead: String)] = [
+        "matchesPathTemplate": ("is not supported by Airlock", "\"matches\" with a regular expression, or remove this matcher"),
+        "binaryEqualTo": ("is a body matcher, read only in \"bodyPatterns\"", "a string matcher such as \"equalTo\" here"),
+    ]
 
     /// The operators Airlock reads, for error messages.
     static var supportedList: String {
-        let names = ["equalTo", "contains", "doesNotContain", "matches", "doesNotMatch", "absent", "anything", "not", "and", "or", "equalToJson", "matchesJsonPath"]
+        let names = ["equalTo", "contains", "doesNotContain", "matches", "doesNotMatch", "absent", "anything", "not", "and", "or", "equalToJson", "matchesJsonPath", "equalToXml", "matchesXPath", "matchesJsonSchema"]
             + NumberTest.allCases.map(\.rawValue) + WireMockDateTimePattern.Comparison.allCases.map(\.rawValue)
         return "a matcher: " + names.map { "\"\($0)\"" }.joined(separator: ", ")
     }
@@ -103,6 +106,12 @@ indirect enum WireMockValuePattern: Sendable {
             )
         case "matchesJsonPath":
             return try jsonPath(operand)
+        case "equalToXml":
+            return .equalToXML(try WireMockXMLPattern.decode(operand, fields: fields, engine: WireMockXMLSupport.engine(for: node, operator: name)))
+        case "matchesXPath":
+            return try xPath(operand, fields: fields, engine: WireMockXMLSupport.engine(for: node, operator: name))
+        case "matchesJsonSchema":
+            return .matchesJSONSchema(try WireMockJSONSchemaPattern.decode(operand, fields: fields))
         case "before", "after", "equalToDateTime":
             return .dateTime(try WireMockDateTimePattern.decode(WireMockDateTimePattern.Comparison(rawValue: name)!, operand: operand, fields: fields))
         default:
@@ -166,6 +175,22 @@ indirect enum WireMockValuePattern: Sendable {
         }
         guard case .string = node.value else { throw node.mismatch(expected: "a JSON path, or {\"expression\": \"$.…\", and a matcher}") }
         return .matchesJSONPath(try path(node), nil)
+    }
+
+    /// `"//todo-item"`, or `{"expression": "//todo-item", "contains": "wash"}`, with
+    /// `xPathNamespaces` beside it.
+    private static func xPath(_ node: JSONNode, fields: JSONObject, engine: any WireMockXMLEngine) throws(StubFileError) -> WireMockValuePattern {
+        let namespaces = try WireMockXPathPattern.namespaces(fields["xPathNamespaces"])
+        if case .object(let members) = node.value {
+            guard members["expression"] != nil else {
+                throw node.error(.missingField, "has no \"expression\"", expected: "{\"expression\": \"//…\", and a matcher such as \"equalTo\"}")
+            }
+            let fields = try node.object("a matchesXPath", fields: Set(members.keys))
+            let expression = try WireMockXPathPattern(fields.required("expression"), namespaces: namespaces, engine: engine)
+            return .matchesXPath(expression, try decode(node, alsoAllowed: ["expression"]))
+        }
+        guard case .string = node.value else { throw node.mismatch(expected: "an XPath expression, or {\"expression\": \"//…\", and a matcher}") }
+        return .matchesXPath(try WireMockXPathPattern(node, namespaces: namespaces, engine: engine), nil)
     }
 
     private static func path(_ node: JSONNode) throws(StubFileError) -> JSONPathExpression {

@@ -103,6 +103,8 @@ public final class MockServer: Mocking {
     }
 
     private init(registry: MockRegistry, configuration: Configuration) {
+        // WireMock's XML matchers, for the mappings this server (and the process) reads from now on.
+        WireMockXML.install()
         self.registry = registry
         self.configuration = configuration
     }

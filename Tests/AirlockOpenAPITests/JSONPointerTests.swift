@@ -1,4 +1,5 @@
 import AirlockBase
+@testable import AirlockJSONSchema
 @testable import AirlockOpenAPICore
 @_spi(AirlockTransport) import AirlockCore
 import Foundation

@@ -1,3 +1,4 @@
+@testable import AirlockJSONSchema
 @testable import AirlockOpenAPICore
 import Testing
 

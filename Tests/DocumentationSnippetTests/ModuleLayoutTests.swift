@@ -79,7 +79,9 @@ struct ModuleLayoutTests {
         ("Airgap", Set(["AirlockBase", "CAirgap", "Foundation", "FoundationNetworking", "ObjectiveC", "Runtime", "Testing", "XCTest"]).union(ModuleLayoutTests.platform)),
         ("AirlockStubFiles", Set(["AirlockBase", "AirlockCore", "Foundation", "HTTPTypes"])),
         ("AirlockCassettes", Set(["AirlockBase", "AirlockCore", "AirlockStubFiles", "Foundation", "HTTPTypes"])),
-        ("AirlockWireMock", Set(["AirlockBase", "AirlockCore", "AirlockStubFiles", "AirlockCassettes", "Foundation", "HTTPTypes"])),
+        ("AirlockWireMock", Set(["AirlockBase", "AirlockCore", "AirlockStubFiles", "AirlockCassettes", "AirlockJSONSchema", "Foundation", "HTTPTypes"])),
+        ("AirlockJSONSchema", Set(["AirlockBase", "Foundation"])),
+        ("AirlockWireMockXML", Set(["AirlockWireMock", "CLibXML2", "Foundation"])),
     ])
     func eachLayerImportsOnlyWhatIsBelowIt(target: String, allowed: Set<String>) throws {
         let imported = try imports(of: target)
@@ -92,7 +94,7 @@ struct ModuleLayoutTests {
             encoding: .utf8
         )
         let graph = try #require(article.components(separatedBy: "## Modules").dropFirst().first, "Architecture.md has no Modules section")
-        for module in ["AirlockBase", "AirlockCore", "AirlockStubFiles", "AirlockCassettes", "AirlockWireMock", "URLProtocolSupport", "HTTPMock",
+        for module in ["AirlockBase", "AirlockCore", "AirlockStubFiles", "AirlockCassettes", "AirlockWireMock", "AirlockWireMockXML", "AirlockJSONSchema", "URLProtocolSupport", "HTTPMock",
                        "HTTPMockTesting", "HTTPLogging", "MockServer", "MockServerHTTPClient", "AirlockOpenAPICore", "AirlockOpenAPI", "Airgap"] {
             #expect(graph.contains(module), "Architecture.md's module graph leaves out \(module)")
         }
@@ -106,7 +108,7 @@ struct ModuleLayoutTests {
 struct DocumentationTopicsTests {
     static let modules = [
         "AirlockCore", "AirlockStubFiles", "AirlockCassettes", "AirlockWireMock", "HTTPMock", "HTTPMockTesting", "HTTPLogging",
-        "MockServer", "MockServerHTTPClient", "Airgap", "AirlockOpenAPI", "AirlockOpenAPICore",
+        "MockServer", "MockServerHTTPClient", "Airgap", "AirlockOpenAPI", "AirlockOpenAPICore", "AirlockWireMockXML",
     ]
 
     @Test(arguments: modules)

@@ -115,7 +115,7 @@ struct QuotedOutputDocumentationTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let mappings = folder.appendingPathComponent("src/test/resources/mappings")
         try FileManager.default.createDirectory(at: mappings, withIntermediateDirectories: true)
-        try Data(#"{"request": {"urlPath": "/orders", "bodyPatterns": [{"matchesXPath": "//order"}]}, "response": {"status": 201}}"#.utf8).write(to: mappings.appendingPathComponent("orders.json"))
+        try Data(#"{"request": {"urlPath": "/orders", "bodyPatterns": [{"matchesJsonSchema": {}, "schemaVersion": "V7"}]}, "response": {"status": 201}}"#.utf8).write(to: mappings.appendingPathComponent("orders.json"))
         let (status, output) = try await AirlockCommand.run(["serve", "--wiremock", "src/test/resources", "--port", "0"], in: folder)
         #expect(status == 65, "\(output)")
         let real = output.trimmingCharacters(in: .newlines).replacingOccurrences(of: folder.path, with: "/…")

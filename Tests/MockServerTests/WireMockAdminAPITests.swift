@@ -384,7 +384,7 @@ struct WireMockCLITests {
     @Test func skipUnsupportedServesTheRestAndNamesEachLeftOut() async throws {
         let folder = try WireMockFolder(mappings: [
             "ping.json": #"{"request": {"urlPath": "/ping"}, "response": {"body": "pong"}}"#,
-            "xml.json": #"{"request": {"urlPath": "/orders", "bodyPatterns": [{"matchesXPath": "//order"}]}, "response": {"status": 201}}"#,
+            "draft7.json": #"{"request": {"urlPath": "/orders", "bodyPatterns": [{"matchesJsonSchema": {}, "schemaVersion": "V7"}]}, "response": {"status": 201}}"#,
         ])
         defer { folder.remove() }
         let errors = Pipe()
@@ -399,11 +399,11 @@ struct WireMockCLITests {
         airlock.process.interrupt()
         #expect(await airlock.exit.status() == 0)
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(message.hasPrefix("airlock: skipped \(folder.root.appendingPathComponent("mappings/xml.json").path), request.bodyPatterns[0].matchesXPath: is an XML matcher"), "\(message)")
+        #expect(message.hasPrefix("airlock: skipped \(folder.root.appendingPathComponent("mappings/draft7.json").path), request.bodyPatterns[0].schemaVersion: is \"V7\", a JSON Schema draft"), "\(message)")
     }
 
     @Test func aMappingAirlockCannotServeStopsItNamingTheField() async throws {
-        let folder = try WireMockFolder(mappings: ["xml.json": #"{"request": {"urlPath": "/orders", "bodyPatterns": [{"matchesXPath": "//order"}]}, "response": {"status": 201}}"#])
+        let folder = try WireMockFolder(mappings: ["draft7.json": #"{"request": {"urlPath": "/orders", "bodyPatterns": [{"matchesJsonSchema": {}, "schemaVersion": "V7"}]}, "response": {"status": 201}}"#])
         defer { folder.remove() }
         let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: try #require(CLITests.executable))
@@ -414,6 +414,6 @@ struct WireMockCLITests {
         let status = await exit.status()
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(status == 65)
-        #expect(message.contains("xml.json, request.bodyPatterns[0].matchesXPath: is an XML matcher, which Airlock does not support"), "\(message)")
+        #expect(message.contains("draft7.json, request.bodyPatterns[0].schemaVersion: is \"V7\", a JSON Schema draft Airlock's validator does not implement"), "\(message)")
     }
 }

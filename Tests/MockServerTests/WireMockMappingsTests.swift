@@ -422,7 +422,7 @@ struct WireMockMappingsTests {
             "both.json": #"""
                 {"mappings": [
                   {"request": {"urlPath": "/kept"}, "response": {"body": "kept"}},
-                  {"request": {"urlPath": "/xml", "bodyPatterns": [{"matchesXPath": "/a"}]}, "response": {"body": "xml"}}
+                  {"request": {"urlPath": "/xml", "customMatcher": {"name": "is-xml"}}, "response": {"body": "xml"}}
                 ]}
                 """#,
             "broken.json": "{ nope",
@@ -431,7 +431,7 @@ struct WireMockMappingsTests {
         #expect(throws: StubFileError.self) { try WireMockMappings(directory: folder.root) }
         let mappings = try WireMockMappings(directory: folder.root, skippingUnsupported: true)
         #expect(mappings.mappingCount == 1)
-        #expect(mappings.skipped.map(\.location) == ["mappings[1].request.bodyPatterns[0].matchesXPath", "line 1, column 3"])
+        #expect(mappings.skipped.map(\.location) == ["mappings[1].request.customMatcher", "line 1, column 3"])
         let mock = HTTPMock()
         mock.registerStubs(mappings)
         #expect(try await mock.fetch("https://a.test/kept").text == "kept")

@@ -1,3 +1,4 @@
+import AirlockJSONSchema
 /// A way a request or a response breaks its contract: which operation, which rule of the
 /// document (by JSON pointer), which value, and what is wrong.
 ///

@@ -1,3 +1,4 @@
+import AirlockJSONSchema
 @_spi(AirlockTransport) import AirlockCore
 
 /// One operation of a contract: a method on a path template.

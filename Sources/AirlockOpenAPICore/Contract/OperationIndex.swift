@@ -1,4 +1,5 @@
 import AirlockBase
+import AirlockJSONSchema
 @_spi(AirlockTransport) import AirlockCore
 
 /// Finds the operation of a request: its path, after a server's base path, against the path

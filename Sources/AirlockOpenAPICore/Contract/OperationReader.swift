@@ -1,4 +1,5 @@
 import AirlockBase
+import AirlockJSONSchema
 @_spi(AirlockTransport) import AirlockCore
 
 /// Follows a document's `$ref`s to the objects they name, keeping the place of each.

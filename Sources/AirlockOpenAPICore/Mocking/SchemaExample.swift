@@ -1,4 +1,5 @@
 import AirlockBase
+import AirlockJSONSchema
 @_spi(AirlockTransport) import AirlockCore
 import Foundation
 

@@ -1,5 +1,4 @@
 import AirlockBase
-import AirlockCore
 import Foundation
 
 /// A JSON Pointer (RFC 6901): the place of a value inside a JSON document, as reference tokens.

@@ -1,5 +1,4 @@
 import AirlockBase
-@_spi(AirlockTransport) import AirlockCore
 import Foundation
 
 /// A place in one of the documents a validator knows: the document's URI and a pointer into it.

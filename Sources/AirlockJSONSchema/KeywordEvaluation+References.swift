@@ -1,5 +1,4 @@
 import AirlockBase
-@_spi(AirlockTransport) import AirlockCore
 import Foundation
 
 /// `$ref`, `$dynamicRef`, and OpenAPI's `discriminator`, `readOnly` and `writeOnly`.

@@ -1,5 +1,4 @@
 import AirlockBase
-@_spi(AirlockTransport) import AirlockCore
 import Foundation
 
 /// The rules a schema is read by: which keywords exist and what they mean.

@@ -1,5 +1,4 @@
 import AirlockBase
-@_spi(AirlockTransport) import AirlockCore
 import Foundation
 
 /// Keywords that check the value itself: `type`, `enum`, `const`, bounds, lengths, `pattern`,

@@ -1,5 +1,4 @@
 import AirlockBase
-@_spi(AirlockTransport) import AirlockCore
 import Foundation
 
 /// The `format`s a validator checks: JSON Schema's (RFC 3339 dates and times, `email`, `uuid`,

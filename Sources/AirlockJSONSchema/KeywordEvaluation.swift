@@ -1,5 +1,4 @@
 import AirlockBase
-@_spi(AirlockTransport) import AirlockCore
 import Foundation
 
 /// The keywords of one schema object applied to one value, gathering a ``SchemaOutcome``.

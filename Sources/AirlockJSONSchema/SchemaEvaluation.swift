@@ -1,5 +1,4 @@
 import AirlockBase
-@_spi(AirlockTransport) import AirlockCore
 import Foundation
 
 /// What applying a schema to a value found: the violations, and which of the value's
