@@ -31,7 +31,7 @@ struct WebhookTests {
     @Test func aFarOffWebhookHasNotBeenSentWhenTheResponseArrives() async throws {
         let mock = HTTPMock()
         mock.addResponses(forPath: "/later", host: "api.example.com") {
-            MockResponse.plaintext("now").webhook(Webhook(url: "http://127.0.0.1:\(RefusingPort.forTheWholeRun)/later", delay: .fixed(seconds: 10)))
+            MockResponse.plaintext("now").webhook(Webhook(url: "http://127.0.0.1:\(RefusingPort.forTheWholeRun)/later", delay: .fixed(seconds: 3_600)))
         }
         let (data, _) = try await mock.urlSession.boundedData(from: URL(string: "https://api.example.com/later")!)
         #expect(String(decoding: data, as: UTF8.self) == "now")

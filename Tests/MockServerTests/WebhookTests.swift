@@ -71,12 +71,13 @@ struct WebhookTests {
 
     @Test func aFarOffWebhookNeverDelaysTheResponse() async throws {
         let mock = HTTPMock()
-        // WireMock 3's form; ten seconds: far beyond the response. Sent, it would fail at once
-        // (nothing listens) and the journal would say so.
+        // WireMock 3's form; an hour: far beyond the response, on a loaded machine too (the
+        // server cancels it when it stops). Sent, it would fail at once (nothing listens) and the
+        // journal would say so.
         mock.registerStubs(try mappings(#"""
             {"request": {"url": "/slow-hook"}, "response": {"status": 200, "body": "at once"},
              "serveEventListeners": [{"name": "webhook", "parameters": {
-                "method": "POST", "url": "http://127.0.0.1:\#(RefusingPort.forTheWholeRun)/late", "delay": {"type": "fixed", "milliseconds": 10000}}}]}
+                "method": "POST", "url": "http://127.0.0.1:\#(RefusingPort.forTheWholeRun)/late", "delay": {"type": "fixed", "milliseconds": 3600000}}}]}
             """#))
         try await withServer(mock) { server in
             try await withClient { client in
