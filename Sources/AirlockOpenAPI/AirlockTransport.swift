@@ -34,6 +34,9 @@ import FoundationNetworking
 public struct AirlockTransport: ClientTransport {
     private let registry: MockRegistry
     private let passthroughSession: URLSession
+    /// Webhooks still waiting for their delay: not sent once the last copy of the transport is
+    /// released.
+    private let waitingWebhooks = WaitingWebhooks()
 
     /// A transport that asks `mock`.
     /// - Parameters:
@@ -62,7 +65,7 @@ public struct AirlockTransport: ClientTransport {
         incoming.headerFields = .list(request.headerFields.map { (name: $0.name.rawName, value: $0.value) })
         incoming.body = bytes
         incoming.operationID = operationID
-        let delivery = Delivery(registry: registry, passthroughSession: passthroughSession)
+        let delivery = Delivery(registry: registry, passthroughSession: passthroughSession, waitingWebhooks: waitingWebhooks)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 delivery.start(incoming, answering: continuation)
@@ -91,13 +94,15 @@ extension AirlockTransport {
 
         private let registry: MockRegistry
         private let passthroughSession: URLSession
+        private let waitingWebhooks: WaitingWebhooks
         private let state = Locked(State.idle)
         /// The exchange of the current hop, once started.
         private let machine = Locked<ExchangeStateMachine<URLSessionTransport>?>(nil)
 
-        init(registry: MockRegistry, passthroughSession: URLSession) {
+        init(registry: MockRegistry, passthroughSession: URLSession, waitingWebhooks: WaitingWebhooks) {
             self.registry = registry
             self.passthroughSession = passthroughSession
+            self.waitingWebhooks = waitingWebhooks
         }
 
         func start(_ request: IncomingRequest, answering continuation: CheckedContinuation<Answer, any Error>) {
@@ -169,7 +174,7 @@ extension AirlockTransport {
                 if write.ends {
                     send(Data(), isLast: true)
                     if !write.webhooks.isEmpty, let recorder = machine.withLock({ $0?.recorder }) {
-                        WebhookSending.send(write.webhooks, through: passthroughSession, recorder: recorder, redaction: registry.journal.redaction)
+                        WebhookSending.send(write.webhooks, through: passthroughSession, recorder: recorder, redaction: registry.journal.redaction, waiting: waitingWebhooks)
                     }
                 }
             case .fail(let failure):

@@ -66,6 +66,10 @@ public final class HTTPMock: Mocking {
     /// mock (`MockServer(mock: mock)`).
     @_spi(AirlockTransport) public let registry = MockRegistry(snippetStyle: .swift)
 
+    /// The webhooks still waiting for their delay: released with the mock, each is recorded as
+    /// not sent, so a test's webhook never reaches a later test.
+    let waitingWebhooks = WaitingWebhooks()
+
     /// This mock's slot in the directory, which names its URLProtocol subclass.
     private let slot: Int
     private let protocolClass: MockURLProtocol.Type
@@ -109,7 +113,8 @@ public final class HTTPMock: Mocking {
 
     deinit {
         // The sessions are left valid: code may still hold one, and using an invalidated session
-        // crashes. Their requests now fail with a URLError that says the mock was released.
+        // crashes. Their requests now fail with a URLError that says the mock was released. The
+        // webhooks still waiting are recorded as not sent as `waitingWebhooks` goes with it.
         Directories.mocks.release(slot)
     }
 

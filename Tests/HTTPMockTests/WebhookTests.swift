@@ -1,3 +1,4 @@
+@_spi(AirlockTransport) import AirlockCore
 import Foundation
 import HTTPMock
 import HTTPTestSupport
@@ -37,6 +38,27 @@ struct WebhookTests {
         #expect(String(decoding: data, as: UTF8.self) == "now")
         // Sent, it would fail at once (nothing listens) and the journal would say so.
         #expect(mock.requests.first?.webhooks.isEmpty == true)
+    }
+
+    /// A webhook still waiting when its mock is released is not sent (a test's webhook must not
+    /// reach a later test), and its entry says so.
+    @Test func aWebhookWaitingWhenItsMockIsReleasedIsNotSent() async throws {
+        try await LoopbackServer.with { receiver in
+            var mock: HTTPMock? = HTTPMock()
+            mock?.addResponses(forPath: "/released", host: "api.example.com") {
+                MockResponse.plaintext("now").webhook(Webhook(url: "http://127.0.0.1:\(receiver.port)/late", delay: .fixed(seconds: 3_600)))
+            }
+            let journal = try #require(mock?.journal)
+            let session = try #require(mock?.urlSession)
+            let (data, _) = try await session.boundedData(from: URL(string: "https://api.example.com/released")!)
+            #expect(String(decoding: data, as: UTF8.self) == "now")
+            #expect(journal.all.first?.webhooks.isEmpty == true)
+            mock = nil
+            try await waitUntil("the webhook's outcome is in the journal") { journal.all.first?.webhooks.isEmpty == false }
+            let webhook = try #require(journal.all.first?.webhooks.first)
+            #expect(webhook.outcome == .failed("not sent: the mock was released before its delay had passed"))
+            #expect(receiver.requestCount == 0)
+        }
     }
 
     @Test func theDefaultPolicyAllowsLoopbackOnlyAndTheAllowListWidensIt() {

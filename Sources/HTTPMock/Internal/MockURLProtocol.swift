@@ -88,7 +88,7 @@ class MockURLProtocol: LoadingURLProtocol, RequestBodyReading {
             if write.ends {
                 client.urlProtocolDidFinishLoading(self)
                 if !write.webhooks.isEmpty {
-                    WebhookSending.send(write.webhooks, through: load.mock.passthroughSession, recorder: recorder, redaction: load.mock.journal.redaction)
+                    WebhookSending.send(write.webhooks, through: load.mock.passthroughSession, recorder: recorder, redaction: load.mock.journal.redaction, waiting: load.mock.waitingWebhooks)
                 }
             }
         case .fail(let failure):
