@@ -112,7 +112,7 @@ let package = Package(
         // libxml2 directly: FoundationXML's XPath crashes on an expression libxml2 rejects (Linux).
         .target(
             name: "AirlockWireMockXML",
-            dependencies: ["AirlockWireMock", .target(name: "CLibXML2", condition: .when(platforms: [.linux, .android]))]
+            dependencies: ["AirlockStubFiles", "AirlockWireMock", .target(name: "CLibXML2", condition: .when(platforms: [.linux, .android]))]
         ),
         // libxml2 from the system (Debian: libxml2-dev; the Swift toolchain's FoundationXML links it too).
         .systemLibrary(name: "CLibXML2", path: "Sources/CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),

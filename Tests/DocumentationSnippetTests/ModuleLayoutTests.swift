@@ -81,7 +81,7 @@ struct ModuleLayoutTests {
         ("AirlockCassettes", Set(["AirlockBase", "AirlockCore", "AirlockStubFiles", "Foundation", "HTTPTypes"])),
         ("AirlockWireMock", Set(["AirlockBase", "AirlockCore", "AirlockStubFiles", "AirlockCassettes", "AirlockJSONSchema", "Foundation", "HTTPTypes"])),
         ("AirlockJSONSchema", Set(["AirlockBase", "Foundation"])),
-        ("AirlockWireMockXML", Set(["AirlockWireMock", "CLibXML2", "Foundation"])),
+        ("AirlockWireMockXML", Set(["AirlockStubFiles", "AirlockWireMock", "CLibXML2", "Foundation"])),
     ])
     func eachLayerImportsOnlyWhatIsBelowIt(target: String, allowed: Set<String>) throws {
         let imported = try imports(of: target)

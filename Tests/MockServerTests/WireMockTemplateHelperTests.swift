@@ -1,3 +1,4 @@
+import AirlockStubFiles
 import AsyncHTTPClient
 import Foundation
 @_spi(AirlockTransport) import HTTPMock
@@ -257,7 +258,11 @@ struct WireMockTemplateHelperTests {
         ("{{anyRegex '(?=x)'}}", "look-around"),
         ("{{anyRegex 'a{3,1}'}}", "upper bound"),
         ("{{systemValue key='HOME'}}", "environment"),
-        ("{{xPath request.body '/a'}}", "XML"),
+        ("{{formatXml request.body}}", "WireMock 2.35.1 does not have"),
+        ("{{xPath request.body '/todo-list/['}}", "uses the XPath '/todo-list/[', which is not an expression"),
+        ("{{soapXPath request.body 'count(/a)'}}", "not nodes"),
+        ("{{xPath request.body '/s:a'}}", "namespace prefix"),
+        ("{{xPath request.body '/a' 'b'}}", "gives xPath 3 values"),
         ("{{upperr 'x'}}", "did you mean \"upper\""),
         ("{{#if true}}open", "{{/if}}"),
         ("{{#each request.query.a}}x{{/with}}", "{{/each}}"),
@@ -270,6 +275,7 @@ struct WireMockTemplateHelperTests {
         ("{{each request.query.a}}", "{{#each list}}"),
     ])
     func helpersGivenWhatTheyCannotUseAreRefusedNamingTheFieldAndTheFix(template: String, fix: String) throws {
+        WireMockXML.install()
         let encoded = String(decoding: try JSONSerialization.data(withJSONObject: template, options: .fragmentsAllowed), as: UTF8.self)
         let json = #"{"request": {"urlPath": "/x"}, "response": {"headers": {"X-A": "a"}, "body": \#(encoded), "transformers": ["response-template"]}}"#
         do {
@@ -278,6 +284,63 @@ struct WireMockTemplateHelperTests {
         } catch {
             #expect(error.file == "bad.json" && error.location == "response.body", "\(error)")
             #expect(error.description.contains(fix), "\(error)")
+        }
+    }
+
+    // MARK: XML
+
+    /// `xPath` and `soapXPath` through `MockServer` over loopback, answering as WireMock 2.35.1
+    /// did (curl against the jar): the first node, an element as indented XML, every node for
+    /// `#each`, nothing for no match, and WireMock's error text for a body that is not XML.
+    @Test func xPathAndSOAPXPathReadTheBodyAsWireMockDoes() async throws {
+        WireMockXML.install()
+        let templates = [
+            "[{{xPath request.body '/todo-list/todo/text()'}}]",
+            "[{{xPath request.body '/todo-list/todo[2]/@id'}}]",
+            "[{{{xPath request.body '/todo-list/todo'}}}]",
+            "[{{xPath request.body '/nothing/here'}}]",
+            "[{{#each (xPath request.body '//todo/text()') as |n|}}<{{n}}>{{/each}}]",
+            "[{{soapXPath request.body '/a/b/text()'}}]",
+        ]
+        let mappings = templates.enumerated().map { index, body in
+            let encoded = String(decoding: try! JSONSerialization.data(withJSONObject: body, options: .fragmentsAllowed), as: UTF8.self)
+            return #"{"request": {"method": "POST", "urlPath": "/x/\#(index)"}, "response": {"body": \#(encoded), "transformers": ["response-template"]}}"#
+        }
+        let folder = try WireMockFolder(mappings: ["xml.json": #"{"mappings": [\#(mappings.joined(separator: ","))]}"#])
+        defer { folder.remove() }
+        let todos = #"<todo-list><todo id="1">one</todo><todo id="2">two</todo></todo-list>"#
+        let soap = #"<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><a><b>hello</b></a></soap:Body></soap:Envelope>"#
+        let cases: [(index: Int, body: String, answer: String)] = [
+            (0, todos, "[one]"),
+            (1, todos, "[2]"),
+            (2, todos, "[<todo id=\"1\">one</todo>\n]"),
+            (3, todos, "[]"),
+            (4, todos, "[<one><two>]"),
+            (5, soap, "[hello]"),
+            (5, "<a><b>no envelope</b></a>", "[]"),
+            (0, "hello", "[[ERROR: hello is not valid XML]]"),
+            (0, #"{"a":1}"#, "[[ERROR: {&quot;a&quot;:1} is not valid XML]]"),
+        ]
+        try await Self.serve(folder) { client, base in
+            for (index, body, expected) in cases {
+                let answer = try await send(client, base + "/x/\(index)", method: .POST, body: body)
+                #expect(answer.status == 200 && answer.text == expected, "\(templates[index]) with \(body): \(answer.text)")
+            }
+        }
+    }
+
+    /// HTTPMock links no XML engine: without `WireMockXML.install()`, `xPath` is refused by the
+    /// field it is in, saying what to add (the task-local stands for a process that never installed it).
+    @Test func withoutTheXMLEngineXPathIsRefusedWithTheLineToAdd() throws {
+        let json = #"{"request": {"urlPath": "/x"}, "response": {"body": "{{soapXPath request.body '/a'}}", "transformers": ["response-template"]}}"#
+        TemplateXMLSupport.$isHiddenForTesting.withValue(true) {
+            let error = #expect(throws: StubFileError.self) {
+                try WireMockMappings(data: Data(json.utf8), source: "soap.json", rootDirectory: FileManager.default.temporaryDirectory)
+            }
+            let message = error?.description ?? ""
+            #expect(error?.file == "soap.json" && error?.location == "response.body", "\(message)")
+            #expect(message.contains("soapXPath is an XML helper, and no XML engine is installed"), "\(message)")
+            #expect(message.contains("\"AirlockWireMockXML\"") && message.contains("WireMockXML.install()"), "\(message)")
         }
     }
 }

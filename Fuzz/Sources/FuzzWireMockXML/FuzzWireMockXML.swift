@@ -1,13 +1,15 @@
 // libFuzzer harness: WireMock's XML matchers and JSON Schema matcher — the XPath expression and
 // the expected XML document (read when a mapping loads, by libxml2 through AirlockWireMockXML),
-// the request's XML body (read when a request is matched), and a JSON Schema given as text.
+// the request's XML body (read when a request is matched), a JSON Schema given as text, and the
+// template helpers `xPath` and `soapXPath` with the same expression over the same body.
 //
 // The input is lines: an XPath expression, an expected XML document, then the rest, the
 // request's body. Mappings are made from them (`matchesXPath` as a string, with
 // `xPathNamespaces`, and with `equalToXml` of the expected document as its matcher; `equalToXml`
-// with and without placeholders; `matchesJsonSchema` with the expected line as the schema), each
-// loaded on its own as the admin API loads a `POST /__admin/mappings` body: refused with a
-// `StubFileError` whose message can be built, or registered and sent the body.
+// with and without placeholders; `matchesJsonSchema` with the expected line as the schema; a
+// response template with `xPath` and one with `#each (soapXPath …)`), each loaded on its own as
+// the admin API loads a `POST /__admin/mappings` body: refused with a `StubFileError` whose
+// message can be built, or registered and sent the body.
 //
 // Never crash, never hang: libxml2 reads every document here, and an XPath it rejects must be a
 // refusal, never a crash. Requests go through `@_spi(Fuzzing) MockRegistry.respond(…)`.
@@ -46,9 +48,16 @@ public func fuzzWireMockXML(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CIn
         ["equalToXml": expected, "enablePlaceholders": true, "exemptedComparisons": ["ATTR_VALUE"]],
         ["matchesJsonSchema": expected, "schemaVersion": count % 2 == 0 ? "V4" : "V202012"],
     ]
-    for pattern in patterns {
-        let request: [String: Any] = ["method": "POST", "urlPath": "/x", "bodyPatterns": [pattern]]
-        guard let mapping = try? JSONSerialization.data(withJSONObject: ["request": request, "response": ["status": 200]]) else { continue }
+    // The template helpers, given the expression: refused when the template is read, or rendered.
+    let templates = [
+        "{{xPath request.body '\(expression)'}}",
+        "{{#each (soapXPath request.body '\(expression)')}}{{{this}}}{{/each}}",
+    ]
+    let mappings: [[String: Any]] =
+        patterns.map { ["request": ["method": "POST", "urlPath": "/x", "bodyPatterns": [$0]], "response": ["status": 200]] }
+        + templates.map { ["request": ["method": "POST", "urlPath": "/x"], "response": ["status": 200, "body": $0, "transformers": ["response-template"]]] }
+    for mapping in mappings {
+        guard let mapping = try? JSONSerialization.data(withJSONObject: mapping) else { continue }
         do {
             let mappings = try WireMockMappings(data: mapping, source: "request body", rootDirectory: FileManager.default.temporaryDirectory)
             let rejected = silencingStandardError { mock.registerStubs(mappings) }

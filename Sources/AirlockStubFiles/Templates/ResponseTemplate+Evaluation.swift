@@ -147,6 +147,7 @@ extension ResponseTemplate.Scope {
             return .string(Self.dateText(date, format: format, timeZone: zone))
         // WireMock's.
         case "jsonPath": return jsonPath(param(0), text(1), default: options["default"])
+        case "xPath", "soapXPath": return xPath(param(0), text(1), underSOAPBody: call.name == "soapXPath")
         case "randomValue":
             let kind = ResponseTemplate.RandomKind(rawValue: (options["type"]?.text ?? "ALPHANUMERIC").uppercased()) ?? .alphanumeric
             let length = min(max(options["length"]?.integer ?? 36, 1), 4096)
@@ -313,6 +314,21 @@ extension ResponseTemplate.Scope {
         }
         guard let current, !(current.isNull) else { return fallback ?? .null }
         return current
+    }
+
+    /// `xPath` and `soapXPath`, as WireMock 2.35.1 answers them: the first node as text (an
+    /// element as indented XML), every node for `#each`, empty text when nothing matched, and
+    /// `[ERROR: … is not valid XML]` for a body that is not XML.
+    private func xPath(_ source: TemplateValue, _ expression: String, underSOAPBody: Bool) -> TemplateValue {
+        guard !source.isNull, let engine = TemplateXMLSupport.engine else { return .string("") }
+        // WireMock's soapXPath reads the document without namespaces from /Envelope/Body.
+        switch engine.select((underSOAPBody ? "/Envelope/Body" : "") + expression, in: source.text) {
+        case .notXML: return .string("[ERROR: \(source.text) is not valid XML]")
+        case .invalidExpression: return .string("[ERROR: \(expression) is not a valid XPath expression]")
+        case .nodes(let nodes):
+            guard let first = nodes.first else { return .string("") }
+            return .list(nodes.map(TemplateValue.string), text: first)
+        }
     }
 
     // MARK: JSON

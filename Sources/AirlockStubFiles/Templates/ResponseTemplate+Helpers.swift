@@ -95,6 +95,8 @@ extension ResponseTemplate {
                 "arrayAdd": Shape(minimum: 2, maximum: 2, options: ["position"], example: "{{arrayAdd (array 1 2) 3 position='start'}}"),
                 "arrayRemove": Shape(minimum: 1, maximum: 1, options: ["position"], example: "{{arrayRemove (array 1 2 3) position=1}}"),
                 "arrayJoin": Shape(minimum: 2, maximum: 256, options: ["prefix", "suffix"], example: "{{arrayJoin ', ' (array 'a' 'b') prefix='[' suffix=']'}}"),
+                "xPath": Shape(minimum: 2, maximum: 2, options: [], example: "{{xPath request.body '/todo-list/todo/text()'}}"),
+                "soapXPath": Shape(minimum: 2, maximum: 2, options: [], example: "{{soapXPath request.body '/order/id/text()'}} (under soap:Envelope/soap:Body)"),
                 "formatJson": Shape(minimum: 1, maximum: 1, options: ["format"], example: "{{formatJson request.body}} or {{formatJson request.body format='compact'}}"),
                 "jsonMerge": Shape(minimum: 2, maximum: 2, options: ["removeNulls"], example: "{{jsonMerge request.body '{\"added\": true}'}}"),
                 "jsonRemove": Shape(minimum: 2, maximum: 2, options: [], example: "{{jsonRemove request.body '$.secret'}}"),
@@ -113,10 +115,19 @@ extension ResponseTemplate {
                 "reads the server's environment variables or system properties into a response, which Airlock does not do (a mapping could send secrets to any client)",
                 "the value written into the template, or a transformerParameters value"
             ),
-            "xPath": ("is an XML helper, and Airlock's templates have no XML engine", "contains/matches/regexExtract on the XML text"),
-            "soapXPath": ("is an XML helper, and Airlock's templates have no XML engine", "contains/matches/regexExtract on the XML text"),
-            "formatXml": ("is an XML helper, and Airlock's templates have no XML engine", "the XML text as it is"),
+            "formatXml": ("is a WireMock 3 helper that WireMock 2.35.1 does not have, and Airlock does not serve it yet", "the XML text as it is"),
         ]
+
+        /// Why `name` is refused, and what to use instead; `xPath` and `soapXPath` only while no
+        /// XML engine is installed.
+        static func refusal(_ name: String) -> (problem: String, instead: String)? {
+            if let refusal = refused[name] { return refusal }
+            guard TemplateXMLSupport.helpers.contains(name), TemplateXMLSupport.engine == nil else { return nil }
+            return (
+                "is an XML helper, and no XML engine is installed in this process (HTTPMock leaves it out so that its users never link an XML library)",
+                "the product \"AirlockWireMockXML\" in this target's dependencies and one line before reading mappings: WireMockXML.install() (MockServer and airlock serve install it themselves; Linux only for now)"
+            )
+        }
 
         /// stubr's generators that take nothing.
         enum Generated: String, CaseIterable {
@@ -207,6 +218,13 @@ extension ResponseTemplate {
             case "jsonPath", "jsonRemove":
                 if let path = literal(1), JSONSteps(path) == nil {
                     throw ParseError(problem: "uses the JSON path \"\(path)\" in {{\(source)}}", expected: "a path such as '$.user.name', '$.items[0].id', '$.items.[0]' or \"$['a key']\"")
+                }
+            case "xPath", "soapXPath":
+                if let path = literal(1), let problem = TemplateXMLSupport.engine?.problem(inXPath: path) {
+                    throw ParseError(
+                        problem: "uses the XPath '\(path)', which \(problem), in {{\(source)}}",
+                        expected: "an XPath 1.0 expression that selects nodes, without namespace prefixes (WireMock reads the body without namespaces): \(shape.example)"
+                    )
                 }
             case "anyRegex":
                 if let pattern = literal(0) {

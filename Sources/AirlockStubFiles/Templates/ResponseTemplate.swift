@@ -224,7 +224,7 @@ package struct ResponseTemplate: Sendable {
     }
 
     private static func check(_ call: Call, assigned: Set<String>, inBlock: Bool, asBlock: Bool) throws(ParseError) {
-        if let (problem, instead) = Helper.refused[call.name] {
+        if let (problem, instead) = Helper.refusal(call.name) {
             throw ParseError(problem: "uses {{\(call.source)}}: \(call.name) \(problem)", expected: instead)
         }
         if Helper.known(call.name) {

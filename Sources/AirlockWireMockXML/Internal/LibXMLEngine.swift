@@ -98,7 +98,7 @@ struct LibXMLXPath: WireMockXPath {
 
     /// The selected nodes as texts; `nil` for a result that is not a node-set; a failure with
     /// libxml2's message.
-    private func evaluate(in document: xmlDocPtr) -> Result<[String]?, WireMockXMLEngineError> {
+    func evaluate(in document: xmlDocPtr) -> Result<[String]?, WireMockXMLEngineError> {
         if namespaces.isEmpty { LibXML.removeNamespaces(document.pointee.children) }
         guard let context = xmlXPathNewContext(document) else { return .failure(WireMockXMLEngineError("could not be evaluated (out of memory)")) }
         defer { xmlXPathFreeContext(context) }

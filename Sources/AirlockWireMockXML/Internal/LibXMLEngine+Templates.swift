@@ -1,0 +1,28 @@
+#if canImport(CLibXML2)
+import AirlockStubFiles
+import CLibXML2
+
+/// The template helpers `xPath` and `soapXPath` over the same XPath evaluation as
+/// `matchesXPath`: the document read without namespaces, as WireMock reads it for them.
+extension LibXMLEngine: TemplateXMLEngine {
+    func problem(inXPath expression: String) -> String? {
+        do {
+            try LibXMLXPath(expression: expression, namespaces: []).check()
+            return nil
+        } catch {
+            // No namespaces are bound for a template: a prefix can never match.
+            if error.reason.contains("xPathNamespaces") { return "uses a namespace prefix (WireMock reads the body without namespaces, so it never matches)" }
+            return error.reason
+        }
+    }
+
+    func select(_ expression: String, in document: String) -> TemplateXPathResult {
+        guard let parsed = LibXML.parse(document) else { return .notXML }
+        defer { xmlFreeDoc(parsed) }
+        switch LibXMLXPath(expression: expression, namespaces: []).evaluate(in: parsed) {
+        case .success(let nodes?): return .nodes(nodes)
+        case .success(nil), .failure: return .invalidExpression
+        }
+    }
+}
+#endif
