@@ -36,7 +36,7 @@ public struct AirlockTransport: ClientTransport {
     private let passthroughSession: URLSession
     /// Webhooks still waiting for their delay: not sent once the last copy of the transport is
     /// released.
-    private let waitingWebhooks = WaitingWebhooks()
+    private let waitingWebhooks = WaitingWebhooks(notSent: "not sent: the transport was released before its delay had passed")
 
     /// A transport that asks `mock`.
     /// - Parameters:

@@ -68,7 +68,7 @@ public final class HTTPMock: Mocking {
 
     /// The webhooks still waiting for their delay: released with the mock, each is recorded as
     /// not sent, so a test's webhook never reaches a later test.
-    let waitingWebhooks = WaitingWebhooks()
+    let waitingWebhooks = WaitingWebhooks(notSent: "not sent: the mock was released before its delay had passed")
 
     /// This mock's slot in the directory, which names its URLProtocol subclass.
     private let slot: Int

@@ -56,7 +56,7 @@ public final class MockServer: Mocking {
     /// ```
     public let webSockets = WebSocketConnections()
     /// The webhooks waiting for their delay, cancelled by ``shutdown()``.
-    let pendingWebhooks = PendingWebhooks()
+    let waitingWebhooks = WaitingWebhooks(notSent: "not sent: the server stopped before its delay had passed")
 
     let state = Locked(State())
 
@@ -181,7 +181,7 @@ public final class MockServer: Mocking {
             return (state.channel, state.connections.all)
         }
         // A stopped server sends no more webhooks (each is recorded as not sent).
-        pendingWebhooks.cancelAll()
+        waitingWebhooks.cancelAll()
         try await channel?.close()
         for connection in connections {
             try? await connection.close()
@@ -305,7 +305,7 @@ final class ServerContext: Sendable {
     /// The open WebSockets, for pushes.
     let webSockets: WebSocketConnections
     /// The webhooks waiting for their delay, cancelled when the server shuts down.
-    let pendingWebhooks: PendingWebhooks
+    let waitingWebhooks: WaitingWebhooks
 
     init(server: MockServer, forwarder: Forwarder, tls: TLSTermination?) {
         self.server = server
@@ -314,7 +314,7 @@ final class ServerContext: Sendable {
         self.configuration = server.configuration
         self.forwarder = forwarder
         webSockets = server.webSockets
-        pendingWebhooks = server.pendingWebhooks
+        waitingWebhooks = server.waitingWebhooks
         transport = server.configuration.adminToken?.isEmpty == false ? .protectedSocket : .socket
     }
 }

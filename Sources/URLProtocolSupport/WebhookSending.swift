@@ -1,4 +1,3 @@
-import AirlockBase
 @_spi(AirlockTransport) import AirlockCore
 import Dispatch
 import Foundation
@@ -21,12 +20,7 @@ package enum WebhookSending {
     /// released (or cancelled) first: then each still waiting is recorded as not sent.
     package static func send(_ webhooks: [WebhookRequest], through session: URLSession, recorder: ExchangeRecorder, redaction: Redaction, waiting: WaitingWebhooks) {
         for webhook in webhooks {
-            let key = waiting.add {
-                recorder.record(RecordedWebhook(
-                    method: webhook.method, url: redaction.url(webhook.url), outcome: .failed(WaitingWebhooks.notSent),
-                    date: Date(), delay: webhook.delay, duration: 0
-                ))
-            }
+            let key = waiting.add(webhook, recorder: recorder, redaction: redaction)
             DispatchQueue.global().asyncAfter(deadline: .now() + webhook.delay) { [weak waiting] in
                 guard let waiting, waiting.claim(key) else { return }
                 send(webhook, through: session, recorder: recorder, redaction: redaction)
@@ -54,41 +48,5 @@ package enum WebhookSending {
                 record(.failed("no HTTP answer"))
             }
         }.resume()
-    }
-}
-
-/// The webhooks of a mock (or transport) still waiting for their delay. Released with its owner,
-/// or cancelled, it records each as not sent — a test's webhook never reaches a later test.
-package final class WaitingWebhooks: Sendable {
-    /// The failure a webhook that was not sent is recorded with.
-    package static let notSent = "not sent: the mock was released before its delay had passed"
-
-    private let waiting = Locked<(next: Int, notSent: [Int: @Sendable () -> Void])>((0, [:]))
-
-    package init() {}
-
-    deinit { cancelAll() }
-
-    /// Keeps a webhook's way of recording that it was not sent; returns its key.
-    fileprivate func add(_ notSent: @escaping @Sendable () -> Void) -> Int {
-        waiting.withLock { state in
-            state.next += 1
-            state.notSent[state.next] = notSent
-            return state.next
-        }
-    }
-
-    /// Whether the webhook with `key` was still waiting (it is not any more).
-    fileprivate func claim(_ key: Int) -> Bool {
-        waiting.withLock { $0.notSent.removeValue(forKey: key) != nil }
-    }
-
-    /// Records every webhook still waiting as not sent; none of them will be.
-    package func cancelAll() {
-        let waiting = waiting.withLock { state in
-            defer { state.notSent = [:] }
-            return Array(state.notSent.values)
-        }
-        waiting.forEach { $0() }
     }
 }

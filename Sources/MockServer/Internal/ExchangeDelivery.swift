@@ -101,7 +101,7 @@ struct ExchangeDelivery {
     private func sendWebhooks(_ webhooks: [WebhookRequest], recorder: ExchangeRecorder) {
         guard !webhooks.isEmpty else { return }
         WebhookDelivery.send(
-            webhooks, recorder: recorder, forwarder: server.forwarder, redaction: server.registry.journal.redaction, pending: server.pendingWebhooks, on: context.eventLoop
+            webhooks, recorder: recorder, forwarder: server.forwarder, redaction: server.registry.journal.redaction, waiting: server.waitingWebhooks, on: context.eventLoop
         )
     }
 

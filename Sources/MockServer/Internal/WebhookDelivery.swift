@@ -17,24 +17,15 @@ enum WebhookDelivery {
     static let bodyLimit = 1 << 20
 
     /// Sends `webhooks` from `eventLoop`, each after its delay; one still waiting when the server
-    /// shuts down (`pending` cancels it) is recorded as not sent.
+    /// shuts down (`waiting` is cancelled) is recorded as not sent.
     static func send(
-        _ webhooks: [WebhookRequest], recorder: ExchangeRecorder, forwarder: Forwarder, redaction: Redaction, pending: PendingWebhooks, on eventLoop: any EventLoop
+        _ webhooks: [WebhookRequest], recorder: ExchangeRecorder, forwarder: Forwarder, redaction: Redaction, waiting: WaitingWebhooks, on eventLoop: any EventLoop
     ) {
         for webhook in webhooks {
-            let scheduled = eventLoop.scheduleTask(in: .saturatingSeconds(webhook.delay)) {
+            let key = waiting.add(webhook, recorder: recorder, redaction: redaction)
+            eventLoop.scheduleTask(in: .saturatingSeconds(webhook.delay)) {
+                guard waiting.claim(key) else { return }
                 send(webhook, recorder: recorder, forwarder: forwarder, redaction: redaction, on: eventLoop)
-            }
-            let key = pending.add(scheduled)
-            scheduled.futureResult.whenComplete { result in
-                pending.remove(key)
-                if case .failure = result {
-                    let date = Date()
-                    recorder.record(RecordedWebhook(
-                        method: webhook.method, url: redaction.url(webhook.url), outcome: .failed("not sent: the server stopped before its delay had passed"),
-                        date: date, delay: webhook.delay, duration: 0
-                    ))
-                }
             }
         }
     }
@@ -60,34 +51,5 @@ enum WebhookDelivery {
             },
             unreachable: { failure in record(.failed(failure.description)) }
         )
-    }
-}
-
-/// The webhooks a server has scheduled and not yet sent, cancelled when it shuts down: a stopped
-/// server sends nothing more (its event loops may be shared and live on, as in tests).
-final class PendingWebhooks: Sendable {
-    private let state = Locked<(next: Int, scheduled: [Int: Scheduled<Void>])>((0, [:]))
-
-    /// Keeps `scheduled` until it runs or is cancelled; returns its key.
-    func add(_ scheduled: Scheduled<Void>) -> Int {
-        state.withLock { state in
-            state.next += 1
-            state.scheduled[state.next] = scheduled
-            return state.next
-        }
-    }
-
-    /// Forgets the webhook with `key` (it ran, or was cancelled).
-    func remove(_ key: Int) {
-        state.withLock { _ = $0.scheduled.removeValue(forKey: key) }
-    }
-
-    /// Cancels every webhook still waiting for its delay.
-    func cancelAll() {
-        let waiting = state.withLock { state in
-            defer { state.scheduled = [:] }
-            return Array(state.scheduled.values)
-        }
-        waiting.forEach { $0.cancel() }
     }
 }
