@@ -173,19 +173,18 @@ extension AirlockTransport {
                 write.pieces.forEach { send($0, isLast: false) }
                 if write.ends {
                     send(Data(), isLast: true)
-                    if !write.webhooks.isEmpty, let recorder = machine.withLock({ $0?.recorder }) {
-                        WebhookSending.send(write.webhooks, through: passthroughSession, recorder: recorder, redaction: registry.journal.redaction, waiting: waitingWebhooks)
-                    }
+                    sendWebhooks(write.webhooks)
                 }
             case .fail(let failure):
                 end(with: URLError(failure.urlErrorCode, message: failure.description))
             case .failCarrying(let error):
                 end(with: error.error)
-            case .fault(let fault):
+            case .fault(let fault, let webhooks):
                 end(with: fault.urlError(reportedBy: "AirlockTransport"))
-            case .forward(_, let target, _):
+                sendWebhooks(webhooks)
+            case .forward(_, let target, _, let webhooks):
                 guard let recorder = machine.withLock({ $0?.recorder }) else { return }
-                forward(to: target, recorder: recorder)
+                forward(to: target, recorder: recorder, then: webhooks)
             case .stop(let message):
                 fatalError(message)
             case .openWebSocket:
@@ -224,12 +223,19 @@ extension AirlockTransport {
 
         /// Sends the request — to `target` instead of its own URL when a stub proxies — through
         /// the passthrough session, and hands the client the answer.
-        private func forward(to target: ForwardTarget?, recorder: ExchangeRecorder) {
+        /// Sends the webhooks the core attached to the answer's end, now that it has gone.
+        private func sendWebhooks(_ webhooks: [WebhookRequest], recorder known: ExchangeRecorder? = nil) {
+            guard !webhooks.isEmpty, let recorder = known ?? machine.withLock({ $0?.recorder }) else { return }
+            WebhookSending.send(webhooks, through: passthroughSession, recorder: recorder, redaction: registry.journal.redaction, waiting: waitingWebhooks)
+        }
+
+        private func forward(to target: ForwardTarget?, recorder: ExchangeRecorder, then webhooks: [WebhookRequest]) {
             guard case .waiting(_, let request, _) = state.withLock({ $0 }) else { return }
             guard let url = URL(string: target?.url ?? request.url) else {
                 let failure = ExchangeFailure.invalidProxyTarget(target?.url ?? request.url)
                 recorder.record(.failure(failure))
-                return end(with: URLError(.badURL, message: failure.description))
+                end(with: URLError(.badURL, message: failure.description))
+                return sendWebhooks(webhooks, recorder: recorder)
             }
             var forwarded = URLRequest(url: url)
             forwarded.httpMethod = request.method
@@ -239,6 +245,7 @@ extension AirlockTransport {
             }
             forwarded.httpBody = request.body
             passthroughSession.dataTask(with: forwarded) { [self] data, response, error in
+                defer { sendWebhooks(webhooks, recorder: recorder) }
                 guard let http = response as? HTTPURLResponse, error == nil else {
                     let failure = error ?? URLError(.badServerResponse, message: "AirlockTransport: \(url) gave no HTTP response")
                     recorder.record(.failure(.forwardFailed(target: url.absoluteString, error: "\(failure)")))

@@ -26,8 +26,29 @@ package struct WireMockXMLEqualityOptions: Sendable {
     package var closingDelimiter: String = "\\}"
     /// `exemptedComparisons`: XMLUnit comparison types that never count as differences.
     package var exemptedComparisons: Set<String> = []
+    /// `namespaceAwareness` (WireMock 3): how prefixes and namespace URIs count. Absent, a
+    /// mapping is read as WireMock 2.35.1 reads it, which is WireMock 3's `LEGACY`.
+    package var namespaceAwareness: WireMockXMLNamespaceAwareness = .legacy
+    /// `ignoreOrderOfSameNode` (WireMock 3): elements of the same name paired in the order of
+    /// their text, not of the document.
+    package var ignoreOrderOfSameNode = false
 
     package init() {}
+}
+
+/// `equalToXml`'s `namespaceAwareness`, as WireMock 3 documents its three values.
+package enum WireMockXMLNamespaceAwareness: String, Sendable, CaseIterable {
+    /// WireMock 2.35.1's reading (checked against its jar): element prefixes dropped, an element's
+    /// default namespace (`xmlns="…"`, inherited) compared when the expected document gives one,
+    /// attributes compared by their name as written, `xmlns:prefix` declarations ignored,
+    /// prefixes need not be declared.
+    case legacy = "LEGACY"
+    /// Every prefix must be declared; elements and attributes are compared by namespace URI and
+    /// local name, prefixes ignored; declarations are not attributes.
+    case strict = "STRICT"
+    /// Names compared as written (`a:thing` is not `b:thing`), namespace URIs ignored, and
+    /// `xmlns` declarations compared like any other attribute.
+    case none = "NONE"
 }
 
 /// Why an XML engine cannot use what a mapping gives it.

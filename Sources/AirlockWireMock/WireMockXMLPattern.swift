@@ -4,14 +4,18 @@ import Foundation
 
 /// `{"equalToXml": "<thing>Hello</thing>"}` with WireMock's options — `enablePlaceholders`,
 /// `placeholderOpeningDelimiterRegex`, `placeholderClosingDelimiterRegex`,
-/// `exemptedComparisons` — compared by the installed XML engine (``WireMockXMLEngine``).
+/// `exemptedComparisons`, and WireMock 3's `namespaceAwareness` and `ignoreOrderOfSameNode` —
+/// compared by the installed XML engine (``WireMockXMLEngine``).
 struct WireMockXMLPattern: Sendable {
     /// The expected document as the mapping wrote it.
     let expected: String
     let equality: any WireMockXMLEquality
 
     /// The fields that may stand beside `equalToXml`.
-    static let options: Set<String> = ["enablePlaceholders", "placeholderOpeningDelimiterRegex", "placeholderClosingDelimiterRegex", "exemptedComparisons"]
+    static let options: Set<String> = [
+        "enablePlaceholders", "placeholderOpeningDelimiterRegex", "placeholderClosingDelimiterRegex", "exemptedComparisons",
+        "namespaceAwareness", "ignoreOrderOfSameNode",
+    ]
 
     /// XMLUnit's comparison types, which `exemptedComparisons` names (those WireMock counts, then the others).
     static let comparisonTypes: Set<String> = [
@@ -46,6 +50,14 @@ struct WireMockXMLPattern: Sendable {
                 options.exemptedComparisons.insert(name)
             }
         }
+        if let node = fields["namespaceAwareness"] {
+            let name = try node.string()
+            guard let awareness = WireMockXMLNamespaceAwareness(rawValue: name) else {
+                throw node.error(.invalidValue, "is \"\(name)\", which is not one of WireMock's namespace awareness values", expected: "\"LEGACY\" (WireMock 2.35's reading, the default here), \"STRICT\" or \"NONE\"")
+            }
+            options.namespaceAwareness = awareness
+        }
+        options.ignoreOrderOfSameNode = try fields["ignoreOrderOfSameNode"]?.bool() ?? false
         do {
             return WireMockXMLPattern(expected: expected, equality: try engine.equality(expected, options: options))
         } catch {

@@ -199,20 +199,21 @@ struct ExchangeStateMachineTests {
         let server = MockRegistry(snippetStyle: .json)
         #expect(server.register([Registration(host: "a.test", path: "/x", responses: [failing])]).isEmpty)
         var socket = server.resolve(IncomingRequest(method: "GET", url: "https://a.test/x", host: "a.test", path: "/x", queryItems: []), for: .socket)
-        guard case .fault(let fault)? = socket.start(idleTimeout: nil, takesBodyInPieces: true).delivery else {
+        guard case .fault(let fault, let webhooks)? = socket.start(idleTimeout: nil, takesBodyInPieces: true).delivery else {
             Issue.record("a socket resets the connection")
             return
         }
-        #expect(fault == .connectionReset)
+        #expect(fault == .connectionReset && webhooks.isEmpty)
     }
 
     @Test func aDelayedForwardWaitsThenForwards() {
         let registry = MockRegistry(snippetStyle: .swift)
         registry.unmockedPolicy = .passthrough
         var machine = registry.resolve(IncomingRequest(method: "GET", url: "https://a.test/x", host: "a.test", path: "/x", queryItems: []), for: .urlSession)
-        guard case .forward(recording: false, target: nil, inPieces: false)? = machine.start(idleTimeout: nil, takesBodyInPieces: false).delivery else {
+        guard case .forward(recording: false, target: nil, inPieces: false, let webhooks)? = machine.start(idleTimeout: nil, takesBodyInPieces: false).delivery else {
             Issue.record("the passthrough policy forwards, telling the transport how its client takes the body")
             return
         }
+        #expect(webhooks.isEmpty)
     }
 }

@@ -35,6 +35,28 @@ struct WebhookPlanningTests {
         #expect(writes.last?.ends == true && writes.last?.webhooks.map(\.url) == ["http://127.0.0.1:1/hook"])
     }
 
+    /// WireMock sends a stub's webhooks whatever it answers with: after a fault, and after a
+    /// proxied answer (the transport sends them once the answer has been relayed).
+    @Test func aFaultAndAProxiedAnswerCarryTheWebhooksToo() throws {
+        let hook = Webhook(url: "http://127.0.0.1:1/hook")
+        var (fault, _) = exchange(MockResponse.fault(.connectionReset).webhook(hook))
+        guard case .fault(.connectionReset, let sentAfterFault)? = fault.start(idleTimeout: nil, takesBodyInPieces: true).delivery else {
+            Issue.record("no fault")
+            return
+        }
+        #expect(sentAfterFault.map(\.url) == ["http://127.0.0.1:1/hook"])
+        let proxying = try mapping(
+            #"{"request": {"url": "/x"}, "response": {"proxyBaseUrl": "http://127.0.0.1:2"}, "postServeActions": [{"name": "webhook", "parameters": {"url": "http://127.0.0.1:1/{{originalRequest.query.id}}"}}]}"#
+        ).registration.responses[0]
+        var (forward, _) = exchange(proxying, url: "https://a.test/x?id=9")
+        guard case .forward(false, let target?, _, let sentAfterProxy)? = forward.start(idleTimeout: nil, takesBodyInPieces: true).delivery else {
+            Issue.record("not forwarded")
+            return
+        }
+        #expect(target.url == "http://127.0.0.1:2/x?id=9")
+        #expect(sentAfterProxy.map(\.url) == ["http://127.0.0.1:1/9"])
+    }
+
     @Test func aRefusedWebhookIsRecordedAtOnceAndNeverReachesTheTransport() {
         let response = MockResponse.plaintext("ok").webhook(Webhook(url: "https://hooks.example.com/h"))
         var (machine, registry) = exchange(response)

@@ -120,6 +120,33 @@ import FoundationNetworking
         }
     }
 
+    @Test func aFaultOrAProxiedAnswerSendsTheStubsWebhookToo() async throws {
+        try await LoopbackServer.with { receiver in
+            try await LoopbackServer.with { upstream in
+                let mock = HTTPMock()
+                mock.addResponses(forPath: "/v2/pets", host: "petstore.swagger.io") {
+                    MockResponse.fault(.connectionReset).webhook(Webhook(url: "http://127.0.0.1:\(receiver.port)/after-fault"))
+                }
+                let mapping = #"""
+                    {"request": {"urlPath": "/v2/pets/7"}, "response": {"proxyBaseUrl": "http://127.0.0.1:\#(upstream.port)"},
+                     "postServeActions": [{"name": "webhook", "parameters": {"url": "http://127.0.0.1:\#(receiver.port)/after-proxy"}}]}
+                    """#
+                mock.registerStubs(try WireMockMappings(data: Data(mapping.utf8), source: "proxy.json", rootDirectory: FileManager.default.temporaryDirectory))
+                let transport = AirlockTransport(mock: mock)
+                await #expect(throws: (any Error).self) {
+                    try await transport.send(HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/pets"), body: nil, baseURL: try Servers.Server1.url(), operationID: "findPets")
+                }
+                let (proxied, _) = try await transport.send(
+                    HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/pets/7"), body: nil, baseURL: try Servers.Server1.url(), operationID: "findPetById"
+                )
+                #expect(proxied.status == .ok)
+                try await waitUntil("both webhooks' outcomes are in the journal") { mock.requests.count == 2 && mock.requests.allSatisfy { !$0.webhooks.isEmpty } }
+                #expect(mock.requests.allSatisfy { $0.webhooks.first?.outcome == .answered(status: 200) })
+                #expect(receiver.requestCount == 2 && upstream.requestCount == 1)
+            }
+        }
+    }
+
     @Test func faultsAndErrorsAreThrown() async throws {
         let mock = HTTPMock()
         mock.addResponses(forOperation: "findPets") {

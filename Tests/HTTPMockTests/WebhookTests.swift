@@ -29,6 +29,25 @@ struct WebhookTests {
         }
     }
 
+    /// A stub that proxies sends its webhooks once the proxied answer has reached the client.
+    @Test func aProxyingStubSendsItsWebhookAfterTheProxiedAnswer() async throws {
+        try await LoopbackServer.with { receiver in
+            try await LoopbackServer.with { upstream in
+                let mock = HTTPMock()
+                let mapping = #"""
+                    {"request": {"urlPath": "/proxied"}, "response": {"proxyBaseUrl": "http://127.0.0.1:\#(upstream.port)"},
+                     "postServeActions": [{"name": "webhook", "parameters": {"url": "http://127.0.0.1:\#(receiver.port)/after"}}]}
+                    """#
+                mock.registerStubs(try WireMockMappings(data: Data(mapping.utf8), source: "proxy.json", rootDirectory: FileManager.default.temporaryDirectory))
+                let (data, _) = try await mock.urlSession.boundedData(from: URL(string: "https://api.example.com/proxied")!)
+                #expect(String(decoding: data, as: UTF8.self) == "real GET /proxied")
+                try await waitUntil("the webhook's outcome is in the journal") { mock.requests.first?.webhooks.isEmpty == false }
+                #expect(mock.requests.first?.webhooks.first?.outcome == .answered(status: 200))
+                #expect(receiver.requestCount == 1 && upstream.requestCount == 1)
+            }
+        }
+    }
+
     @Test func aFarOffWebhookHasNotBeenSentWhenTheResponseArrives() async throws {
         let mock = HTTPMock()
         mock.addResponses(forPath: "/later", host: "api.example.com") {

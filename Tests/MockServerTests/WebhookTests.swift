@@ -140,6 +140,43 @@ struct WebhookTests {
         }
     }
 
+    /// As WireMock does, a stub's webhooks go whatever it answers with: after a proxied answer
+    /// has been relayed (and after a proxy that could not reach its target), and after a fault.
+    @Test func aProxiedAnswerOrAFaultSendsTheStubsWebhooksToo() async throws {
+        let receiver = receiver()
+        let upstream = HTTPMock()
+        upstream.unmockedPolicy = .mock(.plaintext("from upstream", status: .created))
+        let refusing = try RefusingPort()
+        try await withServer(receiver) { receiving in
+            try await withServer(upstream) { real in
+                let hook = #"[{"name": "webhook", "parameters": {"url": "\#(receiving.baseURL.absoluteString)/after{{originalRequest.path}}"}}]"#
+                let mock = HTTPMock()
+                mock.registerStubs(try mappings(#"""
+                    {"mappings": [
+                      {"request": {"urlPath": "/proxied"}, "response": {"proxyBaseUrl": "\#(real.baseURL.absoluteString)"}, "postServeActions": \#(hook)},
+                      {"request": {"urlPath": "/unreachable"}, "response": {"proxyBaseUrl": "http://127.0.0.1:\#(refusing.port)"}, "postServeActions": \#(hook)},
+                      {"request": {"urlPath": "/fault"}, "response": {"fault": "CONNECTION_RESET_BY_PEER"}, "postServeActions": \#(hook)}
+                    ]}
+                    """#))
+                try await withServer(mock) { server in
+                    try await withClient { client in
+                        let proxied = try await send(client, "\(server.baseURL.absoluteString)/proxied")
+                        #expect(proxied.status == 201 && proxied.text == "from upstream")
+                        let unreachable = try await send(client, "\(server.baseURL.absoluteString)/unreachable")
+                        #expect(unreachable.status == 502)
+                        await #expect(throws: (any Error).self) { try await send(client, "\(server.baseURL.absoluteString)/fault") }
+                    }
+                    try await waitUntil("three webhooks are in the journal") { mock.requests.count == 3 && mock.requests.allSatisfy { $0.webhooks.count == 1 } }
+                    for entry in mock.requests {
+                        #expect(entry.webhooks.first?.outcome == .answered(status: 200), "\(entry.path): \(entry.webhooks)")
+                    }
+                    #expect(Set(receiver.requests.map(\.path)) == ["/after/proxied", "/after/unreachable", "/after/fault"])
+                    #expect(upstream.requests.map(\.path) == ["/proxied"])
+                }
+            }
+        }
+    }
+
     @Test func theAdminAPIRegistersAWebhookAndTheJournalListsItsOutcome() async throws {
         let receiver = receiver()
         try await withServer(receiver) { receiving in

@@ -69,6 +69,45 @@ struct WireMockXMLAndSchemaMatcherTests {
         )
     }
 
+    /// WireMock 3's `namespaceAwareness` and `ignoreOrderOfSameNode`, by its documentation (its
+    /// 3.x jar is not available here; `LEGACY` — WireMock 2.35.1's reading and the default — is
+    /// checked against the 2.35.1 jar by the fixture's probes).
+    @Test func namespaceAwarenessAndIgnoreOrderOfSameNodeAsWireMock3Documents() async throws {
+        try await check(
+            #"""
+            {"mappings": [
+              {"request": {"method": "POST", "urlPath": "/strict", "bodyPatterns": [{"equalToXml": "<th:thing xmlns:th=\"urn:t\" th:a=\"1\">x</th:thing>", "namespaceAwareness": "STRICT"}]}, "response": {"body": "strict"}},
+              {"request": {"method": "POST", "urlPath": "/strict-plain", "bodyPatterns": [{"equalToXml": "<thing>x</thing>", "namespaceAwareness": "STRICT"}]}, "response": {"body": "strict plain"}},
+              {"request": {"method": "POST", "urlPath": "/none", "bodyPatterns": [{"equalToXml": "<th:thing xmlns:th=\"urn:t\">x</th:thing>", "namespaceAwareness": "NONE"}]}, "response": {"body": "none"}},
+              {"request": {"method": "POST", "urlPath": "/legacy", "bodyPatterns": [{"equalToXml": "<th:thing xmlns:th=\"urn:t\">x</th:thing>", "namespaceAwareness": "LEGACY"}]}, "response": {"body": "legacy"}},
+              {"request": {"method": "POST", "urlPath": "/same-node", "bodyPatterns": [{"equalToXml": "<list><i>b</i><i>a</i></list>", "ignoreOrderOfSameNode": true}]}, "response": {"body": "any order"}},
+              {"request": {"method": "POST", "urlPath": "/document-order", "bodyPatterns": [{"equalToXml": "<list><i>b</i><i>a</i></list>"}]}, "response": {"body": "document order"}}
+            ]}
+            """#,
+            [
+                // STRICT: namespace URIs and local names; prefixes and declarations do not count.
+                ("/strict", .POST, Self.xml, #"<st:thing xmlns:st="urn:t" st:a="1">x</st:thing>"#, 200),
+                ("/strict", .POST, Self.xml, #"<th:thing xmlns:th="urn:other" th:a="1">x</th:thing>"#, 404),
+                ("/strict", .POST, Self.xml, #"<th:thing xmlns:th="urn:t" xmlns:o="urn:o" o:a="1">x</th:thing>"#, 404),
+                ("/strict", .POST, Self.xml, #"<th:thing th:a="1">x</th:thing>"#, 404),
+                ("/strict-plain", .POST, Self.xml, #"<thing xmlns="urn:b">x</thing>"#, 404),
+                ("/strict-plain", .POST, Self.xml, #"<thing xmlns:unused="urn:b">x</thing>"#, 200),
+                // NONE: names as written, declarations are attributes.
+                ("/none", .POST, Self.xml, #"<th:thing xmlns:th="urn:t">x</th:thing>"#, 200),
+                ("/none", .POST, Self.xml, #"<st:thing xmlns:st="urn:t">x</st:thing>"#, 404),
+                ("/none", .POST, Self.xml, #"<th:thing xmlns:th="urn:other">x</th:thing>"#, 404),
+                // LEGACY: prefixes dropped, prefixed namespaces ignored (as WireMock 2.35.1).
+                ("/legacy", .POST, Self.xml, #"<st:thing xmlns:st="urn:other">x</st:thing>"#, 200),
+                ("/legacy", .POST, Self.xml, #"<thing>x</thing>"#, 200),
+                ("/same-node", .POST, Self.xml, "<list><i>a</i><i>b</i></list>", 200),
+                ("/same-node", .POST, Self.xml, "<list><i>a</i><i>c</i></list>", 404),
+                // Without it, elements of one name pair in document order (WireMock 2.35.1 answers 404).
+                ("/document-order", .POST, Self.xml, "<list><i>a</i><i>b</i></list>", 404),
+                ("/document-order", .POST, Self.xml, "<list><i>b</i><i>a</i></list>", 200),
+            ]
+        )
+    }
+
     // MARK: matchesXPath
 
     @Test func matchesXPathSelectsNodesAndHandsThemToItsMatcher() async throws {
@@ -163,6 +202,9 @@ struct WireMockXMLAndSchemaMatcherTests {
         (#"{"equalToXml": "<a>${xmlunit.isWhatever}</a>", "enablePlaceholders": true}"#, #"the placeholder "xmlunit.isWhatever", which XMLUnit does not know"#),
         (#"{"equalToXml": "<a/>", "exemptedComparisons": ["NAMESPACE_URL"]}"#, #"exemptedComparisons[0]: is "NAMESPACE_URL", which is not one of XMLUnit's comparison types; did you mean "NAMESPACE_URI"?"#),
         (#"{"equalToXml": "<a/>", "placeholderOpeningDelimiterRegex": "[["}"#, "placeholderOpeningDelimiterRegex: is not a valid regular expression"),
+        (#"{"equalToXml": "<p:a/>", "namespaceAwareness": "STRICT"}"#, #"is not an XML document WireMock reads: "p:a" has a prefix no xmlns declares, which namespaceAwareness STRICT refuses"#),
+        (#"{"equalToXml": "<a/>", "namespaceAwareness": "strict"}"#, #"namespaceAwareness: is "strict", which is not one of WireMock's namespace awareness values"#),
+        (#"{"equalToXml": "<a/>", "ignoreOrderOfSameNode": "yes"}"#, "ignoreOrderOfSameNode"),
         (#"{"matchesXPath": "/a["}"#, #"bodyPatterns[0].matchesXPath: is the XPath "/a[", which is not an expression"#),
         (#"{"matchesXPath": "/soap:Envelope"}"#, #"which uses a prefix that "xPathNamespaces" does not bind"#),
         (#"{"matchesXPath": "count(//a)"}"#, "which gives a number, a string or a boolean, not nodes"),

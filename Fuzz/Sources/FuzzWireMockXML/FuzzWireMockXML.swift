@@ -1,12 +1,13 @@
 // libFuzzer harness: WireMock's XML matchers and JSON Schema matcher — the XPath expression and
 // the expected XML document (read when a mapping loads, by libxml2 through AirlockWireMockXML),
 // the request's XML body (read when a request is matched), a JSON Schema given as text, and the
-// template helpers `xPath` and `soapXPath` with the same expression over the same body.
+// template helpers `xPath` and `soapXPath` with the same expression over the same body, and
+// `formatXml` writing the body again.
 //
 // The input is lines: an XPath expression, an expected XML document, then the rest, the
 // request's body. Mappings are made from them (`matchesXPath` as a string, with
 // `xPathNamespaces`, and with `equalToXml` of the expected document as its matcher; `equalToXml`
-// with and without placeholders; `matchesJsonSchema` with the expected line as the schema; a
+// with and without placeholders, and under `namespaceAwareness` `STRICT` or `NONE`; `matchesJsonSchema` with the expected line as the schema; a
 // response template with `xPath` and one with `#each (soapXPath …)`), each loaded on its own as
 // the admin API loads a `POST /__admin/mappings` body: refused with a `StubFileError` whose
 // message can be built, or registered and sent the body.
@@ -46,12 +47,14 @@ public func fuzzWireMockXML(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CIn
         ["matchesXPath": ["expression": expression, "contains": "a"]],
         ["equalToXml": expected],
         ["equalToXml": expected, "enablePlaceholders": true, "exemptedComparisons": ["ATTR_VALUE"]],
+        ["equalToXml": expected, "namespaceAwareness": count % 2 == 0 ? "STRICT" : "NONE", "ignoreOrderOfSameNode": true],
         ["matchesJsonSchema": expected, "schemaVersion": count % 2 == 0 ? "V4" : "V202012"],
     ]
     // The template helpers, given the expression: refused when the template is read, or rendered.
     let templates = [
         "{{xPath request.body '\(expression)'}}",
         "{{#each (soapXPath request.body '\(expression)')}}{{{this}}}{{/each}}",
+        "{{{formatXml request.body format='\(count % 2 == 0 ? "pretty" : "compact")'}}}",
     ]
     let mappings: [[String: Any]] =
         patterns.map { ["request": ["method": "POST", "urlPath": "/x", "bodyPatterns": [$0]], "response": ["status": 200]] }

@@ -17,7 +17,7 @@ extension ExchangeStateMachine {
         switch decision {
         case .matched(let response, let stub, let recorder):
             self.init(response, stub: stub, recorder: recorder, request: request, transport: transport)
-            if !response.webhooks.isEmpty || plannedResponse?.webhooks.isEmpty == false {
+            if !unplannedWebhooks.isEmpty {
                 planWebhooks(for: request, policy: webhookPolicy(), redaction: redaction())
             }
         case .record(let recorder):
@@ -51,10 +51,14 @@ extension ExchangeStateMachine {
 
     private init(_ stubbed: MockResponse, stub: StubDescription?, recorder: ExchangeRecorder, request: IncomingRequest, transport: Transport<Kind>) {
         var response = Self.computing(stubbed, stub: stub, recorder: recorder, request: request)
+        // The stub's webhooks go after whatever it answers with — its body, a fault, a proxied
+        // answer, or a failure to proxy — as WireMock's do; not after a refusal of what it made.
+        var webhooks = response.webhooks
         if stub == nil || !response.isIdentical(to: stubbed), let (problem, fix) = ResponseLimits.problem(with: response) {
             // Registered stubs were checked when they were registered; what a closure, a template
             // or the unmocked policy makes is checked here, before a transport acts on it.
             response = Self.failure("\(problem). \(fix)", like: stubbed.with(lifetime: stubbed.lifetime, delivery: .instant))
+            webhooks = []
         }
         let plan: Plan
         switch response.body {
@@ -83,6 +87,7 @@ extension ExchangeStateMachine {
             plan = .respond(response, redirect: redirect)
         }
         self.init(plan, delay: response.delivery.seconds, recorder: recorder, stub: stub, request: request, transport: transport)
+        unplannedWebhooks = webhooks
     }
 
     /// The response a computed one makes for this request — with the stub's own headers under
@@ -104,15 +109,16 @@ extension ExchangeStateMachine {
         return response.webhooks.isEmpty ? made : made.with(webhooks: response.webhooks + made.webhooks)
     }
 
-    /// Renders the planned response's webhooks for the request and keeps those the policy allows
-    /// for the response's last write; a refused one is recorded, and reported to a network guard
-    /// (Airgap), at once.
+    /// Renders the stub's webhooks for the request and keeps those the policy allows for the
+    /// answer's end (the response's last write, a fault, or the end of a proxied answer); a
+    /// refused one is recorded, and reported to a network guard (Airgap), at once.
     private mutating func planWebhooks(for request: IncomingRequest, policy: WebhookPolicy, redaction: Redaction) {
-        guard let response = plannedResponse, !response.webhooks.isEmpty else { return }
+        let sources = unplannedWebhooks
+        unplannedWebhooks = []
         let recorder = self.recorder
         let recorded = RecordedRequest(sequence: recorder.sequence, request: request, date: recorder.started)
         var allowed: [WebhookRequest] = []
-        for webhook in response.webhooks {
+        for webhook in sources {
             let planned = webhook.rendered(for: recorded)
             if let reason = policy.refusal(of: planned.url) {
                 RefusedRequests.report(method: planned.method, url: redaction.url(planned.url))

@@ -101,14 +101,17 @@ package struct ExchangeStateMachine<Kind: TransportKind>: Sendable {
         case fail(ExchangeFailure)
         /// Fail the request with the stub's Swift error (recorded).
         case failCarrying(Kind.Failure)
-        /// Misbehave on the connection as the fault says (recorded).
-        case fault(MockResponse.Fault)
+        /// Misbehave on the connection as the fault says (recorded); then send `webhooks`, each
+        /// after its delay.
+        case fault(MockResponse.Fault, webhooks: [WebhookRequest])
         /// Send the request to the real network and relay the answer, recording it. `target`: for
         /// a stub that proxies, the URL to send it to instead of its own and the header fields to
         /// send (the core applied the stub's header edits; no `Host`), with the request's method
         /// and body; `recording`: a cassette records it (it wants bodies it can read);
-        /// `inPieces`: the client takes the answer's body in pieces as they arrive.
-        case forward(recording: Bool, target: ForwardTarget?, inPieces: Bool)
+        /// `inPieces`: the client takes the answer's body in pieces as they arrive; `webhooks`:
+        /// a proxying stub's, to send once the answer has been relayed (or failed), each after
+        /// its delay.
+        case forward(recording: Bool, target: ForwardTarget?, inPieces: Bool, webhooks: [WebhookRequest])
         /// Stop the process (the `.fatalError` policy, on a transport that may).
         case stop(Kind.Stop)
         /// Accept the WebSocket upgrade with this response and play the script (recorded by the
@@ -173,7 +176,10 @@ package struct ExchangeStateMachine<Kind: TransportKind>: Sendable {
     private var takesBodyInPieces = true
     /// The response being written, once its head went.
     private var response: MockResponse?
-    /// The webhooks the core allowed, for the response's last write.
+    /// The stub's webhooks, until ``init(_:request:transport:redaction:webhookPolicy:)`` renders
+    /// and checks them.
+    var unplannedWebhooks: [Webhook] = []
+    /// The webhooks the core allowed, for the answer's end.
     var webhooks: [WebhookRequest] = []
 
     init(_ plan: Plan, delay: TimeInterval, recorder: ExchangeRecorder, stub: StubDescription?, request: IncomingRequest, transport: Transport<Kind>) {
@@ -232,7 +238,7 @@ package struct ExchangeStateMachine<Kind: TransportKind>: Sendable {
         case .forward(let recording, let target):
             guard delay > 0 else {
                 state = .finished
-                return .deliver(.forward(recording: recording, target: target, inPieces: self.takesBodyInPieces))
+                return .deliver(.forward(recording: recording, target: target, inPieces: self.takesBodyInPieces, webhooks: []))
             }
             state = .delaying(plan)
             return .wait(.timer(delay))
@@ -252,7 +258,7 @@ package struct ExchangeStateMachine<Kind: TransportKind>: Sendable {
         case .delaying(let plan):
             if case .forward(let recording, let target) = plan {
                 state = .finished
-                return .deliver(.forward(recording: recording, target: target, inPieces: takesBodyInPieces))
+                return .deliver(.forward(recording: recording, target: target, inPieces: takesBodyInPieces, webhooks: []))
             }
             return carryOut(plan)
         case .timingOut(let failure):
@@ -317,12 +323,24 @@ package struct ExchangeStateMachine<Kind: TransportKind>: Sendable {
         attachingWebhooks(decidingGateOpened())
     }
 
-    /// The action, with the webhooks on it when it is the response's last write.
+    /// The action, with the webhooks on it when it ends the answer: the response's last write, a
+    /// fault, or a forward (whose transport sends them once the proxied answer is relayed).
     private mutating func attachingWebhooks(_ action: Action) -> Action {
-        guard !webhooks.isEmpty, case .write(var write)? = action.delivery, write.ends else { return action }
-        write.webhooks = webhooks
+        guard !webhooks.isEmpty, let delivery = action.delivery else { return action }
+        let attached: Delivery
+        switch delivery {
+        case .write(var write) where write.ends:
+            write.webhooks = webhooks
+            attached = .write(write)
+        case .fault(let fault, _):
+            attached = .fault(fault, webhooks: webhooks)
+        case .forward(let recording, let target, let inPieces, _):
+            attached = .forward(recording: recording, target: target, inPieces: inPieces, webhooks: webhooks)
+        case .write, .fail, .failCarrying, .stop, .openWebSocket, .follow:
+            return action
+        }
         webhooks = []
-        return Action(delivery: .write(write), next: action.next)
+        return Action(delivery: attached, next: action.next)
     }
 
     /// The client went away: nothing more is sent, and no timer the exchange set does anything.
@@ -342,7 +360,7 @@ package struct ExchangeStateMachine<Kind: TransportKind>: Sendable {
         switch plan {
         case .forward(let recording, let target):
             state = .finished
-            return .deliver(.forward(recording: recording, target: target, inPieces: takesBodyInPieces))
+            return .deliver(.forward(recording: recording, target: target, inPieces: takesBodyInPieces, webhooks: []))
         case .stop(let stop):
             state = .finished
             return .deliver(.stop(stop))
@@ -353,7 +371,7 @@ package struct ExchangeStateMachine<Kind: TransportKind>: Sendable {
         case .fault(let fault):
             state = .finished
             recorder.record(.fault(fault))
-            return .deliver(.fault(fault))
+            return .deliver(.fault(fault, webhooks: []))
         case .respond(let response, let redirect):
             switch response.body {
             case .data(let body):

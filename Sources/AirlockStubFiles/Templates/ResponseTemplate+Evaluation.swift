@@ -270,10 +270,8 @@ extension ResponseTemplate.Scope {
         case "arrayJoin":
             let items = params.count == 2 ? param(1).elements : Array(params.dropFirst())
             return .string((options["prefix"]?.text ?? "") + items.map(\.text).joined(separator: text(0)) + (options["suffix"]?.text ?? ""))
-        case "formatJson":
-            guard let value = Self.json(param(0)) else { return .null }
-            let data = options["format"]?.text == "compact" ? try? value.compactData() : try? value.prettyData()
-            return .string(data.map { String(decoding: $0, as: UTF8.self) } ?? "")
+        case "formatJson", "formatXml":
+            return .string(Self.formatted(call.name, param(0), format: options["format"]))
         case "jsonMerge":
             guard let base = Self.json(param(0)), let added = Self.json(param(1)) else { return .null }
             var merged = Self.merged(base, added)
@@ -329,6 +327,36 @@ extension ResponseTemplate.Scope {
             guard let first = nodes.first else { return .string("") }
             return .list(nodes.map(TemplateValue.string), text: first)
         }
+    }
+
+    /// `formatJson` and `formatXml` (WireMock 3's): `source` written again pretty (the default)
+    /// or compact, or WireMock's `[ERROR: …]` text for what cannot be.
+    static func formatted(_ name: String, _ source: TemplateValue, format: TemplateValue?) -> String {
+        let isXML = name == "formatXml"
+        let text: String
+        switch source {
+        case .list where !isXML, .object where !isXML: text = (try? source.jsonValue.compactData()).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        default: text = source.isNull ? "" : source.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        guard !text.isEmpty else {
+            return "[ERROR: \(name) should take a block of \(isXML ? "XML" : "JSON") to format or a single parameter of type String]"
+        }
+        let chosen = format.map { $0.text } ?? "pretty"
+        guard let style = ResponseTemplate.Format(rawValue: chosen) else {
+            return "[ERROR: \(name): format [\(chosen)] should be one of [pretty, compact]]"
+        }
+        if isXML {
+            guard let engine = TemplateXMLSupport.engine, let written = engine.format(text, pretty: style == .pretty) else {
+                return "[ERROR: Input is not valid XML]"
+            }
+            return written
+        }
+        guard let value = try? JSONValue.parse(Data(text.utf8)),
+              let data = style == .compact ? try? value.compactData() : try? value.prettyData()
+        else {
+            return "[ERROR: There was an error parsing the json. Please make sure the json is valid]"
+        }
+        return String(decoding: data, as: UTF8.self)
     }
 
     // MARK: JSON

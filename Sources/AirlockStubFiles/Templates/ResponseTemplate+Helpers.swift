@@ -97,7 +97,8 @@ extension ResponseTemplate {
                 "arrayJoin": Shape(minimum: 2, maximum: 256, options: ["prefix", "suffix"], example: "{{arrayJoin ', ' (array 'a' 'b') prefix='[' suffix=']'}}"),
                 "xPath": Shape(minimum: 2, maximum: 2, options: [], example: "{{xPath request.body '/todo-list/todo/text()'}}"),
                 "soapXPath": Shape(minimum: 2, maximum: 2, options: [], example: "{{soapXPath request.body '/order/id/text()'}} (under soap:Envelope/soap:Body)"),
-                "formatJson": Shape(minimum: 1, maximum: 1, options: ["format"], example: "{{formatJson request.body}} or {{formatJson request.body format='compact'}}"),
+                "formatJson": Shape(minimum: 1, maximum: 1, options: ["format"], example: "{{formatJson request.body}}, {{formatJson request.body format='compact'}} or {{#formatJson}}{\"a\": 1}{{/formatJson}}"),
+                "formatXml": Shape(minimum: 1, maximum: 1, options: ["format"], example: "{{formatXml request.body}}, {{formatXml request.body format='compact'}} or {{#formatXml}}<a> <b/> </a>{{/formatXml}}"),
                 "jsonMerge": Shape(minimum: 2, maximum: 2, options: ["removeNulls"], example: "{{jsonMerge request.body '{\"added\": true}'}}"),
                 "jsonRemove": Shape(minimum: 2, maximum: 2, options: [], example: "{{jsonRemove request.body '$.secret'}}"),
                 "jsonArrayAdd": Shape(minimum: 2, maximum: 2, options: ["maxItems", "flatten", "jsonPath"], example: "{{jsonArrayAdd '[1]' '2' maxItems=10}}"),
@@ -115,11 +116,10 @@ extension ResponseTemplate {
                 "reads the server's environment variables or system properties into a response, which Airlock does not do (a mapping could send secrets to any client)",
                 "the value written into the template, or a transformerParameters value"
             ),
-            "formatXml": ("is a WireMock 3 helper that WireMock 2.35.1 does not have, and Airlock does not serve it yet", "the XML text as it is"),
         ]
 
-        /// Why `name` is refused, and what to use instead; `xPath` and `soapXPath` only while no
-        /// XML engine is installed.
+        /// Why `name` is refused, and what to use instead; `xPath`, `soapXPath` and `formatXml`
+        /// only while no XML engine is installed.
         static func refusal(_ name: String) -> (problem: String, instead: String)? {
             if let refusal = refused[name] { return refusal }
             guard TemplateXMLSupport.helpers.contains(name), TemplateXMLSupport.engine == nil else { return nil }
@@ -148,7 +148,12 @@ extension ResponseTemplate {
             if blockOnly.contains(call.name), !asBlock {
                 throw ParseError(problem: "uses {{\(source)}} outside a block", expected: shape.example)
             }
-            let minimum = call.name == "trim" && !asBlock ? 1 : shape.minimum
+            // `trim` takes a value inline; the formatters take theirs or format their block.
+            let minimum = switch call.name {
+            case "trim": asBlock ? 0 : 1
+            case "formatJson", "formatXml": asBlock ? 0 : 1
+            default: shape.minimum
+            }
             guard call.params.count >= minimum, call.params.count <= shape.maximum else {
                 let count = call.params.count
                 throw ParseError(problem: "gives \(call.name) \(count) value\(count == 1 ? "" : "s") in {{\(source)}}", expected: shape.example)
@@ -226,6 +231,10 @@ extension ResponseTemplate {
                         expected: "an XPath 1.0 expression that selects nodes, without namespace prefixes (WireMock reads the body without namespaces): \(shape.example)"
                     )
                 }
+            case "formatJson", "formatXml":
+                if let format = option("format"), Format(rawValue: format) == nil {
+                    throw ParseError(problem: "uses format='\(format)' in {{\(source)}}", expected: "format='pretty' (the default) or format='compact': \(shape.example)")
+                }
             case "anyRegex":
                 if let pattern = literal(0) {
                     do {
@@ -238,6 +247,11 @@ extension ResponseTemplate {
                 break
             }
         }
+    }
+
+    /// How `formatJson` and `formatXml` write their text.
+    enum Format: String, Sendable {
+        case pretty, compact
     }
 
     /// What `randomValue type=` makes.

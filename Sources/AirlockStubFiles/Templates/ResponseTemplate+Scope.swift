@@ -128,6 +128,8 @@ extension ResponseTemplate {
                 return ""
             case "trim":
                 if call.params.isEmpty { return render(body).trimmingCharacters(in: .whitespacesAndNewlines) }
+            case "formatJson", "formatXml":
+                if call.params.isEmpty { return Self.formatted(call.name, .string(render(body)), format: call.option("format").map { value($0) }) }
             default:
                 break
             }

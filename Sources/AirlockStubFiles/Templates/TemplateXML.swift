@@ -1,6 +1,6 @@
 import AirlockBase
 
-/// What the XML template helpers (`xPath`, `soapXPath`) need from an XML reader, which lives in
+/// What the XML template helpers (`xPath`, `soapXPath`, `formatXml`) need from an XML reader, which lives in
 /// the `AirlockWireMockXML` module so that this module — and HTTPMock, which links it — never
 /// links one. `WireMockXML.install()` (in that module) installs it; `MockServer` and
 /// `airlock serve` install it themselves.
@@ -11,6 +11,10 @@ package protocol TemplateXMLEngine: Sendable {
     /// The nodes `expression` selects in `document`, read without namespaces as WireMock reads
     /// it: a text or attribute node as its text, an element as indented XML.
     func select(_ expression: String, in document: String) -> TemplateXPathResult
+    /// `document` written again as WireMock 3's `formatXml` writes it: whitespace-only text left
+    /// out, no XML declaration, and — when `pretty` — each element on its own line indented by two
+    /// spaces, ending with a line break. `nil` when `document` is not well-formed XML.
+    func format(_ document: String, pretty: Bool) -> String?
 }
 
 /// What an XPath gives a template.
@@ -44,5 +48,5 @@ package enum TemplateXMLSupport {
     }
 
     /// The helpers that need the engine.
-    static let helpers: Set<String> = ["xPath", "soapXPath"]
+    static let helpers: Set<String> = ["xPath", "soapXPath", "formatXml"]
 }

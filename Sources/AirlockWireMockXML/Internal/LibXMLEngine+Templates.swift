@@ -3,7 +3,8 @@ import AirlockStubFiles
 import CLibXML2
 
 /// The template helpers `xPath` and `soapXPath` over the same XPath evaluation as
-/// `matchesXPath`: the document read without namespaces, as WireMock reads it for them.
+/// `matchesXPath` (the document read without namespaces, as WireMock reads it for them), and
+/// WireMock 3's `formatXml`.
 extension LibXMLEngine: TemplateXMLEngine {
     func problem(inXPath expression: String) -> String? {
         do {
@@ -23,6 +24,26 @@ extension LibXMLEngine: TemplateXMLEngine {
         case .success(let nodes?): return .nodes(nodes)
         case .success(nil), .failure: return .invalidExpression
         }
+    }
+
+    func format(_ document: String, pretty: Bool) -> String? {
+        guard let parsed = LibXML.parse(document) else { return nil }
+        defer { xmlFreeDoc(parsed) }
+        LibXML.removeBlankText(under: UnsafeMutableRawPointer(parsed).assumingMemoryBound(to: xmlNode.self))
+        guard let buffer = xmlBufferCreate() else { return nil }
+        defer { xmlBufferFree(buffer) }
+        var output = ""
+        var node = parsed.pointee.children
+        while let current = node {
+            // The document type is not written again (WireMock's transformer leaves it out too).
+            if current.pointee.type != XML_DTD_NODE {
+                xmlBufferEmpty(buffer)
+                _ = xmlNodeDump(buffer, parsed, current, 0, pretty ? 1 : 0)
+                output += (xmlBufferContent(buffer).map { String(cString: $0) } ?? "") + (pretty ? "\n" : "")
+            }
+            node = current.pointee.next
+        }
+        return output
     }
 }
 #endif

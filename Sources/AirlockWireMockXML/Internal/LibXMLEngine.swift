@@ -15,7 +15,17 @@ struct LibXMLEngine: WireMockXMLEngine {
     static let shared = LibXMLEngine()
 
     func equality(_ expected: String, options: WireMockXMLEqualityOptions) throws(WireMockXMLEngineError) -> any WireMockXMLEquality {
-        guard let tree = XMLTree(expected) else { throw WireMockXMLEngineError("it is not well-formed") }
+        let tree: XMLTree
+        do {
+            tree = try XMLTree(expected, awareness: options.namespaceAwareness)
+        } catch {
+            switch error {
+            case .notWellFormed:
+                throw WireMockXMLEngineError("it is not well-formed")
+            case .undeclaredPrefix(let name):
+                throw WireMockXMLEngineError("\"\(name)\" has a prefix no xmlns declares, which namespaceAwareness STRICT refuses (declare it, or use \"LEGACY\" or \"NONE\")")
+            }
+        }
         return try XMLEquality(expected: tree, options: options)
     }
 

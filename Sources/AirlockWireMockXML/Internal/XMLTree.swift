@@ -1,11 +1,13 @@
 #if canImport(CLibXML2)
+import AirlockWireMock
 import CLibXML2
 import Foundation
 
-/// A parsed document read into plain values, as XMLUnit compares them with WireMock 2.35's
-/// settings: names without their prefix and namespace (WireMock parses without namespaces:
-/// `<a:x xmlns:a="urn:one">` equals `<x>`, tried with WireMock 2.35.1), namespace declarations
-/// not attributes, comments left out, CDATA as text, text trimmed and whitespace-only text left out.
+/// A parsed document read into plain values, as XMLUnit compares them under WireMock's
+/// settings: comments left out, CDATA as text, text trimmed and whitespace-only text left out, and
+/// names and namespaces as the `namespaceAwareness` reads them (``WireMockXMLNamespaceAwareness``;
+/// `LEGACY`, WireMock 2.35.1's reading, checked against its jar: `<a:x xmlns:a="urn:one">` equals
+/// `<x>`, `<x xmlns="urn:one">` does not).
 struct XMLTree: Sendable {
     /// A node of the tree.
     indirect enum Node: Sendable {
@@ -20,10 +22,20 @@ struct XMLTree: Sendable {
             if case .element(let element) = self { element.name } else { "" }
         }
 
-        /// Whether XMLUnit's node matcher may pair the two (elements by name, the rest by type).
-        func canPair(with other: Node) -> Bool {
+        /// The text below the node, which `ignoreOrderOfSameNode` sorts elements of one name by.
+        var textContent: String {
+            switch self {
+            case .element(let element): element.children.map(\.textContent).joined()
+            case .text(let text): text
+            case .processingInstruction, .entityReference: ""
+            }
+        }
+
+        /// Whether XMLUnit's node matcher may pair the two (elements by name — and namespace
+        /// under `STRICT` — the rest by type).
+        func canPair(with other: Node, awareness: WireMockXMLNamespaceAwareness) -> Bool {
             switch (self, other) {
-            case (.element(let a), .element(let b)): a.name == b.name
+            case (.element(let a), .element(let b)): a.name == b.name && (awareness != .strict || a.namespace == b.namespace)
             case (.text, .text): true
             case (.processingInstruction, .processingInstruction), (.entityReference, .entityReference): true
             default: false
@@ -32,51 +44,96 @@ struct XMLTree: Sendable {
     }
 
     struct Element: Sendable {
-        /// The local name.
+        /// The local name (`LEGACY`, `STRICT`) or the name as written (`NONE`).
         var name: String
+        /// The namespace URI compared: under `LEGACY` only an unprefixed element's default
+        /// namespace, under `STRICT` any, under `NONE` none.
+        var namespace: String?
         var attributes: [Attribute]
         var children: [Node]
     }
 
     struct Attribute: Sendable {
-        /// The local name.
+        /// The name as written (`LEGACY`, `NONE`) or the local name (`STRICT`).
         var name: String
+        /// The namespace URI, under `STRICT` only.
+        var namespace: String?
         var value: String
     }
 
     /// The document's children (the root element and processing instructions).
     var children: [Node]
 
-    /// Reads `text`; `nil` when it is not a well-formed document.
-    init?(_ text: String) {
-        guard let document = LibXML.parse(text) else { return nil }
+    /// Why a document cannot be read.
+    enum Problem: Error {
+        case notWellFormed
+        /// A prefix used without a declaration, which `STRICT` refuses.
+        case undeclaredPrefix(String)
+    }
+
+    /// Reads `text` with `awareness`.
+    init(_ text: String, awareness: WireMockXMLNamespaceAwareness) throws(Problem) {
+        guard let document = LibXML.parse(text) else { throw .notWellFormed }
         defer { xmlFreeDoc(document) }
         var children: [Node] = []
         var node = document.pointee.children
         while let current = node {
-            if let read = Self.read(current) { children.append(read) }
+            if let read = try Self.read(current, awareness: awareness) { children.append(read) }
             node = current.pointee.next
         }
         self.children = children
     }
 
-    private static func read(_ node: xmlNodePtr) -> Node? {
+    private static func read(_ node: xmlNodePtr, awareness: WireMockXMLNamespaceAwareness) throws(Problem) -> Node? {
         switch node.pointee.type {
         case XML_ELEMENT_NODE:
             var attributes: [Attribute] = []
             var attribute = node.pointee.properties
             while let current = attribute {
                 let value = LibXML.content(UnsafeMutableRawPointer(current).assumingMemoryBound(to: xmlNode.self)) ?? ""
-                attributes.append(Attribute(name: LibXML.string(current.pointee.name) ?? "", value: value))
+                let written = LibXML.string(current.pointee.name) ?? ""
+                let namespace = current.pointee.ns
+                switch awareness {
+                case .strict:
+                    // libxml2 keeps an undeclared prefix in the name, with no namespace.
+                    if namespace == nil, written.contains(":") { throw .undeclaredPrefix(written) }
+                    attributes.append(Attribute(name: written, namespace: namespace.flatMap { LibXML.string($0.pointee.href) }, value: value))
+                case .legacy, .none:
+                    attributes.append(Attribute(name: qualified(written, prefix: namespace?.pointee.prefix), value: value))
+                }
                 attribute = current.pointee.next
+            }
+            if awareness == .none {
+                // Declarations are attributes like any other.
+                var declaration = node.pointee.nsDef
+                while let current = declaration {
+                    let name = LibXML.string(current.pointee.prefix).map { "xmlns:\($0)" } ?? "xmlns"
+                    attributes.append(Attribute(name: name, value: LibXML.string(current.pointee.href) ?? ""))
+                    declaration = current.pointee.next
+                }
             }
             var children: [Node] = []
             var child = node.pointee.children
             while let current = child {
-                if let read = read(current) { children.append(read) }
+                if let read = try read(current, awareness: awareness) { children.append(read) }
                 child = current.pointee.next
             }
-            return .element(Element(name: LibXML.string(node.pointee.name) ?? "", attributes: attributes, children: children))
+            let written = LibXML.string(node.pointee.name) ?? ""
+            let namespace = node.pointee.ns
+            let element: Element
+            switch awareness {
+            case .legacy:
+                // Prefixes dropped, declared or not; only a default namespace is kept.
+                let local = written.split(separator: ":", maxSplits: 1).last.map(String.init) ?? written
+                let uri = namespace.flatMap { $0.pointee.prefix == nil ? LibXML.string($0.pointee.href) : nil }
+                element = Element(name: local, namespace: uri, attributes: attributes, children: children)
+            case .strict:
+                if namespace == nil, written.contains(":") { throw .undeclaredPrefix(written) }
+                element = Element(name: written, namespace: namespace.flatMap { LibXML.string($0.pointee.href) }, attributes: attributes, children: children)
+            case .none:
+                element = Element(name: qualified(written, prefix: namespace?.pointee.prefix), namespace: nil, attributes: attributes, children: children)
+            }
+            return .element(element)
         case XML_TEXT_NODE, XML_CDATA_SECTION_NODE:
             let text = (LibXML.string(node.pointee.content) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
             return text.isEmpty ? nil : .text(text)
@@ -88,6 +145,11 @@ struct XMLTree: Sendable {
             // Comments (ignored, as WireMock asks XMLUnit to), the document type, XInclude markers.
             return nil
         }
+    }
+
+    /// A name as written: its declared prefix, if any, before it (an undeclared one is already in it).
+    private static func qualified(_ name: String, prefix: UnsafePointer<xmlChar>?) -> String {
+        LibXML.string(prefix).map { "\($0):\(name)" } ?? name
     }
 }
 
@@ -139,6 +201,27 @@ enum LibXML {
         defer { xmlBufferFree(buffer) }
         _ = xmlNodeDump(buffer, document, node, 0, 1)
         return (xmlBufferContent(buffer).map { String(cString: $0) } ?? "") + "\n"
+    }
+
+    /// Unlinks and frees every text node below `parent` that holds only whitespace (CDATA too), as
+    /// WireMock's `formatXml` drops them before it indents.
+    static func removeBlankText(under parent: xmlNodePtr) {
+        var child = parent.pointee.children
+        while let current = child {
+            child = current.pointee.next
+            switch current.pointee.type {
+            case XML_TEXT_NODE, XML_CDATA_SECTION_NODE:
+                let text = string(current.pointee.content) ?? ""
+                if text.allSatisfy(\.isWhitespace) {
+                    xmlUnlinkNode(current)
+                    xmlFreeNode(current)
+                }
+            case XML_ELEMENT_NODE:
+                removeBlankText(under: current)
+            default:
+                break
+            }
+        }
     }
 
     /// Takes every element and attribute out of its namespace, for an XPath without

@@ -87,18 +87,17 @@ class MockURLProtocol: LoadingURLProtocol, RequestBodyReading {
             }
             if write.ends {
                 client.urlProtocolDidFinishLoading(self)
-                if !write.webhooks.isEmpty {
-                    WebhookSending.send(write.webhooks, through: load.mock.passthroughSession, recorder: recorder, redaction: load.mock.journal.redaction, waiting: load.mock.waitingWebhooks)
-                }
+                Self.sendWebhooks(write.webhooks, mock: load.mock, recorder: recorder)
             }
         case .fail(let failure):
             fail(URLError(failure.urlErrorCode, message: failure.description))
         case .failCarrying(let error):
             fail(error.error)
-        case .fault(let fault):
+        case .fault(let fault, let webhooks):
             fail(fault.urlError(reportedBy: "HTTPMock"))
-        case .forward(_, let target, let inPieces):
-            forward(load, to: target, inPieces: inPieces, recorder: recorder)
+            Self.sendWebhooks(webhooks, mock: load.mock, recorder: recorder)
+        case .forward(_, let target, let inPieces, let webhooks):
+            forward(load, to: target, inPieces: inPieces, recorder: recorder, then: webhooks)
         case .stop(let message):
             fatalError(message)
         case .openWebSocket:
@@ -109,6 +108,12 @@ class MockURLProtocol: LoadingURLProtocol, RequestBodyReading {
             follow(redirect, after: http, load: load)
         }
         return true
+    }
+
+    /// Sends the webhooks the core attached to the answer's end, now that it has gone.
+    private static func sendWebhooks(_ webhooks: [WebhookRequest], mock: HTTPMock, recorder: ExchangeRecorder) {
+        guard !webhooks.isEmpty else { return }
+        WebhookSending.send(webhooks, through: mock.passthroughSession, recorder: recorder, redaction: mock.journal.redaction, waiting: mock.waitingWebhooks)
     }
 
     /// The response as the client gets it, or `nil` (and the load failed) when none can be made.
@@ -158,13 +163,14 @@ class MockURLProtocol: LoadingURLProtocol, RequestBodyReading {
 
     /// Sends the request — to `target` instead of its own URL when a stub proxies — to the
     /// real network, and relays the answer.
-    private func forward(_ load: Hop, to target: ForwardTarget?, inPieces: Bool, recorder: ExchangeRecorder) {
+    private func forward(_ load: Hop, to target: ForwardTarget?, inPieces: Bool, recorder: ExchangeRecorder, then webhooks: [WebhookRequest]) {
         var request = load.request
         if let target {
             guard let url = URL(string: target.url) else {
                 let failure = ExchangeFailure.invalidProxyTarget(target.url)
                 recorder.record(.failure(failure))
-                return fail(URLError(.badURL, message: failure.description))
+                fail(URLError(.badURL, message: failure.description))
+                return Self.sendWebhooks(webhooks, mock: load.mock, recorder: recorder)
             }
             request.url = url
             // The fields the core decided (the stub's header edits made, no Host), and no others.
@@ -180,6 +186,7 @@ class MockURLProtocol: LoadingURLProtocol, RequestBodyReading {
             // recorded with its pieces (a body without a length; the session decoded any coding).
             forward(forwarded, body: load.body, inPiecesThrough: mock.pieceForwarders.forwarder) { answer in
                 withExtendedLifetime(mock) { answer.record(with: recorder, forwarding: forwarded) }
+                Self.sendWebhooks(webhooks, mock: mock, recorder: recorder)
             }
             return
         }
@@ -189,6 +196,7 @@ class MockURLProtocol: LoadingURLProtocol, RequestBodyReading {
             } else if let http = response as? HTTPURLResponse {
                 recorder.record(.response(status: http.statusCode), headers: http.recordedFields, body: data ?? Data())
             }
+            Self.sendWebhooks(webhooks, mock: mock, recorder: recorder)
         }
     }
 }

@@ -21,8 +21,8 @@ import NIOHTTP1
 /// relay, one job per handler, each passing every ``Forwarder/Event`` on:
 ///
 /// ```
-/// HTTP client codec → ResponseRelay → RelayRecordingHandler → RelayWritingHandler
-///   (the real host)    (events, timeouts)  (the StreamRecorder)   (the client's connection)
+/// HTTP client codec → ResponseRelay → RelayRecordingHandler → RelayWritingHandler → RelayEndHandler
+///   (the real host)    (events, timeouts)  (the StreamRecorder)   (the client's connection)  (a proxying stub's webhooks)
 /// ```
 ///
 /// A piece is the `ByteBuffer` read from the real host, written to the client as it is; it is
@@ -41,25 +41,31 @@ extension ExchangeDelivery {
     ///   - target: For a stub that proxies, the URL to send it to instead of its own and the
     ///     fields to send, as the core decided them.
     ///   - recorder: Where the exchange is recorded.
-    func forward(_ incoming: IncomingRequest, recording: Bool, to target: ForwardTarget?, recorder: ExchangeRecorder) {
+    ///   - webhooks: A proxying stub's webhooks, sent once the answer has been relayed (or failed).
+    func forward(_ incoming: IncomingRequest, recording: Bool, to target: ForwardTarget?, recorder: ExchangeRecorder, then webhooks: [WebhookRequest] = []) {
         let url = target?.url ?? incoming.url
         if WebSocketUpgrade.problem(with: head) == nil {
-            // A WebSocket: relayed frame by frame, and recorded when the conversation ends.
-            return WebSocketRelay.open(to: url, fields: target?.headers, recording: recording, recorder: recorder, on: self)
+            // A WebSocket: relayed frame by frame, and recorded when the conversation ends; a
+            // proxying stub's webhooks go once the relay is set off (the conversation has no end
+            // the stub waits for).
+            WebSocketRelay.open(to: url, fields: target?.headers, recording: recording, recorder: recorder, on: self)
+            return sendWebhooks(webhooks, recorder: recorder)
         }
         let limit = server.configuration.maxRequestBodySize
         let eventLoop = context.eventLoop
+        let ended = RelayEndHandler { [self] in sendWebhooks(webhooks, recorder: recorder) }
         let stages = NIOLoopBound(
-            (recording: RelayRecordingHandler(recorder: recorder, url: url, limit: limit), writing: RelayWritingHandler(self, url: url, recorder: recorder)),
+            (recording: RelayRecordingHandler(recorder: recorder, url: url, limit: limit), writing: RelayWritingHandler(self, url: url, recorder: recorder), ended: ended),
             eventLoop: eventLoop
         )
         let forward = server.forwarder.execute(
             method: head.method, url: url, headers: target.map { Self.sent($0.headers) } ?? forwardedFields(recording: recording), body: incoming.body, limit: limit,
             timeout: Self.forwardTimeout, streams: true, on: eventLoop,
-            relayTo: { pipeline in try pipeline.addHandlers(stages.value.recording, stages.value.writing) },
+            relayTo: { pipeline in try pipeline.addHandlers(stages.value.recording, stages.value.writing, stages.value.ended) },
             unreachable: { failure in
                 stages.value.recording.record(.failed(failure))
                 stages.value.writing.write(.failed(failure), upstream: nil)
+                stages.value.ended.saw(.failed(failure))
             }
         )
         // A client that goes away mid-stream stops the forward (and its recording).

@@ -45,10 +45,11 @@ struct ExchangeDelivery {
         case .fail(let failure):
             report(status: 500, fault: nil, recorder: recorder)
             respond(status: 500, headers: [.contentType: "text/plain"], body: Data((failure.description + "\n").utf8))
-        case .fault(let fault):
+        case .fault(let fault, let webhooks):
             misbehave(fault, recorder: recorder)
-        case .forward(let recording, let target, _):
-            forward(incoming, recording: recording, to: target, recorder: recorder)
+            sendWebhooks(webhooks, recorder: recorder)
+        case .forward(let recording, let target, _, let webhooks):
+            forward(incoming, recording: recording, to: target, recorder: recorder, then: webhooks)
         case .openWebSocket(let response, let script):
             WebSocketUpgrade.open(response, playing: script, for: incoming, recorder: recorder, on: self)
         case .follow:
@@ -97,8 +98,8 @@ struct ExchangeDelivery {
         return true
     }
 
-    /// Sends the webhooks the core attached to the response's last write, now that it is written.
-    private func sendWebhooks(_ webhooks: [WebhookRequest], recorder: ExchangeRecorder) {
+    /// Sends the webhooks the core attached to the answer's end, now that it has gone.
+    func sendWebhooks(_ webhooks: [WebhookRequest], recorder: ExchangeRecorder) {
         guard !webhooks.isEmpty else { return }
         WebhookDelivery.send(
             webhooks, recorder: recorder, forwarder: server.forwarder, redaction: server.registry.journal.redaction, waiting: server.waitingWebhooks, on: context.eventLoop

@@ -13,10 +13,11 @@ import NIOHTTP1
 /// that piece has gone out, so what the real host sends waits in its own buffers, not in the
 /// server's memory.
 ///
-/// The last handler of the forwarding connection's pipeline. It writes through the client's
-/// request handler, so it runs on the client connection's event loop, which the forward shares.
+/// It passes each event on (to ``RelayEndHandler``). It writes through the client's request
+/// handler, so it runs on the client connection's event loop, which the forward shares.
 final class RelayWritingHandler: ChannelInboundHandler {
     typealias InboundIn = Forwarder.Event
+    typealias InboundOut = Forwarder.Event
 
     private let delivery: ExchangeDelivery
     /// Where the request went, for the `502`'s message.
@@ -34,6 +35,7 @@ final class RelayWritingHandler: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         write(unwrapInboundIn(data), upstream: context.channel)
+        context.fireChannelRead(data)
     }
 
     /// Writes one event to the client (also called without a connection to the real host: it
