@@ -34,9 +34,17 @@ enum AirlockCommand {
         process.standardOutput = output
         process.standardError = output
         try process.run()
-        // Help texts are short: reading to the end returns when the child closes its output.
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        return (await process.exitStatus(), text)
+        // Reading to the end returns when the child closes its output; a command that should
+        // have exited but did not (a server that started) is stopped by the hang guard.
+        let reader = output.fileHandleForReading
+        let data: Data
+        do {
+            data = try await withTimeout("airlock \(arguments.joined(separator: " "))") { reader.readDataToEndOfFile() }
+        } catch {
+            process.stop()
+            throw error
+        }
+        return (await process.exitStatus(), String(decoding: data, as: UTF8.self))
     }
 
     /// Every command's help, keyed by its path (`""` for `airlock` itself, `"serve"`,

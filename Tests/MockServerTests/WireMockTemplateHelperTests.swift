@@ -110,6 +110,14 @@ struct WireMockTemplateHelperTests {
             (#"{{{jsonArrayAdd '[1,2]' '3' maxItems=2}}}|{{{jsonArrayAdd '[1]' '[2,3]' flatten=true}}}"#, "[2,3]|[1,2,3]"),
             ("{{val request.query.missing default='none'}}|{{val 'given' default='none'}}|{{val request.query.missing assign='v'}}{{v}}", "none|given|"),
             ("{{toJson (array 1 'a')}}", "[1,&quot;a&quot;]"),
+            // jsonSort, by WireMock's own tests of it.
+            (#"{{{jsonSort '[{"id":123,"name":"bob"},{"id":456,"name":"alice"}]' '$[*].name'}}}"#, #"[{"id":456,"name":"alice"},{"id":123,"name":"bob"}]"#),
+            (#"{{{jsonSort '[{"id":123,"name":"bob"},{"id":456,"name":"alice"}]' '$[*].id'}}}"#, #"[{"id":123,"name":"bob"},{"id":456,"name":"alice"}]"#),
+            (#"{{{jsonSort '{"users":[{"name":"fred"},{"name":"bob"}]}' '$.users[*].name'}}}"#, #"{"users":[{"name":"bob"},{"name":"fred"}]}"#),
+            (#"{{{jsonSort '[{"n":2},{"n":null},{"n":10}]' '$[*].n'}}}|{{{jsonSort '[{"n":2},{"n":null},{"n":10}]' '$[*].n' order='desc'}}}|{{{jsonSort '[{"n":2},{"n":null},{"n":10}]' '$[*].n' nulls='last'}}}"#,
+             #"[{"n":null},{"n":2},{"n":10}]|[{"n":10},{"n":2},{"n":null}]|[{"n":2},{"n":10},{"n":null}]"#),
+            (#"{{{jsonSort '[{"n":2},{"n":"a"}]' '$[*].n'}}}|{{{jsonSort '{"user":{"n":1}}' '$.user[*].n'}}}|{{{jsonSort '[{"n":1},{"m":2}]' '$[*].n'}}}"#,
+             "[ERROR: All sort field values must be of the same comparable type (Number, String, or Boolean)]|[ERROR: JSONPath does not reference an array ('$.user')]|[ERROR: Number of sort values (1) does not match array size (2)]"),
         ]
         let answers = try await Self.rendered(cases.map(\.template))
         for (item, texts) in zip(cases, answers) {
@@ -260,6 +268,8 @@ struct WireMockTemplateHelperTests {
         ("{{systemValue key='HOME'}}", "environment"),
         ("{{formatXml request.body format='traditional'}}", "format='pretty' (the default) or format='compact'"),
         ("{{formatXml}}", "gives formatXml 0 values"),
+        ("{{jsonSort request.body '$.name'}}", "a path with [*] where the array is"),
+        ("{{jsonSort request.body '$[*].n' order='up'}}", "order='asc' (the default) or order='desc'"),
         ("{{#formatJson format=\"fancy\"}}{}{{/formatJson}}", "format='pretty' (the default) or format='compact'"),
         ("{{xPath request.body '/todo-list/['}}", "uses the XPath '/todo-list/[', which is not an expression"),
         ("{{soapXPath request.body 'count(/a)'}}", "not nodes"),

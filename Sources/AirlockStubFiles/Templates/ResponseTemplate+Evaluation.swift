@@ -280,6 +280,8 @@ extension ResponseTemplate.Scope {
         case "jsonRemove":
             guard let value = Self.json(param(0)), let steps = ResponseTemplate.JSONSteps(text(1)) else { return param(0) }
             return .string((try? Self.removing(steps.steps[...], from: value).compactData()).map { String(decoding: $0, as: UTF8.self) } ?? "")
+        case "jsonSort":
+            return .string(Self.jsonSorted(param(0), by: text(1), descending: options["order"]?.text == "desc", nullsLast: options["nulls"]?.text == "last"))
         case "jsonArrayAdd":
             guard case .array(var items)? = Self.json(param(0)) else { return .null }
             let item = Self.json(param(1)) ?? .string(text(1))
@@ -357,6 +359,79 @@ extension ResponseTemplate.Scope {
             return "[ERROR: There was an error parsing the json. Please make sure the json is valid]"
         }
         return String(decoding: data, as: UTF8.self)
+    }
+
+    /// `jsonSort` (WireMock's newest JSON helper): the JSON text with the array before `[*]`
+    /// sorted by each element's value after it — numbers, strings (as Java compares them) or
+    /// booleans, all of one kind, `null`s first unless `nullsLast`, the whole order reversed when
+    /// `descending`, equal values kept in their order — written compact; WireMock's error text
+    /// for what it cannot sort.
+    static func jsonSorted(_ source: TemplateValue, by path: String, descending: Bool, nullsLast: Bool) -> String {
+        func error(_ message: String) -> String { "[ERROR: \(message)]" }
+        guard let sortPath = ResponseTemplate.SortPath(path) else {
+            return path.contains("[*]")
+                ? error("Invalid JSONPath expression ('\(path)')")
+                : error("JSONPath must include [*] to specify array location (e.g., '$[*].name' or '$.users[*].name')")
+        }
+        guard let document = json(source) else { return error("Input JSON string is not valid JSON ('\(source.text)')") }
+        guard case .array(let items)? = document.value(following: sortPath.array.steps) else {
+            return error("JSONPath does not reference an array ('\(sortPath.arrayText)')")
+        }
+        // Elements without the value are left out of the values, as JSONPath's projection does.
+        let keys = items.compactMap { $0.value(following: sortPath.key.steps) }
+        guard keys.count == items.count else {
+            if keys.isEmpty, !items.isEmpty { return error("JSONPath expression did not match any values ('\(path)')") }
+            return error("Number of sort values (\(keys.count)) does not match array size (\(items.count))")
+        }
+        enum Kind { case number, string, bool }
+        var kind: Kind?
+        for key in keys {
+            let this: Kind
+            switch key {
+            case .null: continue
+            case .number: this = .number
+            case .string: this = .string
+            case .bool: this = .bool
+            case .array, .object: return error("All sort field values must be of the same comparable type (Number, String, or Boolean)")
+            }
+            if let kind, kind != this { return error("All sort field values must be of the same comparable type (Number, String, or Boolean)") }
+            kind = this
+        }
+        /// -1, 0 or 1, nulls first.
+        func compare(_ a: JSONValue, _ b: JSONValue) -> Int {
+            switch (a, b) {
+            case (.null, .null): return 0
+            case (.null, _): return nullsLast ? 1 : -1
+            case (_, .null): return nullsLast ? -1 : 1
+            case (.number(let x), .number(let y)): return x < y ? -1 : (x > y ? 1 : 0)
+            case (.string(let x), .string(let y)): return x.utf16.lexicographicallyPrecedes(y.utf16) ? -1 : (x == y ? 0 : 1)
+            case (.bool(let x), .bool(let y)): return x == y ? 0 : (x ? 1 : -1)
+            default: return 0
+            }
+        }
+        let sorted = zip(items, keys).enumerated().sorted { left, right in
+            let order = compare(left.element.1, right.element.1) * (descending ? -1 : 1)
+            return order != 0 ? order < 0 : left.offset < right.offset
+        }.map(\.element.0)
+        let result = sortPath.array.steps.isEmpty ? JSONValue.array(sorted) : replacing(sortPath.array.steps[...], in: document, with: .array(sorted))
+        return (try? result.compactData()).map { String(decoding: $0, as: UTF8.self) } ?? ""
+    }
+
+    /// The value with what the steps lead to replaced.
+    static func replacing(_ steps: ArraySlice<JSONValue.Step>, in value: JSONValue, with replacement: JSONValue) -> JSONValue {
+        guard let step = steps.first else { return replacement }
+        switch (step, value) {
+        case (.member(let name), .object(var members)):
+            guard let inner = members[name] else { return value }
+            members[name] = replacing(steps.dropFirst(), in: inner, with: replacement)
+            return .object(members)
+        case (.index(let position), .array(var items)):
+            guard items.indices.contains(position) else { return value }
+            items[position] = replacing(steps.dropFirst(), in: items[position], with: replacement)
+            return .array(items)
+        default:
+            return value
+        }
     }
 
     // MARK: JSON

@@ -101,6 +101,7 @@ extension ResponseTemplate {
                 "formatXml": Shape(minimum: 1, maximum: 1, options: ["format"], example: "{{formatXml request.body}}, {{formatXml request.body format='compact'}} or {{#formatXml}}<a> <b/> </a>{{/formatXml}}"),
                 "jsonMerge": Shape(minimum: 2, maximum: 2, options: ["removeNulls"], example: "{{jsonMerge request.body '{\"added\": true}'}}"),
                 "jsonRemove": Shape(minimum: 2, maximum: 2, options: [], example: "{{jsonRemove request.body '$.secret'}}"),
+                "jsonSort": Shape(minimum: 2, maximum: 2, options: ["order", "nulls"], example: "{{{jsonSort request.body '$.users[*].name' order='desc' nulls='last'}}}"),
                 "jsonArrayAdd": Shape(minimum: 2, maximum: 2, options: ["maxItems", "flatten", "jsonPath"], example: "{{jsonArrayAdd '[1]' '2' maxItems=10}}"),
                 // stubr's generators.
                 "anyRegex": Shape(minimum: 1, maximum: 1, options: [], example: "{{anyRegex '[a-z]{4}'}}"),
@@ -231,6 +232,16 @@ extension ResponseTemplate {
                         expected: "an XPath 1.0 expression that selects nodes, without namespace prefixes (WireMock reads the body without namespaces): \(shape.example)"
                     )
                 }
+            case "jsonSort":
+                if let path = literal(1), ResponseTemplate.SortPath(path) == nil {
+                    throw ParseError(problem: "sorts by the JSON path \"\(path)\" in {{\(source)}}", expected: "a path with [*] where the array is, such as '$[*].name' or '$.users[*].age'")
+                }
+                if let order = option("order"), order != "asc", order != "desc" {
+                    throw ParseError(problem: "uses order='\(order)' in {{\(source)}}", expected: "order='asc' (the default) or order='desc'")
+                }
+                if let nulls = option("nulls"), nulls != "first", nulls != "last" {
+                    throw ParseError(problem: "uses nulls='\(nulls)' in {{\(source)}}", expected: "nulls='first' (the default) or nulls='last'")
+                }
             case "formatJson", "formatXml":
                 if let format = option("format"), Format(rawValue: format) == nil {
                     throw ParseError(problem: "uses format='\(format)' in {{\(source)}}", expected: "format='pretty' (the default) or format='compact': \(shape.example)")
@@ -246,6 +257,23 @@ extension ResponseTemplate {
             default:
                 break
             }
+        }
+    }
+
+    /// `jsonSort`'s path: the array before `[*]`, and what to sort each element by after it.
+    struct SortPath: Sendable {
+        let array: JSONSteps
+        let key: JSONSteps
+        /// The array's path as written (`$` for the root).
+        let arrayText: String
+
+        init?(_ path: String) {
+            guard let wildcard = path.range(of: "[*]") else { return nil }
+            let before = String(path[..<wildcard.lowerBound])
+            arrayText = before.isEmpty ? "$" : before
+            guard let array = JSONSteps(arrayText), let key = JSONSteps("$" + path[wildcard.upperBound...]) else { return nil }
+            self.array = array
+            self.key = key
         }
     }
 
