@@ -55,6 +55,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "An OpenAPI 3.0 or 3.1 document (YAML or JSON): answer each of its operations with its example or a value built from its schema (Prefer: code=…, example=… chooses), a request that breaks it with 422 and an application/problem+json list of the violations, and print each violation of an exchange on standard error. With a stub, HAR or WireMock source too, that source answers first and the contract checks its answers.", completion: .file(extensions: ["yaml", "yml", "json"]))
     var openapi: String?
 
+    @Option(help: ArgumentHelp("For a WireMock root folder: which WireMock its mappings are written for, where the two read a mapping differently: 2 (WireMock 2.35, the default) inserts what {{…}} renders HTML-escaped; 3 inserts it as it is, and reads an equalToXml without namespaceAwareness as STRICT. Mappings added through the admin API are read the same way.", valueName: "2|3"))
+    var wiremockVersion: Int = WireMockVersion.wireMock2.rawValue
+
     @Flag(help: "For a WireMock root folder: leave out the mappings Airlock cannot serve, saying why for each on standard error, and serve the rest. Without it the first one stops the command.")
     var skipUnsupported = false
 
@@ -109,6 +112,9 @@ struct Serve: AsyncParsableCommand {
         case (_?, _?): throw ValidationError("Give either a stub or HAR file or --wiremock DIR, not both.")
         default: break
         }
+        guard WireMockVersion(rawValue: wiremockVersion) != nil else {
+            throw ValidationError("--wiremock-version is \(wiremockVersion); use 2 (WireMock 2.35) or 3 (WireMock 3).")
+        }
         guard StreamPace(pace) != nil else {
             throw ValidationError("--pace is \"\(pace)\"; use as-recorded, instant, or a factor of 0 or more such as 0.5.")
         }
@@ -147,7 +153,7 @@ struct Serve: AsyncParsableCommand {
                 throw ValidationError("--repeat-last, --match-hosts and --pace apply to a HAR file; \(source) is a WireMock root folder.")
             }
             do {
-                mappings = try WireMockMappings(directory: root, skippingUnsupported: skipUnsupported)
+                mappings = try WireMockMappings(directory: root, skippingUnsupported: skipUnsupported, version: WireMockVersion(rawValue: wiremockVersion) ?? .wireMock2)
             } catch {
                 printError("airlock: \(error.description)")
                 throw ExitCode.badInput
@@ -170,6 +176,7 @@ struct Serve: AsyncParsableCommand {
             limits: connectionOptions.limits
         )
         configuration.wireMockRoot = mappings?.rootDirectory
+        configuration.wireMockVersion = WireMockVersion(rawValue: wiremockVersion) ?? .wireMock2
         configuration.shutdownRequestHandler = { InterruptSignals.request() }
         let server = MockServer(configuration: configuration)
         // A server left running all day must not grow without bound.

@@ -125,7 +125,7 @@ package struct StubMapping: Sendable {
                     throw action.node.error(.missingField, "has no \"parameters\"", expected: "the webhook's \"parameters\": {\"method\", \"url\", \"headers\", \"body\", \"delay\"}")
                 }
                 // WireMock renders every webhook field as a template of `originalRequest`.
-                webhooks.append(try Webhook(parameters: parameters, root: "originalRequest", escaping: .html, delay: WireMockResponse.distribution))
+                webhooks.append(try Webhook(parameters: parameters, root: "originalRequest", escaping: WireMockVersion.reading.insertedEscaping, delay: WireMockResponse.distribution))
             }
         }
         return webhooks

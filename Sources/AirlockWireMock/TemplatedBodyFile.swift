@@ -13,6 +13,8 @@ struct TemplatedBodyFile: Sendable {
     private let field: JSONNode
     private let files: ResponseFile.Access
     private let parameters: JSONValue?
+    /// How the file's template writes, decided when the mapping is read.
+    private let writing: TemplatedResponse.Writing
 
     /// Reads the name's template.
     init(_ field: JSONNode, files: ResponseFile.Access, parameters: JSONValue?) throws(StubFileError) {
@@ -25,6 +27,7 @@ struct TemplatedBodyFile: Sendable {
         self.field = field
         self.files = files
         self.parameters = parameters
+        writing = .wireMock
     }
 
     /// The response: each request's file, rendered; a name that leads nowhere answers 500 with
@@ -52,7 +55,7 @@ struct TemplatedBodyFile: Sendable {
             let data = (try? Data(contentsOf: url)) ?? Data()
             var body = TemplatedResponse.Source.none
             if let text = String(data: data, encoding: .utf8) { body = .text(text, field) }
-            guard case .text = body, let templates = try? TemplatedResponse(body: body, headers: headers, writing: .wireMock, parameters: parameters) else {
+            guard case .text = body, let templates = try? TemplatedResponse(body: body, headers: headers, writing: writing, parameters: parameters) else {
                 var fields = HTTPFields()
                 for header in headers { if let name = HTTPField.Name(header.name) { fields.append(HTTPField(name: name, value: header.value)) } }
                 let plain = MockResponse(body: .data(data), status: status, reasonPhrase: reasonPhrase, lifetime: .eternal, delivery: .instant, headerFields: fields)

@@ -60,8 +60,14 @@ public struct WireMockMappings: Sendable {
     ///   - skippingUnsupported: `false` (the default) throws at the first mapping that cannot be
     ///     read; `true` leaves each such mapping (or unreadable file) out and lists why in
     ///     ``skipped``, for a first look at a folder that holds some Airlock cannot serve.
+    ///   - version: Which WireMock the folder is written for, where WireMock 2.35 and 3 read a
+    ///     mapping differently (``WireMockVersion``); WireMock 2.35 when not given.
     /// - Throws: `StubFileError` naming the file, the field and what was expected.
-    public init(directory: URL, skippingUnsupported: Bool = false) throws(StubFileError) {
+    public init(directory: URL, skippingUnsupported: Bool = false, version: WireMockVersion = .wireMock2) throws(StubFileError) {
+        self = try WireMockVersion.reading(as: version) { () throws(StubFileError) in try WireMockMappings(reading: directory, skippingUnsupported: skippingUnsupported) }
+    }
+
+    private init(reading directory: URL, skippingUnsupported: Bool) throws(StubFileError) {
         let root = Self.root(for: directory)
         let mappingsFolder = root.appendingPathComponent("mappings", isDirectory: true)
         var isFolder: ObjCBool = false
@@ -99,10 +105,14 @@ public struct WireMockMappings: Sendable {
     ///   - data: The JSON.
     ///   - source: How errors name it (a path, or `request body`).
     ///   - rootDirectory: The folder whose `__files/` holds the files `bodyFileName` names.
+    ///   - version: Which WireMock the JSON is written for (``WireMockVersion``); WireMock 2.35
+    ///     when not given.
     /// - Throws: `StubFileError` naming the source, the field and what was expected.
-    public init(data: Data, source: String, rootDirectory: URL) throws(StubFileError) {
+    public init(data: Data, source: String, rootDirectory: URL, version: WireMockVersion = .wireMock2) throws(StubFileError) {
         let document = try JSONNode.parse(data, source: source, expected: "a WireMock mapping or {\"mappings\": [...]}")
-        mappings = try StubMapping.mappings(in: document, files: Self.files(root: rootDirectory), file: nil).mappings
+        mappings = try WireMockVersion.reading(as: version) { () throws(StubFileError) in
+            try StubMapping.mappings(in: document, files: Self.files(root: rootDirectory), file: nil).mappings
+        }
         skipped = []
         self.rootDirectory = rootDirectory
     }

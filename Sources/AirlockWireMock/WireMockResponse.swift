@@ -271,8 +271,9 @@ enum WireMockResponse {
         } catch {
             throw valueNode.error(.invalidTemplate, error.problem, expected: error.expected)
         }
-        // Inserted values HTML-escaped, as WireMock's Handlebars writes every template.
-        return MockResponse.AddedHeader(name: name, value: .template(MockResponse.RequestTemplate { template.render($0, escaping: .html, parameters: parameters) }))
+        // Inserted values escaped as the WireMock read as writes every template.
+        let escaping = WireMockVersion.reading.insertedEscaping
+        return MockResponse.AddedHeader(name: name, value: .template(MockResponse.RequestTemplate { template.render($0, escaping: escaping, parameters: parameters) }))
     }
 
     /// The header fields in the mapping's order: each value a string, or an array of strings
@@ -380,6 +381,9 @@ extension JSONNode {
 extension TemplatedResponse.Writing {
     /// A WireMock mapping's: only the fields the mapping gives (no `Content-Type` added); JSON
     /// compact, in the document's order, as WireMock writes a `jsonBody`; and what `{{…}}`
-    /// inserts HTML-escaped, since WireMock's templates are Handlebars.
-    static let wireMock = TemplatedResponse.Writing(escapesInsertedHTML: true, keepsJSONOrder: true, addsContentType: false)
+    /// inserts HTML-escaped as WireMock 2.35 writes it, or as it is for a mapping read as
+    /// WireMock 3's (``WireMockVersion``). Read when the mapping is.
+    static var wireMock: TemplatedResponse.Writing {
+        TemplatedResponse.Writing(escapesInsertedHTML: WireMockVersion.reading.escapesTemplates, keepsJSONOrder: true, addsContentType: false)
+    }
 }

@@ -27,7 +27,8 @@ package struct WireMockXMLEqualityOptions: Sendable {
     /// `exemptedComparisons`: XMLUnit comparison types that never count as differences.
     package var exemptedComparisons: Set<String> = []
     /// `namespaceAwareness` (WireMock 3): how prefixes and namespace URIs count. Absent, a
-    /// mapping is read as WireMock 2.35.1 reads it, which is WireMock 3's `LEGACY`.
+    /// mapping is read as WireMock 2.35.1 reads it, which is WireMock 3's `LEGACY` — or, in a
+    /// folder read as WireMock 3's (``WireMockVersion/wireMock3``), `STRICT`.
     package var namespaceAwareness: WireMockXMLNamespaceAwareness = .legacy
     /// `ignoreOrderOfSameNode` (WireMock 3): elements of the same name paired in the order of
     /// their text, not of the document.

@@ -29,6 +29,7 @@ struct WireMockXMLPattern: Sendable {
     static func decode(_ operand: JSONNode, fields: JSONObject, engine: any WireMockXMLEngine) throws(StubFileError) -> WireMockXMLPattern {
         let expected = try operand.string()
         var options = WireMockXMLEqualityOptions()
+        options.namespaceAwareness = WireMockVersion.reading.namespaceAwareness
         options.placeholders = try fields["enablePlaceholders"]?.bool() ?? false
         for (key, keyPath) in [("placeholderOpeningDelimiterRegex", \WireMockXMLEqualityOptions.openingDelimiter), ("placeholderClosingDelimiterRegex", \.closingDelimiter)] {
             guard let node = fields[key] else { continue }
@@ -53,7 +54,7 @@ struct WireMockXMLPattern: Sendable {
         if let node = fields["namespaceAwareness"] {
             let name = try node.string()
             guard let awareness = WireMockXMLNamespaceAwareness(rawValue: name) else {
-                throw node.error(.invalidValue, "is \"\(name)\", which is not one of WireMock's namespace awareness values", expected: "\"LEGACY\" (WireMock 2.35's reading, the default here), \"STRICT\" or \"NONE\"")
+                throw node.error(.invalidValue, "is \"\(name)\", which is not one of WireMock's namespace awareness values", expected: "\"LEGACY\" (WireMock 2.35's reading, the default unless the folder is read as WireMock 3's), \"STRICT\" or \"NONE\"")
             }
             options.namespaceAwareness = awareness
         }

@@ -40,6 +40,11 @@ extension MockServer {
         /// `nil` (the default): those resets remove every mapping, save is refused, and
         /// admin-added mappings serve no files. `airlock serve --wiremock DIR` sets it.
         public var wireMockRoot: URL?
+        /// Which WireMock the mappings added through the admin API (and those `wireMockRoot`'s
+        /// resets load) are read as, where WireMock 2.35 and 3 differ (``WireMockVersion``:
+        /// template escaping, `equalToXml`'s namespaces). WireMock 2.35 by default; `airlock serve
+        /// --wiremock-version 3` sets it. Read the folder itself with the same version.
+        public var wireMockVersion: WireMockVersion = .wireMock2
         /// Called on `POST /__admin/shutdown` (WireMock's way to stop a server), after the answer
         /// is sent. `nil` (the default) refuses that request: a server your code started stops
         /// when your code calls ``MockServer/shutdown()``. `airlock serve` sets it to stop.

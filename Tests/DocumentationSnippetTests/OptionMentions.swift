@@ -277,7 +277,11 @@ enum OptionMentions {
                 let (claimed, each) = claim ?? (inFile, false)
 
                 var mention = OptionMention(file: file, line: line, flag: flag, commands: claimed, belongsToEach: each)
-                if let defaultColumn, defaultColumn < rowCells.count, let first = rowCells.first, first.contains(flag) {
+                // The row's own option: a flag of its first cell, whole (`--wiremock` is not the
+                // row of `--wiremock-version`).
+                if let defaultColumn, defaultColumn < rowCells.count, let first = rowCells.first,
+                    first.split(whereSeparator: { $0 == " " || $0 == "`" || $0 == "," }).contains(where: { $0 == flag })
+                {
                     mention.documentedDefault = rowCells[defaultColumn].replacingOccurrences(of: "`", with: "")
                 }
                 mentions.append(mention)

@@ -400,3 +400,63 @@ struct WireMockTemplateHelperTests {
         }
     }
 }
+
+/// A folder read as WireMock 3's (`WireMockVersion.wireMock3`, `airlock serve
+/// --wiremock-version 3`): `{{…}}` inserts as it is — in bodies, headers, added proxy headers
+/// and webhooks — and an `equalToXml` without `namespaceAwareness` is `STRICT`;
+/// read as WireMock 2.35's (the default), the same folder escapes and reads namespaces as `LEGACY`.
+struct WireMockVersionTests {
+    static let mappings = #"""
+        {"mappings": [
+          {"request": {"urlPath": "/name"}, "response": {"body": "{\"name\": \"{{request.query.n}}\"}", "headers": {"X-Name": "{{request.query.n}}"}, "transformers": ["response-template"]}},
+          {"request": {"method": "POST", "urlPath": "/xml", "bodyPatterns": [{"equalToXml": "<thing>x</thing>"}]}, "response": {"body": "same"}}
+        ]}
+        """#
+
+    @Test(arguments: [WireMockVersion.wireMock2, .wireMock3])
+    func aFolderIsReadAsTheWireMockItIsWrittenFor(version: WireMockVersion) async throws {
+        WireMockXML.install()
+        let folder = try WireMockFolder(mappings: ["m.json": Self.mappings])
+        defer { folder.remove() }
+        let mock = HTTPMock()
+        #expect(mock.registerStubs(try WireMockMappings(directory: folder.root, version: version)).isEmpty)
+        try await withServer(mock) { server in
+            try await withClient { client in
+                let base = server.baseURL.absoluteString
+                let answer = try await send(client, base + "/name?n=O%27Brien%20%26%20Co")
+                let inserted = version == .wireMock2 ? "O&#x27;Brien &amp; Co" : "O'Brien & Co"
+                #expect(answer.text == #"{"name": "\#(inserted)"}"#)
+                #expect(answer.headers["X-Name"] == [inserted])
+                // <thing xmlns="urn:b"> is <thing> to 2.35 (the expected one has no namespace);
+                // WireMock 3's STRICT pairs elements by namespace too.
+                let namespaced = try await send(client, base + "/xml", method: .POST, body: #"<thing xmlns="urn:b">x</thing>"#)
+                #expect(namespaced.status == (version == .wireMock2 ? 200 : 404))
+            }
+        }
+    }
+
+    @Test func airlockServeReadsTheFolderAndTheAdminAPIsMappingsAsWireMock3() async throws {
+        let folder = try WireMockFolder(mappings: ["m.json": Self.mappings])
+        defer { folder.remove() }
+        let airlock = try LaunchedAirlock(["serve", "--wiremock", folder.root.path, "--wiremock-version", "3", "--port", "0", "--quiet"])
+        defer { airlock.stopIfRunning() }
+        let (_, base) = try await airlock.banner()
+        try await withClient { client in
+            let fromFolder = try await send(client, base + "/name?n=a%26b")
+            #expect(fromFolder.text == #"{"name": "a&b"}"#)
+            let added = #"{"request": {"urlPath": "/added"}, "response": {"body": "{{request.query.n}}", "transformers": ["response-template"]}}"#
+            let registered = try await send(client, base + "/__admin/mappings", method: .POST, headers: [("Content-Type", "application/json")], body: added)
+            #expect(registered.status == 201)
+            let fromAdmin = try await send(client, base + "/added?n=%3Cb%3E")
+            #expect(fromAdmin.text == "<b>")
+        }
+    }
+
+    @Test func anUnknownVersionIsRefusedNamingTheOption() throws {
+        let folder = try WireMockFolder(mappings: ["m.json": Self.mappings])
+        defer { folder.remove() }
+        let run = try LaunchedAirlock.run(["serve", "--wiremock", folder.root.path, "--wiremock-version", "4"])
+        #expect(run.status == 64, "\(run.errors)")
+        #expect(run.errors.contains("--wiremock-version is 4; use 2 (WireMock 2.35) or 3 (WireMock 3)."), "\(run.errors)")
+    }
+}

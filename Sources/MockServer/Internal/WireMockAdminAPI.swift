@@ -158,7 +158,7 @@ struct WireMockAdminAPI {
         do {
             var data = body ?? Data()
             if let id { data = try WireMockJournal.settingID(id, in: data) }
-            let mappings = try WireMockMappings(data: data, source: "request body", rootDirectory: fileRoot)
+            let mappings = try WireMockMappings(data: data, source: "request body", rootDirectory: fileRoot, version: context.configuration.wireMockVersion)
             let rejected = registry.register(mappings.mappings)
             if let first = rejected.first {
                 return Self.invalid(first.description, pointer: "")
@@ -182,7 +182,7 @@ struct WireMockAdminAPI {
         for mapping in registry.wireMockMappings { registry.removeWireMockMapping(id: mapping.id) }
         guard let root = context.configuration.wireMockRoot else { return nil }
         do {
-            registry.register(try WireMockMappings(directory: root).mappings)
+            registry.register(try WireMockMappings(directory: root, version: context.configuration.wireMockVersion).mappings)
             return nil
         } catch {
             return AdminAPI.json(500, ["errors": [["title": .string(error.description)]]])
