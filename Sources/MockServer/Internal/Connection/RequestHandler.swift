@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOSSL
 
 /// Hands each request of one connection to where it goes, and its answer to delivery.
@@ -170,9 +171,13 @@ final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// TLS the server ends).
     private func isSecure(_ context: ChannelHandlerContext) -> Bool {
         guard server.tls != nil else { return false }
-        // An HTTP/2 stream's TLS is its connection's (the stream channel's parent, on the same event loop).
-        let pipeline = context.channel.parent?.pipeline ?? context.pipeline
-        return (try? pipeline.syncOperations.handler(type: NIOSSLServerHandler.self)) != nil
+        let own = context.pipeline.syncOperations
+        // An HTTP/2 stream's TLS is its connection's: the stream channel's parent, on the same
+        // event loop. (A connection's own parent is the listening socket, on another loop.)
+        guard (try? own.handler(type: HTTP2FramePayloadToHTTP1ServerCodec.self)) != nil, let connection = context.channel.parent else {
+            return (try? own.handler(type: NIOSSLServerHandler.self)) != nil
+        }
+        return (try? connection.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self)) != nil
     }
 
     /// Accepts a `CONNECT` and reshapes the pipeline for the tunnel, or refuses it with `501`.
