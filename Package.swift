@@ -63,6 +63,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         // HTTPS on the mock server: TLS (NIOSSL) with a generated CA (swift-certificates, swift-crypto).
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        // HTTP/2 on MockServer and `airlock serve` (h2c with prior knowledge, h2 through ALPN
+        // under TLS): the server's target only, so HTTPMock and Airgap never build it.
+        .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
@@ -151,6 +154,8 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                // HTTP/2: each stream served by the same request handler as an HTTP/1.1 request.
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "X509", package: "swift-certificates", condition: .when(traits: ["HTTPS"])),
                 .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["HTTPS"])),
                 .product(name: "SwiftASN1", package: "swift-asn1", condition: .when(traits: ["HTTPS"])),

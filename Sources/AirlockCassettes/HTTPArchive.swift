@@ -230,7 +230,7 @@ public struct HTTPArchive: Sendable {
         // HAR's mimeType is the Content-Type as sent: empty when there was none, so that a reader
         // does not give the replay a Content-Type the server never sent.
         let requestType = recorded.header("Content-Type") ?? ""
-        let request = HARFormat.Request(
+        var request = HARFormat.Request(
             method: recorded.method,
             url: recorded.url,
             headers: recorded.headers.map { .init(name: $0.name, value: $0.value) },
@@ -241,6 +241,9 @@ public struct HTTPArchive: Sendable {
             },
             bodySize: recorded.body?.count ?? 0
         )
+        // The protocol the client used (a server's request over HTTP/2 keeps `HTTP/2`); one made
+        // in-process is written as HTTP/1.1, as before.
+        request.httpVersion = recorded.httpVersion ?? "HTTP/1.1"
         let response = recorded.response
         let headers = response?.headerFields ?? HTTPFields()
         let responseType = headers[.contentType] ?? ""

@@ -64,6 +64,15 @@ struct RawConnection {
         }
     }
 
+    /// Writes `bytes` in one write (binary protocols: HTTP/2 frames).
+    func send(bytes: [UInt8]) async throws {
+        do {
+            try await outbound.write(ByteBuffer(bytes: bytes))
+        } catch where deadlinePassed.withLock({ $0 }) {
+            throw DeadlinePassed(error: error)
+        }
+    }
+
     /// A handle that writes to the connection from another task, while this one reads.
     var sender: Sender { Sender(outbound: outbound) }
 

@@ -21,6 +21,7 @@ package struct IncomingRequest: Sendable {
         var body: Data?
         var operationID: String?
         var clientAddress: String?
+        var httpVersion: String?
         var addressedToServer: (@Sendable () -> Bool)?
         var rawQuery: String?
         var parsedItems: [QueryItem]?
@@ -39,6 +40,7 @@ package struct IncomingRequest: Sendable {
             copy.body = body
             copy.operationID = operationID
             copy.clientAddress = clientAddress
+            copy.httpVersion = httpVersion
             copy.addressedToServer = addressedToServer
             copy.parsedItems = parsedItems
             return copy
@@ -126,6 +128,12 @@ package struct IncomingRequest: Sendable {
     package var clientAddress: String? {
         get { storage.clientAddress }
         set { writable.clientAddress = newValue }
+    }
+    /// The protocol the request came in with over a socket, as HAR and WireMock's journal write
+    /// it (`HTTP/1.1`, `HTTP/1.0`, `HTTP/2`); `nil` for a request made in-process.
+    package var httpVersion: String? {
+        get { storage.httpVersion }
+        set { writable.httpVersion = newValue }
     }
     /// Whether the request was addressed to the server that received it rather than to a host a
     /// stub could name: an origin-form request whose `Host` is the server's own loopback address

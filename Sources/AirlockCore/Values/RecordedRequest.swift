@@ -243,6 +243,12 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
     /// The request as its transport read it.
     package var incoming: IncomingRequest { storage.request }
 
+    /// The protocol the request came in with over a socket (`MockServer`, `airlock serve`):
+    /// `HTTP/1.1`, `HTTP/1.0` or `HTTP/2`, as HAR's `httpVersion` and WireMock's journal write it;
+    /// `nil` for a request made in-process (`URLSession` through HTTPMock, a generated client),
+    /// whose protocol the mock does not see.
+    public var httpVersion: String? { storage.request.httpVersion }
+
     /// The IP address of the client that sent the request over a socket (`airlock serve`,
     /// `MockServer`); `nil` for one made in-process.
     package var clientAddress: String? { storage.request.clientAddress }

@@ -61,6 +61,7 @@ enum InspectorExchange {
             ("url", .string(shown.url)),
             ("host", .string(shown.host)),
             ("path", .string(shown.path)),
+            ("httpVersion", shown.httpVersion.map(JSONValue.string) ?? .null),
             ("matched", .bool(shown.wasMatched)),
         ]
         members.append(("stub", shown.stub.map(JSONValue.string) ?? .null))

@@ -224,6 +224,8 @@ struct AdminAPI {
         let sequence: Int
         let method: String
         let url: String
+        /// `HTTP/1.1`, `HTTP/1.0` or `HTTP/2`.
+        let httpVersion: String?
         /// In the order sent, repeated names too.
         let headers: [(name: String, value: String)]
         let body: String?
@@ -239,6 +241,7 @@ struct AdminAPI {
             sequence = request.sequence
             method = request.method
             url = request.url
+            httpVersion = request.httpVersion
             headers = request.headers.map { ($0.name, $0.value) }
             body = request.body.map { String(data: $0, encoding: .utf8) ?? $0.base64EncodedString() }
             bodySize = request.bodySize
@@ -256,6 +259,7 @@ struct AdminAPI {
                 "url": .string(url),
                 "headers": .array(headers.map { ["name": .string($0.name), "value": .string($0.value)] }),
             ]
+            fields["httpVersion"] = httpVersion.map(JSONValue.string)
             fields["body"] = body.map(JSONValue.string)
             fields["bodySize"] = .number(Double(bodySize))
             fields["stub"] = stub.map(JSONValue.string)

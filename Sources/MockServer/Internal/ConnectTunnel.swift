@@ -60,7 +60,8 @@ struct ConnectTunnel {
         if let tls {
             // Inside an HTTPS connection to the server itself, the tunnel's bytes come out of that
             // connection's TLS handler.
-            let detector = TLSDetector(termination: tls, fallbackHost: host, logger: logger)
+            // The tunnel's pipeline is HTTP/1.1's: ALPN offers only that.
+            let detector = TLSDetector(termination: tls, offersHTTP2: false, fallbackHost: host, logger: logger)
             do {
                 if let outer = try? pipeline.handler(type: NIOSSLServerHandler.self) {
                     try pipeline.addHandler(detector, position: .after(outer))

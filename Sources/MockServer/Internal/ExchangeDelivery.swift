@@ -154,7 +154,8 @@ struct ExchangeDelivery {
 
     /// Writes a complete response whose body is in a buffer already (a relayed one: not copied).
     func respond(status: Int, headers: HTTPFields, body: ByteBuffer, closing: Bool = false) {
-        let keepAlive = head.isKeepAlive && !closing
+        // An HTTP/2 stream ends with its response: the connection is not the response's to close.
+        let keepAlive = isHTTP2 || (head.isKeepAlive && !closing)
         context.write(NIOAny(HTTPServerResponsePart.head(responseHead(status: status, headers: headers, bodySize: body.readableBytes, keepAlive: keepAlive))), promise: nil)
         writeBody(body, status: status)
         connection.endResponse(keepAlive: keepAlive, in: context)
@@ -193,8 +194,12 @@ struct ExchangeDelivery {
     /// Whether the connection stays open after the response: as the client asked, unless the
     /// response is a stream to an HTTP/1.0 client, whose end only a close can mark.
     func keepsAlive(streaming: Bool) -> Bool {
-        head.isKeepAlive && !(streaming && head.version == .http1_0)
+        isHTTP2 || (head.isKeepAlive && !(streaming && head.version == .http1_0))
     }
+
+    /// Whether the request came on an HTTP/2 stream: its response ends the stream (the codec
+    /// frames the body, a stream's end marks it), and the connection stays with its other streams.
+    var isHTTP2: Bool { head.version.major == 2 }
 
     /// The head of a prepared answer: its fields as kept, `Connection: close` added when the
     /// connection closes after it.
@@ -268,6 +273,7 @@ struct ExchangeDelivery {
     /// Misbehaves on the wire as the fault says (already recorded).
     func misbehave(_ fault: MockResponse.Fault, recorder: ExchangeRecorder) {
         report(status: nil, fault: fault.description, recorder: recorder)
+        if isHTTP2 { return misbehaveOnStream(fault) }
         let channel = context.channel
         switch fault.kind {
         case .connectionReset:

@@ -19,16 +19,20 @@ final class TLSDetector: ChannelInboundHandler, RemovableChannelHandler {
     static let handshakeRecord: UInt8 = 0x16
 
     private let termination: TLSTermination
+    private let offersHTTP2: Bool
     private let fallbackHost: String
     private let logger: Logger
 
     /// - Parameters:
     ///   - termination: Makes the SSL context for a host.
+    ///   - offersHTTP2: Whether ALPN offers `h2` before `http/1.1`: on the server's own connections
+    ///     (whose ``HTTPVersionDetector`` serves either), not inside a `CONNECT` tunnel (HTTP/1.1 only).
     ///   - fallbackHost: The host whose certificate is shown to a client that sends no SNI (an
     ///     IP-address host): the `CONNECT` target, or the server's own address.
     ///   - logger: Where failures to make a certificate are reported.
-    init(termination: TLSTermination, fallbackHost: String, logger: Logger) {
+    init(termination: TLSTermination, offersHTTP2: Bool, fallbackHost: String, logger: Logger) {
         self.termination = termination
+        self.offersHTTP2 = offersHTTP2
         self.fallbackHost = fallbackHost
         self.logger = logger
     }
@@ -36,7 +40,7 @@ final class TLSDetector: ChannelInboundHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let buffer = unwrapInboundIn(data)
         if buffer.readableBytesView.first == Self.handshakeRecord {
-            let sni = ByteToMessageHandler(SNIHandler(sniCompleteHandler: Self.startTLS(on: context.channel, termination: termination, fallbackHost: fallbackHost, logger: logger)))
+            let sni = ByteToMessageHandler(SNIHandler(sniCompleteHandler: Self.startTLS(on: context.channel, termination: termination, offersHTTP2: offersHTTP2, fallbackHost: fallbackHost, logger: logger)))
             do {
                 try context.pipeline.syncOperations.addHandler(sni, position: .after(self))
             } catch {
@@ -53,6 +57,7 @@ final class TLSDetector: ChannelInboundHandler, RemovableChannelHandler {
     private static func startTLS(
         on channel: any Channel,
         termination: TLSTermination,
+        offersHTTP2: Bool,
         fallbackHost: String,
         logger: Logger
     ) -> (SNIResult) -> EventLoopFuture<Void> {
@@ -63,7 +68,7 @@ final class TLSDetector: ChannelInboundHandler, RemovableChannelHandler {
             case .fallback: host = fallbackHost
             }
             let started = channel.eventLoop.makeCompletedFuture {
-                let sslContext = try termination.context(for: host)
+                let sslContext = try termination.context(for: host, offeringHTTP2: offersHTTP2)
                 let pipeline = channel.pipeline.syncOperations
                 let sniContext = try pipeline.context(handlerType: ByteToMessageHandler<SNIHandler>.self)
                 try pipeline.addHandler(NIOSSLServerHandler(context: sslContext), position: .after(sniContext.handler))

@@ -56,6 +56,8 @@ enum WireMockJournal {
             "url": .string(target),
             "absoluteUrl": .string(request.url),
             "method": .string(request.method),
+            // WireMock 3's `LoggedRequest.protocol`.
+            "protocol": .string(request.httpVersion ?? "HTTP/1.1"),
             "clientIp": .string(request.clientAddress ?? "127.0.0.1"),
             "headers": .object(headers),
             "cookies": .object(cookies),

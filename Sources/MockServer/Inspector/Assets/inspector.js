@@ -311,6 +311,7 @@
       el("dt", {}, "Request"), el("dd", {}, exchange.method + " " + exchange.url),
       el("dt", {}, "Status"), el("dd", {}, !response ? "in flight" : response.status !== null ? String(response.status) : response.error || "failed"),
       el("dt", {}, "Answered by"), el("dd", {}, answeredBy(exchange)),
+      exchange.httpVersion ? [el("dt", {}, "Protocol"), el("dd", {}, exchange.httpVersion)] : null,
       exchange.operation ? [el("dt", {}, "Operation"), el("dd", {}, exchange.operation)] : null,
       el("dt", {}, "Time"), el("dd", {}, clock(exchange.time) + (response ? " (" + response.durationMs + " ms)" : ""))));
     if (exchange.diagnosis) parts.push(diagnosisView(exchange.diagnosis));

@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOSSL
 
 /// Hands each request of one connection to where it goes, and its answer to delivery.
@@ -15,6 +16,10 @@ import NIOSSL
 /// connection is closing), routes the complete request (``RequestRoute``: a ``ConnectTunnel``,
 /// the ``AdminAPI``, or the registry), and leaves the answer to the core's delivery onto an
 /// ``ExchangeDelivery``: every decision is the core's.
+///
+/// On an HTTP/2 connection each stream has one of its own, behind SwiftNIO's
+/// `HTTP2FramePayloadToHTTP1ServerCodec` (see ``ServerConnection/switchToHTTP2(_:server:activity:)``):
+/// a stream is one request, its head of version 2.0.
 final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
@@ -87,6 +92,11 @@ final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func route(_ head: HTTPRequestHead, body: Data?, in context: ChannelHandlerContext) {
         let delivery = delivery(of: head, in: context)
         switch RequestRoute(head) {
+        case .tunnel where head.version.major == 2:
+            // A tunnel is a connection's, and an HTTP/2 stream is not one (RFC 9113 §8.5's
+            // CONNECT over a stream is not served).
+            let message = "Airlock MockServer: CONNECT is served over HTTP/1.1 only; have the client speak HTTP/1.1 to the proxy.\n"
+            delivery.respond(status: 501, headers: [.contentType: "text/plain"], body: Data(message.utf8))
         case .tunnel(let tunnel):
             open(tunnel, for: head, in: context)
         case .admin:
@@ -160,7 +170,14 @@ final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// Whether this connection's requests arrive over TLS (origin-mode HTTPS, or a tunnel whose
     /// TLS the server ends).
     private func isSecure(_ context: ChannelHandlerContext) -> Bool {
-        server.tls != nil && (try? context.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self)) != nil
+        guard server.tls != nil else { return false }
+        let own = context.pipeline.syncOperations
+        // An HTTP/2 stream's TLS is its connection's: the stream channel's parent, on the same
+        // event loop. (A connection's own parent is the listening socket, on another loop.)
+        guard (try? own.handler(type: HTTP2FramePayloadToHTTP1ServerCodec.self)) != nil, let connection = context.channel.parent else {
+            return (try? own.handler(type: NIOSSLServerHandler.self)) != nil
+        }
+        return (try? connection.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self)) != nil
     }
 
     /// Accepts a `CONNECT` and reshapes the pipeline for the tunnel, or refuses it with `501`.

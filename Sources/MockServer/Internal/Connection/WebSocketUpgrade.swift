@@ -32,6 +32,8 @@ enum WebSocketUpgrade {
     /// Why the request cannot be upgraded, if it cannot.
     static func problem(with head: HTTPRequestHead) -> String? {
         guard head.method == .GET else { return "is a \(head.method.rawValue), not a GET" }
+        // RFC 8441 (WebSocket over an HTTP/2 stream) is not offered: a client opens it over HTTP/1.1.
+        guard head.version.major != 2 else { return "came over HTTP/2, where the server offers no WebSocket (RFC 8441); connect over HTTP/1.1" }
         guard head.version == .http1_1 else { return "is not HTTP/1.1" }
         guard head.headers[canonicalForm: "upgrade"].contains(where: { $0.lowercased() == "websocket" }) else { return "has no Upgrade: websocket" }
         guard head.headers[canonicalForm: "connection"].contains(where: { $0.lowercased() == "upgrade" }) else { return "has no Connection: Upgrade" }

@@ -33,6 +33,7 @@ extension IncomingRequest {
             (name: field.name, value: proxy != nil && field.name.lowercased() == "host" ? hostHeader ?? field.value : field.value)
         }
         self.body = body
+        httpVersion = Self.protocolName(head.version)
         if proxy == nil, !isTunnel, let localAddress {
             // Origin form: the `Host` names the server. Absolute form (a forward proxy's
             // request): the target's authority does — a request the server must not forward to
@@ -41,6 +42,17 @@ extension IncomingRequest {
             addressedToServer = {
                 IncomingRequest.isAddressedToServer(hostHeader: authority, port: localAddress.port ?? 0, boundAddress: localAddress.ipAddress)
             }
+        }
+    }
+
+    /// A request's protocol as HAR's `httpVersion` and WireMock's journal name it: `HTTP/2` for a
+    /// request that came on an HTTP/2 stream (SwiftNIO's HTTP/2-to-HTTP/1 codec gives it version
+    /// 2.0), `HTTP/1.1` or `HTTP/1.0` otherwise.
+    static func protocolName(_ version: HTTPVersion) -> String {
+        switch (version.major, version.minor) {
+        case (1, 1): "HTTP/1.1"
+        case (2, _): "HTTP/2"
+        case (let major, let minor): "HTTP/\(major).\(minor)"
         }
     }
 
