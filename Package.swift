@@ -39,6 +39,10 @@ let package = Package(
         // The contract without the test frameworks (AirlockOpenAPI re-exports it): for servers
         // and tools, such as `airlock serve --openapi`.
         .library(name: "AirlockOpenAPICore", targets: ["AirlockOpenAPICore"]),
+        // gRPC's codec (issue 50's foundation): descriptor sets, protobuf ⇄ JSON, the message
+        // framing. A product only so that the fuzz package (Fuzz/, a package of its own) can reach
+        // it through `@_spi(Fuzzing)`: its API is `package` until the server's gRPC is built on it.
+        .library(name: "AirlockGRPCCore", targets: ["AirlockGRPCCore"]),
         .executable(name: "airlock", targets: ["AirlockCLI"]),
     ],
     traits: [
@@ -221,8 +225,8 @@ let package = Package(
         // gRPC's codec, beside everything else (issue 50): descriptor sets (`protoc
         // --descriptor_set_out`), protobuf binary ⇄ JSON by the descriptors (proto3's JSON mapping),
         // the length-prefixed message framing, status codes, `grpc-message` and `grpc-timeout`. No
-        // transport. Not a product yet: nothing outside this package calls it until the server's
-        // gRPC lands. HTTPMock, MockServer and AirlockCore do not build SwiftProtobuf.
+        // transport. Its product exists for the fuzz package only (see above). HTTPMock, MockServer
+        // and AirlockCore do not build SwiftProtobuf.
         .target(
             name: "AirlockGRPCCore",
             dependencies: ["AirlockBase", "CZlib", .product(name: "SwiftProtobuf", package: "swift-protobuf")]

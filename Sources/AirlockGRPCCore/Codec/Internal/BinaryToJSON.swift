@@ -188,8 +188,8 @@ struct BinaryToJSON {
     private func scalar(_ field: FieldSchema, _ reader: inout WireReader, _ type: WireType, path: FieldPath) throws -> (json: JSONValue, isDefault: Bool) {
         switch field.kind {
         case .int32:
-            let raw = try reader.varint()
-            return (.number(Double(Int32(truncatingIfNeeded: raw))), raw == 0)
+            let raw = Int32(truncatingIfNeeded: try reader.varint())
+            return (.number(Double(raw)), raw == 0)
         case .int64:
             let raw = try reader.varint()
             return (.string(String(Int64(bitPattern: raw))), raw == 0)
