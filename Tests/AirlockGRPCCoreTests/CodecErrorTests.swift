@@ -88,6 +88,33 @@ struct CodecErrorTests {
         #expect(try Self.encodeError(values).contains("nest deeper than 100 levels"))
     }
 
+    @Test func manyRepeatedValuesAndOccurrencesDecode() throws {
+        // 200,000 unpacked values of a repeated field, 20,000 map entries and 20,000 occurrences of
+        // one message field (merged): each appended without copying what came before.
+        let codec = try Self.codec.get()
+        let unpacked = Array(repeating: [UInt8]([0xA8, 0x01, 0x01]), count: 200_000).joined()
+        let scalars = try codec.decode(Array(unpacked), as: "airlock.test.orders.Scalars")
+        guard case .object(let members) = scalars.json, case .array(let values)? = members["unpackedInt32"] else {
+            Issue.record("no unpackedInt32")
+            return
+        }
+        #expect(values.count == 200_000)
+        var order: [UInt8] = []
+        for index in 0..<20_000 {
+            let key = Array(String(index).utf8)
+            let entry: [UInt8] = [0x0A, UInt8(key.count)] + key + [0x10, 0x01]
+            order += [0x22, UInt8(entry.count)] + entry
+            order += [0x62, 0x02, 0x18, 0x01]
+        }
+        let decoded = try codec.decode(order, as: Self.order)
+        guard case .object(let fields) = decoded.json, case .object(let counts)? = fields["counts"] else {
+            Issue.record("no counts")
+            return
+        }
+        #expect(counts.count == 20_000)
+        #expect(fields["scalars"] == .object(["anInt32": .number(1)]))
+    }
+
     @Test func unknownFieldsAreCountedAndSkipped() throws {
         let codec = try Self.codec.get()
         let decoded = try codec.decode([0x0A, 0x01, 0x61, 0xB8, 0x3E, 0x01, 0xCA, 0x3E, 0x00], as: Self.order)

@@ -2,9 +2,13 @@
 package struct FieldSchema: Sendable, Equatable {
     /// The field's type: a scalar, or an enum or message by its full name (no leading dot).
     package enum Kind: Sendable, Equatable {
+        /// A scalar of protobuf's type of that name (`int32`, `sfixed64`…).
         case double, float, int64, uint64, int32, fixed64, fixed32, bool, string, bytes
+        /// A scalar of protobuf's type of that name.
         case uint32, sfixed32, sfixed64, sint32, sint64
+        /// An enum, by its full name.
         case enumeration(String)
+        /// A message, by its full name (a map field's entry message too).
         case message(String)
         /// A proto2 group: read and skipped as unknown data is, never written (see the codec).
         case group(String)

@@ -1,22 +1,39 @@
 /// gRPC's 17 status codes (<https://grpc.github.io/grpc/core/md_doc_statuscodes.html>), sent as
 /// the number in the `grpc-status` trailer.
 package enum GRPCStatusCode: Int, Sendable, CaseIterable, CustomStringConvertible {
+    /// Success.
     case ok = 0
+    /// The caller cancelled the call.
     case cancelled = 1
+    /// An error of no other kind (and any code a peer sends outside 0…16).
     case unknown = 2
+    /// The request is invalid whatever the state of the system.
     case invalidArgument = 3
+    /// The deadline (`grpc-timeout`) passed first.
     case deadlineExceeded = 4
+    /// What the request names does not exist.
     case notFound = 5
+    /// What the request would create exists already.
     case alreadyExists = 6
+    /// The caller may not do this.
     case permissionDenied = 7
+    /// A quota or limit ran out (a message over the length limit too).
     case resourceExhausted = 8
+    /// The system is not in the state the call needs.
     case failedPrecondition = 9
+    /// Aborted by a concurrency conflict.
     case aborted = 10
+    /// Past the valid range.
     case outOfRange = 11
+    /// The method is not implemented or not supported (a stub miss, or an unsupported `grpc-encoding`).
     case unimplemented = 12
+    /// An internal error (gRPC's `INTERNAL`; a broken message stream too).
     case internalError = 13
+    /// The service is unavailable for now; a retry may work.
     case unavailable = 14
+    /// Data was lost or corrupted.
     case dataLoss = 15
+    /// The call has no valid credentials.
     case unauthenticated = 16
 
     /// The code's name as gRPC spells it (`NOT_FOUND`).

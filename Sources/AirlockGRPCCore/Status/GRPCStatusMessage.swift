@@ -22,7 +22,7 @@ package enum GRPCStatusMessage {
         decoded.reserveCapacity(bytes.count)
         var index = 0
         while index < bytes.count {
-            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count + 0, let high = hex(bytes[index + 1]), let low = hex(bytes[index + 2]) {
+            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count, let high = hex(bytes[index + 1]), let low = hex(bytes[index + 2]) {
                 decoded.append(high << 4 | low)
                 index += 3
             } else {

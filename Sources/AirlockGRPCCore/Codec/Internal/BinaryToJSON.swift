@@ -26,6 +26,8 @@ struct BinaryToJSON {
             throw path.error("messages nest deeper than \(MessageCodec.maximumDepth) levels")
         }
         var reader = WireReader(bytes, from: range.lowerBound, to: range.upperBound)
+        // A field's content is taken out of the dictionary while it grows (`removeValue`), so that
+        // appending never copies it: a message of n repeated values costs O(n), not O(n²).
         var contents: [Int32: Content] = [:]
         var oneofChoice: [Int: Int32] = [:]
         while !reader.isAtEnd {
@@ -51,7 +53,7 @@ struct BinaryToJSON {
                     guard type == .lengthDelimited else { throw wrongWireType(type, field, fieldPath) }
                     let entryRange = try reader.lengthDelimited()
                     var members: JSONMembers
-                    if case .map(let existing) = contents[number] { members = existing } else { members = JSONMembers() }
+                    if case .map(let existing) = contents.removeValue(forKey: number) { members = existing } else { members = JSONMembers() }
                     let (key, value) = try mapEntry(
                         try descriptors.message(named: entry), bytes, entryRange, path: fieldPath.appending(.index(members.count)), depth: depth + 1
                     )
@@ -66,20 +68,20 @@ struct BinaryToJSON {
                         let valueRange = try reader.lengthDelimited()
                         if field.isRepeated {
                             var list: [JSONValue]
-                            if case .list(let existing) = contents[number] { list = existing } else { list = [] }
+                            if case .list(let existing) = contents.removeValue(forKey: number) { list = existing } else { list = [] }
                             let child = try descriptors.message(named: typeName)
                             list.append(try message(child, bytes, valueRange, path: fieldPath.appending(.index(list.count)), depth: depth + 1))
                             contents[number] = .list(list)
                         } else {
                             var merged: [UInt8]
-                            if case .message(let existing) = contents[number] { merged = existing } else { merged = [] }
+                            if case .message(let existing) = contents.removeValue(forKey: number) { merged = existing } else { merged = [] }
                             merged += bytes[valueRange]
                             contents[number] = .message(merged)
                         }
                     default:
                         if field.isRepeated {
                             var list: [JSONValue]
-                            if case .list(let existing) = contents[number] { list = existing } else { list = [] }
+                            if case .list(let existing) = contents.removeValue(forKey: number) { list = existing } else { list = [] }
                             let expected = Self.wireType(of: field.kind)
                             if type == .lengthDelimited && expected != .lengthDelimited {
                                 // Packed: every element of the range, whatever the descriptor says
