@@ -89,6 +89,8 @@ struct CodecAgreementTests {
         // it is not shown.
         Case(name: "an int32 varint over 32 bits", type: scalars, json: "{}", extra: "188080808010" + "18ffffffff0f"),
         Case(name: "an int32 varint over 32 bits, truncated to 0", type: scalars, json: "{}", extra: "188080808010"),
+        // Found by FuzzGRPC: the largest float, written as its shortest spelling, reads back.
+        Case(name: "the largest floats", type: scalars, json: "{}", extra: "15ffff7fff" + "8a0110" + "ffffffffffffef7f" + "0100000000000000"),
     ]
 
     @Test func airlockDecodesPythonsBinariesToPythonsJSON() async throws {

@@ -179,10 +179,13 @@ struct JSONToBinary {
             return .fixed64(try floating(value, path: path, "double").bitPattern)
         case .float:
             let number = try floating(value, path: path, "float")
-            guard !number.isFinite || abs(number) <= Double(Float.greatestFiniteMagnitude) else {
+            // Rounded to the nearest float: the largest float's shortest spelling
+            // (3.4028235e+38, what the decoder writes) is a little above it as a Double.
+            let float = Float(number)
+            guard !number.isFinite || float.isFinite else {
                 throw path.error("\(number) is out of range for a float")
             }
-            return .fixed32(Float(number).bitPattern)
+            return .fixed32(float.bitPattern)
         case .bool:
             guard case .bool(let flag) = value else { throw path.error("expected true or false for a bool, got \(Self.describe(value))") }
             return .varint(flag ? 1 : 0)
