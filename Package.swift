@@ -39,6 +39,10 @@ let package = Package(
         // The contract without the test frameworks (AirlockOpenAPI re-exports it): for servers
         // and tools, such as `airlock serve --openapi`.
         .library(name: "AirlockOpenAPICore", targets: ["AirlockOpenAPICore"]),
+        // gRPC's codec (issue 50's foundation): descriptor sets, protobuf ⇄ JSON, the message
+        // framing. A product only so that the fuzz package (Fuzz/, a package of its own) can reach
+        // it through `@_spi(Fuzzing)`: its API is `package` until the server's gRPC is built on it.
+        .library(name: "AirlockGRPCCore", targets: ["AirlockGRPCCore"]),
         .executable(name: "airlock", targets: ["AirlockCLI"]),
     ],
     traits: [
@@ -79,6 +83,9 @@ let package = Package(
         // A WebSocket client no one here wrote, for MockServer's WebSocket tests and the
         // WebSocket documentation samples only (test targets' dependency: no product builds it).
         .package(url: "https://github.com/vapor/websocket-kit.git", from: "2.16.2"),
+        // Protocol Buffers for AirlockGRPCCore only (its `SwiftProtobuf` library: the descriptor
+        // types that read a `FileDescriptorSet`; never the protoc plugin). No other target names it.
+        .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
         // `swift package generate-documentation --target <Product>` builds the DocC catalogs.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -220,6 +227,15 @@ let package = Package(
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ]
         ),
+        // gRPC's codec, beside everything else (issue 50): descriptor sets (`protoc
+        // --descriptor_set_out`), protobuf binary ⇄ JSON by the descriptors (proto3's JSON mapping),
+        // the length-prefixed message framing, status codes, `grpc-message` and `grpc-timeout`. No
+        // transport. Its product exists for the fuzz package only (see above). HTTPMock, MockServer
+        // and AirlockCore do not build SwiftProtobuf.
+        .target(
+            name: "AirlockGRPCCore",
+            dependencies: ["AirlockBase", "CZlib", .product(name: "SwiftProtobuf", package: "swift-protobuf")]
+        ),
         // Airgap: a guard URLProtocol plus a C layer interposing every libc route to the network.
         .target(name: "CAirgap"),
         .target(name: "Airgap", dependencies: ["CAirgap", "AirlockBase"]),
@@ -256,6 +272,9 @@ let package = Package(
             path: "Benchmarks/ServerPipeline"
         ),
         .testTarget(name: "AirlockCoreTests", dependencies: ["AirlockBase", "AirlockCore", "AirlockStubFiles", "AirlockCassettes", "AirlockWireMock", "ProcessSupport", .product(name: "HTTPTypes", package: "swift-http-types")]),
+        // The codec checked against Google's Python protobuf (Tests/Tools/protobuf_tools.py, run as
+        // a child) with the descriptor set of Tests/Fixtures/GRPC.
+        .testTarget(name: "AirlockGRPCCoreTests", dependencies: ["AirlockBase", "AirlockGRPCCore", "ProcessSupport"]),
         // Test support, not a product: children started with posix_spawn (TestProcess), because
         // Foundation's Process.run() crashes with many descriptors open (see TestProcess.swift).
         .target(name: "ProcessSupport", path: "Tests/ProcessSupport"),

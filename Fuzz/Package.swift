@@ -65,5 +65,10 @@ let package = Package(
                 .product(name: "AirlockOpenAPICore", package: "Airlock"),
             ]
         ),
+        // gRPC's codec and framing (AirlockGRPCCore), by the descriptor set of Tests/Fixtures/GRPC.
+        .executableTarget(
+            name: "FuzzGRPC",
+            dependencies: ["FuzzSupport", .product(name: "AirlockGRPCCore", package: "Airlock")]
+        ),
     ]
 )
