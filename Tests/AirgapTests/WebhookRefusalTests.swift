@@ -2,6 +2,7 @@ import AirlockCore
 import Airgap
 import Foundation
 import HTTPMock
+import ProcessSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -34,6 +35,8 @@ struct WebhookRefusalTests {
         #expect(webhook.method == "POST" && webhook.url == "http://hooks.airgap-webhook.invalid/callback")
         let violations = Airgap.violations
         #expect(violations.contains { $0.kind == .request && $0.httpMethod == "POST" && $0.url == "http://hooks.airgap-webhook.invalid/callback" }, "\(violations)")
+        // The reporter is told off the reporting thread (Airgap.reportRefused): wait for it.
+        try await waitUntil("the violation reporter has been told") { reported.all.count >= violations.count }
         #expect(reported.all == violations)
     }
 }
