@@ -41,7 +41,7 @@ extension MockServer {
         /// admin-added mappings serve no files. `airlock serve --wiremock DIR` sets it.
         public var wireMockRoot: URL?
         /// Which WireMock the mappings added through the admin API (and those `wireMockRoot`'s
-        /// resets load) are read as, where WireMock 2.35 and 3 differ (``WireMockVersion``:
+        /// resets load) are read as, where WireMock 2.35 and 3 differ (`WireMockVersion`:
         /// template escaping, `equalToXml`'s namespaces). WireMock 2.35 by default; `airlock serve
         /// --wiremock-version 3` sets it. Read the folder itself with the same version.
         public var wireMockVersion: WireMockVersion = .wireMock2
