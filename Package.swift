@@ -43,6 +43,10 @@ let package = Package(
         // framing. A product only so that the fuzz package (Fuzz/, a package of its own) can reach
         // it through `@_spi(Fuzzing)`: its API is `package` until the server's gRPC is built on it.
         .library(name: "AirlockGRPCCore", targets: ["AirlockGRPCCore"]),
+        // gRPC services mocked from their descriptor set: calls matched and answered by stubs
+        // written in JSON, on any mock (MockServer over HTTP/2, `airlock serve --grpc`). Apart,
+        // so that only its users build SwiftProtobuf.
+        .library(name: "AirlockGRPC", targets: ["AirlockGRPC"]),
         .executable(name: "airlock", targets: ["AirlockCLI"]),
     ],
     traits: [
@@ -193,6 +197,8 @@ let package = Package(
                 "MockServer",
                 // `airlock serve --openapi spec.yaml`.
                 "AirlockOpenAPICore",
+                // `airlock serve --grpc services.pb`.
+                "AirlockGRPC",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // `--threads`: an event loop group of the size asked for.
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -236,6 +242,13 @@ let package = Package(
             name: "AirlockGRPCCore",
             dependencies: ["AirlockBase", "CZlib", .product(name: "SwiftProtobuf", package: "swift-protobuf")]
         ),
+        // gRPC as a format beside the core: a transcoder the core asks about each request (calls
+        // read into JSON for the stubs, JSON answers written back as framed messages with the
+        // status in trailers), and the API that installs it on a mock.
+        .target(
+            name: "AirlockGRPC",
+            dependencies: ["AirlockBase", "AirlockCore", "AirlockGRPCCore", .product(name: "HTTPTypes", package: "swift-http-types")]
+        ),
         // Airgap: a guard URLProtocol plus a C layer interposing every libc route to the network.
         .target(name: "CAirgap"),
         .target(name: "Airgap", dependencies: ["CAirgap", "AirlockBase"]),
@@ -275,6 +288,12 @@ let package = Package(
         // The codec checked against Google's Python protobuf (Tests/Tools/protobuf_tools.py, run as
         // a child) with the descriptor set of Tests/Fixtures/GRPC.
         .testTarget(name: "AirlockGRPCCoreTests", dependencies: ["AirlockBase", "AirlockGRPCCore", "ProcessSupport"]),
+        // gRPC mocked over a real socket, checked with clients no one here wrote: grpcio from PyPI
+        // (Tests/Tools/grpc_client.py, run as a child).
+        .testTarget(
+            name: "AirlockGRPCTests",
+            dependencies: ["AirlockBase", "AirlockGRPC", "MockServer", "ProcessSupport", .product(name: "HTTPTypes", package: "swift-http-types")]
+        ),
         // Test support, not a product: children started with posix_spawn (TestProcess), because
         // Foundation's Process.run() crashes with many descriptors open (see TestProcess.swift).
         .target(name: "ProcessSupport", path: "Tests/ProcessSupport"),
@@ -366,6 +385,7 @@ let package = Package(
                 "MockServer",
                 "MockServerHTTPClient",
                 "Airgap",
+                "AirlockGRPC",
                 "ProcessSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

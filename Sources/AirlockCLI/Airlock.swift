@@ -1,4 +1,5 @@
 import AirlockBase
+import AirlockGRPC
 import AirlockOpenAPICore
 import ArgumentParser
 import Foundation
@@ -55,6 +56,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "An OpenAPI 3.0 or 3.1 document (YAML or JSON): answer each of its operations with its example or a value built from its schema (Prefer: code=…, example=… chooses), a request that breaks it with 422 and an application/problem+json list of the violations, and print each violation of an exchange on standard error. With a stub, HAR or WireMock source too, that source answers first and the contract checks its answers.", completion: .file(extensions: ["yaml", "yml", "json"]))
     var openapi: String?
 
+    @Option(name: .customLong("grpc"), help: ArgumentHelp("A descriptor set (protoc --descriptor_set_out=FILE --include_imports): answer gRPC calls to its methods (h2c on the plain port, h2 under --tls) from the stubs, their messages written as JSON; repeat for more. A WireMock root folder's grpc/*.dsc and grpc/*.desc files are read too, as WireMock's gRPC extension reads them.", valueName: "file"), completion: .file(extensions: ["pb", "dsc", "desc"]))
+    var grpc: [String] = []
+
     @Option(help: ArgumentHelp("For a WireMock root folder: which WireMock its mappings are written for, where the two read a mapping differently: 2 (WireMock 2.35, the default) inserts what {{…}} renders HTML-escaped; 3 inserts it as it is, and reads an equalToXml without namespaceAwareness as STRICT. Mappings added through the admin API are read the same way.", valueName: "2|3"))
     var wiremockVersion: Int = WireMockVersion.wireMock2.rawValue
 
@@ -108,7 +112,8 @@ struct Serve: AsyncParsableCommand {
 
     func validate() throws {
         switch (stubs, wireMock) {
-        case (nil, nil) where openapi == nil: throw ValidationError("Give a stub file, a HAR file, a WireMock root folder (--wiremock DIR) or an OpenAPI document (--openapi FILE).")
+        case (nil, nil) where openapi == nil && grpc.isEmpty:
+            throw ValidationError("Give a stub file, a HAR file, a WireMock root folder (--wiremock DIR), an OpenAPI document (--openapi FILE) or a gRPC descriptor set (--grpc FILE).")
         case (_?, _?): throw ValidationError("Give either a stub or HAR file or --wiremock DIR, not both.")
         default: break
         }
@@ -179,6 +184,15 @@ struct Serve: AsyncParsableCommand {
         configuration.wireMockVersion = WireMockVersion(rawValue: wiremockVersion) ?? .wireMock2
         configuration.shutdownRequestHandler = { InterruptSignals.request() }
         let server = MockServer(configuration: configuration)
+        // gRPC's services, before any stub: a descriptor set that cannot be read stops the command.
+        for descriptorSet in grpc + Self.grpcDescriptorSets(in: mappings?.rootDirectory) {
+            do {
+                server.serveGRPC(try GRPCServices(descriptorSetAt: URL(fileURLWithPath: descriptorSet)))
+            } catch {
+                printError("airlock: \(error)")
+                throw ExitCode.badInput
+            }
+        }
         // A server left running all day must not grow without bound.
         server.journalCapacity = JournalCapacity(entries: journalLimit, bytes: JournalCapacity.server.bytes, bodyBytes: JournalCapacity.server.bodyBytes)
         server.webhookPolicy = WebhookPolicy(allowedHosts: webhookAllow)
@@ -239,8 +253,13 @@ struct Serve: AsyncParsableCommand {
             }
             let served = "\(contract.operations.count) operation(s) of \(contract.title.isEmpty ? "the contract" : contract.title) from \(openapi)"
             summary = summary.isEmpty ? served : "\(summary) from \(source) and \(served)"
-        } else {
+        } else if !source.isEmpty {
             summary += " from \(source)"
+        }
+        let grpcSets = grpc + Self.grpcDescriptorSets(in: mappings?.rootDirectory)
+        if !grpcSets.isEmpty {
+            let served = "gRPC calls to the services of \(grpcSets.joined(separator: ", "))"
+            summary = summary.isEmpty ? served : "\(summary), and \(served)"
         }
         try await startServer(server)
         printStatus("Airlock serving \(summary) at \(server.baseURL.absoluteString)")
@@ -260,6 +279,15 @@ struct Serve: AsyncParsableCommand {
 
 extension Serve {
     /// The banner line that says how a HAR file replays.
+    /// A WireMock root folder's descriptor sets, as WireMock's gRPC extension finds them: the
+    /// `.dsc` and `.desc` files of its `grpc` folder, by name.
+    static func grpcDescriptorSets(in root: URL?) -> [String] {
+        guard let folder = root?.appendingPathComponent("grpc"),
+            let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path)
+        else { return [] }
+        return names.filter { $0.hasSuffix(".dsc") || $0.hasSuffix(".desc") }.sorted().map { folder.appendingPathComponent($0).path }
+    }
+
     static func replayRule(repeatingLast: Bool) -> String {
         if repeatingLast {
             return "Replay: each request's recorded responses in order, then the last one again and again (--repeat-last); an unrecorded request gets 502 (Airlock-Error: replay-miss)."

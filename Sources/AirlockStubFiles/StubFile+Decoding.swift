@@ -11,7 +11,7 @@ extension StubFile {
     enum Fields {
         static let topLevel: Set<String> = ["stubs"]
         static let stub: Set<String> = ["host", "path", "method", "query", "queryMatching", "responses", "scenarioName", "requiredScenarioState", "newScenarioState"]
-        static let response: Set<String> = ["status", "headers", "body", "json", "file", "fault", "events", "parts", "ending", "webSocket", "lifetime", "delay", "dribble", "template", "webhooks"]
+        static let response: Set<String> = ["status", "headers", "trailers", "body", "json", "file", "fault", "events", "parts", "ending", "webSocket", "lifetime", "delay", "dribble", "template", "webhooks"]
         static let dribble: Set<String> = ["chunks", "seconds"]
     }
 
@@ -125,7 +125,7 @@ extension StubFile {
             parts.dribble = try field.dribble(chunks: chunks, seconds: seconds, fields: ("chunks", "seconds"))
         }
         if let field = fields["webSocket"] {
-            for other in ["status", "delay", "dribble", "template", "webhooks"] where fields[other] != nil {
+            for other in ["status", "delay", "dribble", "template", "webhooks", "trailers"] where fields[other] != nil {
                 throw node.error(.conflictingFields, "has \(other) beside webSocket", expected: "a webSocket response with at most headers and lifetime (its status is 101)")
             }
             return try webSocket(field, lifetime: parts.lifetime, headers: parts.headers)
@@ -162,8 +162,14 @@ extension StubFile {
                 }
             }
         }
-        guard let field = fields["webhooks"] else { return parts.response }
-        return parts.response.with(webhooks: try webhooks(field))
+        var response = parts.response
+        if let field = fields["trailers"] {
+            // Sent after the body (HTTP/2's closing HEADERS, HTTP/1.1's last chunk): gRPC's
+            // trailing metadata, say. Checked as headers are.
+            response = response.with(trailerFields: HTTPFields(pairs: try field.headers().lazy.map { (name: $0.name, value: $0.value) }))
+        }
+        guard let field = fields["webhooks"] else { return response }
+        return response.with(webhooks: try webhooks(field))
     }
 
     /// `"webhooks"`: requests sent after the response, each with WireMock's fields (`method`,

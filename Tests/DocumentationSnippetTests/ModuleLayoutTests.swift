@@ -35,7 +35,7 @@ struct ModuleLayoutTests {
 
     static let formatTypes = [
         "StubFile", "JSONNode", "JSONObject", "ResponseTemplate", "TemplatedResponse", "Cassette", "HTTPArchive", "HARFormat",
-        "WireMock", "JSONLocation",
+        "WireMock", "JSONLocation", "GRPC", "Protobuf", "grpc",
     ]
 
     @Test func theCoreNamesNoFormat() throws {
@@ -82,6 +82,8 @@ struct ModuleLayoutTests {
         ("AirlockWireMock", Set(["AirlockBase", "AirlockCore", "AirlockStubFiles", "AirlockCassettes", "AirlockJSONSchema", "Foundation", "HTTPTypes"])),
         ("AirlockJSONSchema", Set(["AirlockBase", "Foundation"])),
         ("AirlockWireMockXML", Set(["AirlockStubFiles", "AirlockWireMock", "CLibXML2", "Foundation"])),
+        ("AirlockGRPCCore", Set(["AirlockBase", "CZlib", "Foundation", "SwiftProtobuf"])),
+        ("AirlockGRPC", Set(["AirlockBase", "AirlockCore", "AirlockGRPCCore", "Foundation", "HTTPTypes"])),
     ])
     func eachLayerImportsOnlyWhatIsBelowIt(target: String, allowed: Set<String>) throws {
         let imported = try imports(of: target)
@@ -95,7 +97,7 @@ struct ModuleLayoutTests {
         )
         let graph = try #require(article.components(separatedBy: "## Modules").dropFirst().first, "Architecture.md has no Modules section")
         for module in ["AirlockBase", "AirlockCore", "AirlockStubFiles", "AirlockCassettes", "AirlockWireMock", "AirlockWireMockXML", "AirlockJSONSchema", "URLProtocolSupport", "HTTPMock",
-                       "HTTPMockTesting", "HTTPLogging", "MockServer", "MockServerHTTPClient", "AirlockOpenAPICore", "AirlockOpenAPI", "Airgap"] {
+                       "HTTPMockTesting", "HTTPLogging", "MockServer", "MockServerHTTPClient", "AirlockOpenAPICore", "AirlockOpenAPI", "Airgap", "AirlockGRPC", "AirlockGRPCCore"] {
             #expect(graph.contains(module), "Architecture.md's module graph leaves out \(module)")
         }
     }
@@ -108,7 +110,7 @@ struct ModuleLayoutTests {
 struct DocumentationTopicsTests {
     static let modules = [
         "AirlockCore", "AirlockStubFiles", "AirlockCassettes", "AirlockWireMock", "HTTPMock", "HTTPMockTesting", "HTTPLogging",
-        "MockServer", "MockServerHTTPClient", "Airgap", "AirlockOpenAPI", "AirlockOpenAPICore", "AirlockWireMockXML",
+        "MockServer", "MockServerHTTPClient", "Airgap", "AirlockOpenAPI", "AirlockOpenAPICore", "AirlockWireMockXML", "AirlockGRPC",
     ]
 
     @Test(arguments: modules)

@@ -102,7 +102,7 @@ struct PlatformsTests {
         (#"\.trimmingPrefix\("#, "trimmingPrefix(_:) (_StringProcessing)", "macOS 13, iOS 16"),
         (#"\.split\(separator: "[^"\\]{2,}""#, "split(separator:) with a String separator (_StringProcessing)", "macOS 13, iOS 16"),
         (#"(?<![A-Za-z])Regex(?![A-Za-z])|(?<!")#/|\.(wholeMatch|firstMatch|prefixMatch)\("#, "Regex", "macOS 13, iOS 16"),
-        (#"(?<![A-Za-z])Duration(?![A-Za-z])|ContinuousClock|SuspendingClock"#, "Duration and the clocks", "macOS 13, iOS 16"),
+        (#"(?<![A-Za-z.])Duration(?![A-Za-z])|ContinuousClock|SuspendingClock"#, "Duration and the clocks", "macOS 13, iOS 16"),
         (#"\.sleep\((for|until):"#, "Task.sleep(for:) / sleep(until:)", "macOS 13, iOS 16"),
         (#"URL\(filePath:|\.append(ing)?\((path|component|components|queryItems):"#, "URL(filePath:) / appending(path:)", "macOS 13, iOS 16"),
         (#"URL\.(temporaryDirectory|currentDirectory\(\)|homeDirectory|documentsDirectory|cachesDirectory)"#, "URL's directory properties", "macOS 13, iOS 16"),
@@ -121,7 +121,7 @@ struct PlatformsTests {
     static let appleSources = [
         "AirlockBase", "AirlockCore", "AirlockStubFiles", "AirlockCassettes", "AirlockWireMock", "HTTPMock", "HTTPMockTesting",
         "HTTPLogging", "MockServer", "MockServerHTTPClient", "AirlockOpenAPI", "AirlockOpenAPICore", "URLProtocolSupport",
-        "AirlockCLI", "AirlockDemo",
+        "AirlockGRPC", "AirlockGRPCCore", "AirlockCLI", "AirlockDemo",
     ]
 
     @Test func productSourcesCallNoAPIAboveTheFloor() throws {

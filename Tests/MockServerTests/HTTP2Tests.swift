@@ -1,5 +1,6 @@
 import Foundation
 import HTTPMock
+import HTTPTypes
 import MockServer
 import NIOCore
 import ProcessSupport
@@ -52,6 +53,31 @@ struct HTTP2Tests {
             #expect(requests?.map { $0["httpVersion"] as? String } == ["HTTP/1.1", "HTTP/2"], "\(journal.output)")
             // WireMock's serve event names it `request.protocol`.
             #expect(requests?.map { ($0["request"] as? [String: Any])?["protocol"] as? String } == ["HTTP/1.1", "HTTP/2"], "\(journal.output)")
+        }
+    }
+
+    /// A response's trailers: the last chunk's fields over HTTP/1.1 (sent chunked, no length), a
+    /// closing HEADERS frame over HTTP/2 (curl prints them after the body's head).
+    @Test(.enabled(if: curlIsHere, "curl is not installed at /usr/bin/curl (Debian: apt-get install curl)"))
+    func trailersFollowTheBodyOnBothProtocols() async throws {
+        let mock = HTTPMock()
+        var trailers = HTTPFields()
+        trailers.append(HTTPField(name: HTTPField.Name("Server-Timing")!, value: "db;dur=53"))
+        trailers.append(HTTPField(name: HTTPField.Name("X-Checksum")!, value: "abc"))
+        mock.addResponses(forPath: "/report", host: "**") { MockResponse.plaintext("report", lifetime: .eternal).withTrailers(trailers) }
+        try await withServer(mock) { server in
+            let h1 = try await rawExchange(port: server.port, "GET /report HTTP/1.1\r\nHost: 127.0.0.1\r\nTE: trailers\r\nConnection: close\r\n\r\n")
+            let lower = h1.lowercased()
+            #expect(lower.contains("transfer-encoding: chunked"), "\(h1)")
+            #expect(!lower.contains("content-length"), "\(h1)")
+            #expect(h1.hasSuffix("6\r\nreport\r\n0\r\nServer-Timing: db;dur=53\r\nX-Checksum: abc\r\n\r\n"), "\(h1.debugDescription)")
+
+            let h2 = try await Self.curl(["--http2-prior-knowledge", "--include", "\(server.baseURL.absoluteString)/report"])
+            #expect(h2.status == 0, "\(h2.errors)")
+            #expect(h2.output.hasPrefix("HTTP/2 200"), "\(h2.output)")
+            #expect(h2.output.contains("report"), "\(h2.output)")
+            #expect(h2.output.contains("server-timing: db;dur=53"), "\(h2.output)")
+            #expect(h2.output.contains("x-checksum: abc"), "\(h2.output)")
         }
     }
 

@@ -28,6 +28,9 @@ public final class MockRegistry: Sendable {
     /// Every request received, in order, with its outcome.
     package let journal = RequestJournal()
 
+    /// The transcoders installed (``install(_:)``), asked about each request before the stubs.
+    let transcoders = InstalledTranscoders()
+
     /// How this registry's owner writes stubs, for messages made outside a transport
     /// (verification failures, ``Mocking/unmatchedMessage(for:)``).
     package let snippetStyle: UnmatchedDiagnosis.SnippetStyle
@@ -108,8 +111,30 @@ public final class MockRegistry: Sendable {
     /// from a snapshot taken under the lock.
     // The transports call it through one concrete entry point per kind
     // (`ExchangeStateMachine+Transports.swift`), into which this body is specialized.
+    ///
+    /// A request an installed ``BodyTranscoder`` takes is decided in its transcoded form, and
+    /// every response the exchange sends goes through the transcoding's encoder.
     func resolving<Kind>(_ request: IncomingRequest, for transport: Transport<Kind>, at date: Date = Date()) -> ExchangeStateMachine<Kind> {
-        ExchangeStateMachine(decide(request, at: date), request: request, transport: transport, redaction: journal.redaction, webhookPolicy: webhookPolicy)
+        if let transcoding = transcoders.transcoding(of: request) {
+            return resolving(transcoding, for: transport, at: date)
+        }
+        return ExchangeStateMachine(decide(request, at: date), request: request, transport: transport, redaction: journal.redaction, webhookPolicy: webhookPolicy)
+    }
+
+    /// ``resolving(_:for:at:)`` for a transcoded request: its refusal, when it cannot be read,
+    /// or the decision on its transcoded form.
+    private func resolving<Kind>(_ transcoding: Transcoding, for transport: Transport<Kind>, at date: Date) -> ExchangeStateMachine<Kind> {
+        let request = transcoding.request
+        let decision: Decision
+        if let refusal = transcoding.refusal {
+            let recorder = journal.append({ RecordedRequest(sequence: 0, request: request, date: date) }, started: date)
+            decision = .unmatched(.mock(refusal), snapshot: nil, recorder: recorder)
+        } else {
+            decision = decide(request, at: date)
+        }
+        return ExchangeStateMachine(
+            decision, request: request, transport: transport, redaction: journal.redaction, webhookPolicy: webhookPolicy, encoding: transcoding.encode
+        )
     }
 
     /// The published route snapshot, made (under the lock) if a change dropped it.

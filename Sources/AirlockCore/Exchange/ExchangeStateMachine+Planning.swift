@@ -10,13 +10,15 @@ extension ExchangeStateMachine {
     /// request never asks the journal for it).
     /// The webhooks of the stub that answered are decided here too: rendered for the request,
     /// their delays drawn, and each checked against `webhookPolicy` (read only when there is one).
+    /// `encoding`: a transcoded request's (``Transcoding/encode``), through which every response
+    /// the exchange sends goes onto the wire.
     init(
         _ decision: MockRegistry.Decision, request: IncomingRequest, transport: Transport<Kind>, redaction: @autoclosure () -> Redaction,
-        webhookPolicy: @autoclosure () -> WebhookPolicy = .loopbackOnly
+        webhookPolicy: @autoclosure () -> WebhookPolicy = .loopbackOnly, encoding: (@Sendable (MockResponse) -> MockResponse)? = nil
     ) {
         switch decision {
         case .matched(let response, let stub, let recorder):
-            self.init(response, stub: stub, recorder: recorder, request: request, transport: transport)
+            self.init(response, stub: stub, recorder: recorder, request: request, transport: transport, encoding: encoding)
             if !unplannedWebhooks.isEmpty {
                 planWebhooks(for: request, policy: webhookPolicy(), redaction: redaction())
             }
@@ -24,15 +26,15 @@ extension ExchangeStateMachine {
             self.init(.forward(recording: true, target: nil), delay: 0, recorder: recorder, stub: nil, request: request, transport: transport)
         case .replayMiss(let recording, let snapshot, let recorder):
             let diagnosis = snapshot.diagnosis(redaction: redaction())
-            self.init(replayMiss: recording, diagnosis: diagnosis, request: request, recorder: recorder, transport: transport)
+            self.init(replayMiss: recording, diagnosis: diagnosis, request: request, recorder: recorder, transport: transport, encoding: encoding)
         case .unmatched(let policy, let snapshot, let recorder):
             let message = snapshot?.diagnosis(redaction: redaction()).render(transport.snippetStyle, showingStubs: transport.showsStubs)
                 ?? "Airlock: no stub for \(request.method) \(Redaction.standard.url(request.url))"
             switch policy {
             case .notFound:
-                self.init(.unmatched(message), stub: nil, recorder: recorder, request: request, transport: transport)
+                self.init(.unmatched(message), stub: nil, recorder: recorder, request: request, transport: transport, encoding: encoding)
             case .mock(let response):
-                self.init(response, stub: nil, recorder: recorder, request: request, transport: transport)
+                self.init(response, stub: nil, recorder: recorder, request: request, transport: transport, encoding: encoding)
             case .passthrough:
                 self.init(.forward(recording: false, target: nil), delay: 0, recorder: recorder, stub: nil, request: request, transport: transport)
             case .fatalError:
@@ -43,13 +45,16 @@ extension ExchangeStateMachine {
                         message + "\n(unmockedPolicy is .fatalError: a server answers 500 instead of stopping.)\n",
                         status: .internalServerError
                     )
-                    self.init(failure, stub: nil, recorder: recorder, request: request, transport: transport)
+                    self.init(failure, stub: nil, recorder: recorder, request: request, transport: transport, encoding: encoding)
                 }
             }
         }
     }
 
-    private init(_ stubbed: MockResponse, stub: StubDescription?, recorder: ExchangeRecorder, request: IncomingRequest, transport: Transport<Kind>) {
+    private init(
+        _ stubbed: MockResponse, stub: StubDescription?, recorder: ExchangeRecorder, request: IncomingRequest, transport: Transport<Kind>,
+        encoding: (@Sendable (MockResponse) -> MockResponse)?
+    ) {
         var response = Self.computing(stubbed, stub: stub, recorder: recorder, request: request)
         // The stub's webhooks go after whatever it answers with — its body, a fault, a proxied
         // answer, or a failure to proxy — as WireMock's do; not after a refusal of what it made.
@@ -60,6 +65,11 @@ extension ExchangeStateMachine {
             response = Self.failure("\(problem). \(fix)", like: stubbed.with(lifetime: stubbed.lifetime, delivery: .instant))
             webhooks = []
         }
+        if let encoding {
+            // A transcoded request's answer, in its protocol's form on the wire (after the checks,
+            // which read the stubs' form).
+            response = encoding(response)
+        }
         let plan: Plan
         switch response.body {
         case .proxy(let proxy):
@@ -68,7 +78,7 @@ extension ExchangeStateMachine {
             case .success(let target):
                 plan = .forward(recording: false, target: target)
             case .failure(let problem):
-                plan = .respond(Self.failure(problem.description, like: response), redirect: nil)
+                plan = .respond(Self.failure(problem.description, like: response, encoding: encoding), redirect: nil)
             }
         case .error(let box):
             // A socket cannot carry a Swift error: the closest it can do is reset the connection.
@@ -79,7 +89,7 @@ extension ExchangeStateMachine {
             // A closure that returned another computed response: what it returns is served, never run.
             let name = stub.map { "stub \($0.shown(by: .standard))" } ?? "the unmocked policy's response"
             let problem = "the response closure of \(name) returned another computed response; return the response itself."
-            plan = .respond(Self.failure(problem, like: response), redirect: nil)
+            plan = .respond(Self.failure(problem, like: response, encoding: encoding), redirect: nil)
         case .data, .file, .failure, .stream, .webSocket:
             let status = response.status.code
             let redirect = transport.followsRedirects && (300..<400).contains(status)
@@ -104,7 +114,9 @@ extension ExchangeStateMachine {
             return failure("the response closure of \(name) threw: \(error). Return a MockResponse, or MockResponse.error(…) to fail the request on purpose.", like: response)
         }
         let delivery = response.delivery.seconds > 0 ? response.delivery : produced.delivery
-        let made = produced.inheriting(response.headers).with(lifetime: response.lifetime, delivery: delivery)
+        var made = produced.inheriting(response.headers).with(lifetime: response.lifetime, delivery: delivery)
+        // The stub's trailers, unless what it made has its own.
+        if made.trailerFields.isEmpty, !response.trailerFields.isEmpty { made = made.with(trailerFields: response.trailerFields) }
         // The stub's webhooks go after what its closure (or template) made.
         return response.webhooks.isEmpty ? made : made.with(webhooks: response.webhooks + made.webhooks)
     }
@@ -140,6 +152,12 @@ extension ExchangeStateMachine {
         MockResponse(body: .failure(problem), contentType: nil, status: .internalServerError, lifetime: response.lifetime, delivery: response.delivery, headers: [:])
     }
 
+    /// ``failure(_:like:)``, through a transcoded request's encoding.
+    private static func failure(_ problem: String, like response: MockResponse, encoding: (@Sendable (MockResponse) -> MockResponse)?) -> MockResponse {
+        let failure = failure(problem, like: response)
+        return encoding.map { $0(failure) } ?? failure
+    }
+
     /// Plans a replay miss: a request that a recording which does not record (a cassette) has no
     /// entry for.
     ///
@@ -147,7 +165,10 @@ extension ExchangeStateMachine {
     /// gets an answer it cannot take for the service's: a transport that carries errors fails the
     /// request with `URLError(.resourceUnavailable)` whose message is the diagnosis; a socket
     /// answers `502 Bad Gateway` with `Airlock-Error: replay-miss` and the diagnosis as text.
-    private init(replayMiss recording: any UnmatchedRequestHandler, diagnosis: UnmatchedDiagnosis, request: IncomingRequest, recorder: ExchangeRecorder, transport: Transport<Kind>) {
+    private init(
+        replayMiss recording: any UnmatchedRequestHandler, diagnosis: UnmatchedDiagnosis, request: IncomingRequest, recorder: ExchangeRecorder, transport: Transport<Kind>,
+        encoding: (@Sendable (MockResponse) -> MockResponse)?
+    ) {
         let message = diagnosis.render(transport.snippetStyle, showingStubs: transport.showsStubs)
         // The test that owns the recording may see the nearest entries even when the client may not.
         let report = transport.showsStubs ? message : diagnosis.render(transport.snippetStyle)
@@ -160,7 +181,7 @@ extension ExchangeStateMachine {
         if let error = transport.carry(MockResponse.ErrorBox(URLError(.resourceUnavailable, userInfo: userInfo))) {
             plan = .failCarrying(error, recorded: .replayMiss(message))
         } else {
-            plan = .respond(.replayMiss(message), redirect: nil)
+            plan = .respond(encoding.map { $0(.replayMiss(message)) } ?? .replayMiss(message), redirect: nil)
         }
         self.init(plan, delay: 0, recorder: recorder, stub: nil, request: request, transport: transport)
     }

@@ -25,7 +25,7 @@ public struct MockResponse: Hashable, Sendable {
             && lhs.explicitHeaders == rhs.explicitHeaders && lhs.defaultContentType == rhs.defaultContentType
             && lhs.body == rhs.body && lhs.dribble == rhs.dribble
             && lhs.reasonPhrase == rhs.reasonPhrase && lhs.bodyIsDecoded == rhs.bodyIsDecoded
-            && lhs.webhooks == rhs.webhooks
+            && lhs.webhooks == rhs.webhooks && lhs.trailerFields == rhs.trailerFields
     }
 
     /// Hashes what `==` compares.
@@ -63,6 +63,10 @@ public struct MockResponse: Hashable, Sendable {
     package var reasonPhrase: String? { storage.reasonPhrase }
     /// The requests sent after the response has gone out, in order (see ``webhook(_:)``).
     public var webhooks: [Webhook] { storage.webhooks }
+    /// The trailer fields sent after the body (see ``withTrailers(_:)``): on HTTP/2 a `HEADERS`
+    /// frame that ends the stream, on HTTP/1.1 the last chunk's fields. gRPC's `grpc-status`
+    /// travels there. Empty for most responses.
+    public var trailerFields: HTTPFields { storage.trailerFields }
 
     /// Whether the body is already decoded although ``headerFields`` name a `Content-Encoding`:
     /// a replayed HAR text or what a `URLSession` decoded while recording. A server then sends
@@ -110,6 +114,7 @@ public struct MockResponse: Hashable, Sendable {
         let bodyIsDecoded: Bool
         let reasonPhrase: String?
         let webhooks: [Webhook]
+        let trailerFields: HTTPFields
 
         init(
             status: Status,
@@ -121,9 +126,11 @@ public struct MockResponse: Hashable, Sendable {
             dribble: DribblePlan?,
             bodyIsDecoded: Bool = false,
             reasonPhrase: String? = nil,
-            webhooks: [Webhook] = []
+            webhooks: [Webhook] = [],
+            trailerFields: HTTPFields = HTTPFields()
         ) {
             self.webhooks = webhooks
+            self.trailerFields = trailerFields
             self.bodyIsDecoded = bodyIsDecoded
             self.reasonPhrase = reasonPhrase
             self.status = status
@@ -314,10 +321,12 @@ public struct MockResponse: Hashable, Sendable {
         dribble: DribblePlan?,
         reasonPhrase: String?? = nil,
         body: Body? = nil,
-        webhooks: [Webhook]? = nil
+        webhooks: [Webhook]? = nil,
+        trailerFields: HTTPFields? = nil,
+        status: Status? = nil
     ) {
         storage = Storage(
-            status: other.status,
+            status: status ?? other.status,
             lifetime: lifetime,
             delivery: delivery ?? other.delivery,
             explicitHeaders: explicitHeaders,
@@ -326,7 +335,8 @@ public struct MockResponse: Hashable, Sendable {
             dribble: dribble,
             bodyIsDecoded: other.bodyIsDecoded,
             reasonPhrase: reasonPhrase ?? other.reasonPhrase,
-            webhooks: webhooks ?? other.webhooks
+            webhooks: webhooks ?? other.webhooks,
+            trailerFields: trailerFields ?? other.trailerFields
         )
     }
 }
@@ -454,5 +464,37 @@ extension MockResponse {
     /// A copy with another body (a stream paced anew).
     package func with(body: Body) -> MockResponse {
         MockResponse(copying: self, explicitHeaders: explicitHeaders, lifetime: lifetime, dribble: dribble, body: body)
+    }
+
+    /// A copy with other header fields, kept as given, and another status (a transcoder's, for
+    /// its protocol's wire); the reason phrase goes with a changed status.
+    package func with(headerFields: HTTPFields, status: Status) -> MockResponse {
+        MockResponse(
+            copying: self, explicitHeaders: .fields(headerFields), lifetime: lifetime, dribble: dribble,
+            reasonPhrase: status == self.status ? .none : .some(nil), status: status
+        )
+    }
+
+    /// The same response followed by trailer fields: on HTTP/2 a `HEADERS` frame that ends the
+    /// stream; on HTTP/1.1 the fields of the last chunk (the body is then sent chunked, with no
+    /// `Content-Length`). Fields keep their order and repeated names.
+    ///
+    /// ```swift
+    /// var trailers = HTTPFields()
+    /// trailers[HTTPField.Name("Server-Timing")!] = "db;dur=53"
+    /// MockResponse.plaintext("done").withTrailers(trailers)
+    /// ```
+    ///
+    /// A `URLSession` client has no API that shows trailers: `HTTPMock` and the journal keep them,
+    /// a socket sends them.
+    /// - Parameter trailers: The fields sent after the body.
+    /// - Returns: The response with its trailers.
+    public func withTrailers(_ trailers: HTTPFields) -> MockResponse {
+        with(trailerFields: trailers)
+    }
+
+    /// A copy with these trailer fields in place of any it had.
+    package func with(trailerFields: HTTPFields) -> MockResponse {
+        MockResponse(copying: self, explicitHeaders: explicitHeaders, lifetime: lifetime, dribble: dribble, trailerFields: trailerFields)
     }
 }

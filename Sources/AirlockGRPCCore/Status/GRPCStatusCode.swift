@@ -1,6 +1,6 @@
 /// gRPC's 17 status codes (<https://grpc.github.io/grpc/core/md_doc_statuscodes.html>), sent as
 /// the number in the `grpc-status` trailer.
-package enum GRPCStatusCode: Int, Sendable, CaseIterable, CustomStringConvertible {
+public enum GRPCStatusCode: Int, Sendable, CaseIterable, CustomStringConvertible {
     /// Success.
     case ok = 0
     /// The caller cancelled the call.
@@ -37,7 +37,7 @@ package enum GRPCStatusCode: Int, Sendable, CaseIterable, CustomStringConvertibl
     case unauthenticated = 16
 
     /// The code's name as gRPC spells it (`NOT_FOUND`).
-    package var name: String {
+    public var name: String {
         switch self {
         case .ok: "OK"
         case .cancelled: "CANCELLED"
@@ -60,7 +60,7 @@ package enum GRPCStatusCode: Int, Sendable, CaseIterable, CustomStringConvertibl
     }
 
     /// The code named `NOT_FOUND` (also `not_found`, `NotFound`, or its number as text).
-    package init?(name: String) {
+    public init?(name: String) {
         let folded = name.replacingOccurrences(of: "_", with: "").lowercased()
         if let number = Int(name), let code = Self(rawValue: number) {
             self = code
@@ -77,5 +77,6 @@ package enum GRPCStatusCode: Int, Sendable, CaseIterable, CustomStringConvertibl
         self = Int(grpcStatusValue).flatMap(Self.init(rawValue:)) ?? .unknown
     }
 
-    package var description: String { "\(rawValue) \(name)" }
+    /// The number and the name: `5 NOT_FOUND`.
+    public var description: String { "\(rawValue) \(name)" }
 }

@@ -65,7 +65,11 @@ struct ExchangeDelivery {
         guard context.channel.isActive else { return false }
         let response = write.response
         let status = response.status.code
-        if let (response, bodySize) = write.head {
+        // Trailers follow a body whose end the framing marks: a stream's end on HTTP/2, the last
+        // chunk on HTTP/1.1 (so no `Content-Length`).
+        let trailers = response.trailerFields.isEmpty ? nil : HTTPHeaders(response.trailerFields.map { ($0.name.rawName, $0.value) })
+        if let (response, announcedSize) = write.head {
+            let bodySize = trailers == nil ? announcedSize : nil
             if write.ends, let bodySize, let piece = write.pieces.only, piece.count == bodySize,
                 let prepared = PreparedAnswer.of(response), prepared.bodySize == bodySize
             {
@@ -82,7 +86,7 @@ struct ExchangeDelivery {
                 reasonPhrase: response.reasonPhrase,
                 headers: response.wireHeaderFields,
                 bodySize: bodySize,
-                keepAlive: keepsAlive(streaming: bodySize == nil)
+                keepAlive: keepsAlive(streaming: bodySize == nil && trailers == nil)
             )
             context.write(NIOAny(HTTPServerResponsePart.head(head)), promise: nil)
         }
@@ -93,7 +97,7 @@ struct ExchangeDelivery {
             return true
         }
         report(status: status, fault: nil, recorder: recorder)
-        connection.endResponse(keepAlive: keepsAlive(streaming: response.stream != nil), in: context)
+        connection.endResponse(keepAlive: keepsAlive(streaming: response.stream != nil || trailers != nil), trailers: trailers, in: context)
         sendWebhooks(write.webhooks, recorder: recorder)
         return true
     }

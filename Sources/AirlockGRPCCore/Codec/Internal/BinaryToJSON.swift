@@ -237,7 +237,8 @@ struct BinaryToJSON {
             let range = try reader.lengthDelimited()
             let slice = reader.bytes[range]
             if field.validatesUTF8 {
-                guard let text = String(validating: slice, as: UTF8.self) else {
+                // Foundation's decoder refuses invalid UTF-8 (String(validating:) needs macOS 15).
+                guard let text = String(bytes: slice, encoding: .utf8) else {
                     throw path.error("is not valid UTF-8 (proto3 strings must be)")
                 }
                 return (.string(text), range.isEmpty)

@@ -47,7 +47,7 @@ enum WellKnownType: String {
         case .duration:
             let (seconds, nanos) = try Self.secondsAndNanos(members, path: path)
             guard Self.durationSeconds.contains(seconds), abs(nanos) < 1_000_000_000, seconds == 0 || nanos == 0 || (seconds < 0) == (nanos < 0) else {
-                throw path.error("Duration \(seconds) s \(nanos) ns is out of range or has seconds and nanos of different signs")
+                throw path.error("the duration \(seconds) s \(nanos) ns is out of range or has seconds and nanos of different signs")
             }
             let negative = seconds < 0 || nanos < 0
             return .string((negative ? "-" : "") + String(seconds.magnitude) + TimestampText.fraction(Int32(abs(nanos))) + "s")

@@ -38,7 +38,13 @@ final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
-        case .head(let head):
+        case .head(var head):
+            if head.version.major == 2 {
+                // HTTP/2 has no `Transfer-Encoding` (RFC 9113 §8.2.2): SwiftNIO's HTTP/1 view of a
+                // stream adds `chunked` to a request without a length. The client never sent it, so
+                // neither the stubs nor the journal see it.
+                head.headers.remove(name: "transfer-encoding")
+            }
             perform(connection.headReceived(head, now: context.eventLoop.now), in: context)
         case .body(let part):
             perform(connection.bodyReceived(part), in: context)

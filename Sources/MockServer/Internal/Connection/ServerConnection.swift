@@ -85,10 +85,10 @@ final class ServerConnection {
         update { $0.endReceived() }
     }
 
-    /// Writes the end of a response from `context` (the request handler's), keeping the
-    /// connection for the next request or closing it gracefully.
-    func endResponse(keepAlive: Bool, in context: ChannelHandlerContext) {
-        let end = NIOAny(HTTPServerResponsePart.end(nil))
+    /// Writes the end of a response from `context` (the request handler's), with its trailer
+    /// fields if it has any, keeping the connection for the next request or closing it gracefully.
+    func endResponse(keepAlive: Bool, trailers: HTTPHeaders? = nil, in context: ChannelHandlerContext) {
+        let end = NIOAny(HTTPServerResponsePart.end(trailers))
         // Told before writing: ending the response lets the pipeline hand over the next request,
         // so the timer is set before, and the connection closed after, the end is written.
         switch update({ $0.responseEnding(keepAlive: keepAlive, now: context.eventLoop.now) }) {
