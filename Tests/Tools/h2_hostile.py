@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Feeds an HTTP/2 server hostile and malformed input, case by case, and says what it did.
 
-    python3 Tests/Tools/h2_hostile.py run --port PORT [--host 127.0.0.1] [--path /] [--group G ...]
-                                          [--case NAME ...] [--read-timeout S] [--stall-wait S]
+    python3 Tests/Tools/h2_hostile.py run --port PORT [--host 127.0.0.1] [--path /] [--slow-path P]
+                                          [--group G ...] [--case NAME ...] [--read-timeout S] [--stall-wait S]
     python3 Tests/Tools/h2_hostile.py list
     python3 Tests/Tools/h2_hostile.py install
 
@@ -812,6 +812,37 @@ malformed("pseudo-header-in-trailers", "RFC 9113 §8.1: trailers carry no pseudo
           lambda path: request_fields(path, method="POST"), frame(DATA, 0, 1, b"body") + headers(1, [(":path", "/trailer")]))
 
 
+@case("malformed-request-beside-one-in-flight", "fields",
+      "RFC 9113 §8.1.1 and §5.4: a malformed request is a stream error; the server may make it a connection error, but then SHOULD send "
+      "GOAWAY (§5.4.1) so that the client knows what of the request in flight beside it was served: its response, or a GOAWAY",
+      {"kind": "the malformed stream reset and the other answered, or a GOAWAY", "codes": ["PROTOCOL_ERROR"],
+       "accept": [("stream-error-others-answered", None), ("goaway", "PROTOCOL_ERROR")]})
+def malformed_beside_in_flight(probe):
+    connection = opened(probe)
+    connection.send(headers(1, request_fields(probe.slow_path)) + headers(3, request_fields(probe.path, extra=[("X-Upper", "1")])))
+    deadline = time.monotonic() + probe.timeout
+    reset = None
+    while True:
+        got = connection.next_frame(deadline)
+        if got is None:
+            if connection.closed:
+                connection.events.append("closed")
+                return ("in-flight-lost" if reset else "closed", None), connection
+            return ("timeout", None), connection
+        kind, flags, stream, _ = got
+        event = connection.record(got, 1)
+        if event and event[0] == "goaway":
+            return event, connection
+        if event and event[0] == "rst_stream" and stream == 3:
+            reset = event
+        elif event and event[0] == "rst_stream":
+            return ("in-flight-reset", event[1]), connection
+        if stream == 1 and kind in (HEADERS, DATA) and flags & END_STREAM:
+            if reset == ("rst_stream", "PROTOCOL_ERROR"):
+                return ("stream-error-others-answered", None), connection
+            return ("in-flight-answered-without-reset", None), connection
+
+
 # Floods: what a client can make a server hold or repeat
 
 
@@ -829,9 +860,12 @@ def rapid_reset(probe):
     return react_past_resets(connection, last), connection
 
 
-def react_past_resets(connection, stream):
-    """Reads until the response on `stream`, a GOAWAY or a close (RST_STREAMs on other streams
-    are the server's answers to the flood, not its verdict)."""
+def react_past_resets(connection, stream, ping_too=False):
+    """Reads until the response on `stream` (or the ACK of a PING sent now, with `ping_too`), a
+    GOAWAY or a close (RST_STREAMs on other streams are the server's answers to the flood, not its
+    verdict)."""
+    if ping_too:
+        connection.send(ping())
     deadline = time.monotonic() + connection.timeout
     resets = 0
     while True:
@@ -849,7 +883,7 @@ def react_past_resets(connection, stream):
         if kind == HEADERS and frame_stream != stream:
             continue
         event = connection.record(got, stream)
-        if event and event[0] in ("response", "goaway") or event and event[0] == "rst_stream" and frame_stream == stream:
+        if event and event[0] in ("response", "goaway", "ignored") or event and event[0] == "rst_stream" and frame_stream == stream:
             connection.events.append(f"{resets} RST_STREAM on other streams")
             return event
 
@@ -916,6 +950,18 @@ def hpack_bomb(probe):
         data += frame(CONTINUATION, END_HEADERS if index == len(pieces) - 1 else 0, 1, piece)
     connection.send(data)
     return connection.react(stream=1, send_ping=False), connection
+
+
+@case("malformed-request-flood", "floods", "1000 malformed requests, one stream each: each is a stream error, and the server must stay up; "
+      "it may end the connection past a limit of its own (ENHANCE_YOUR_CALM)",
+      {"kind": "answered, or the connection ended", "codes": [], "accept": [("ignored", None), ("goaway", None), ("closed", None)]})
+def malformed_flood(probe):
+    connection = opened(probe)
+    count = 1000
+    connection.send(b"".join(headers(1 + 2 * index, request_fields(probe.path, extra=[("X-Upper", "1")])) for index in range(count)))
+    connection.events.append(f"{count} malformed requests sent")
+    outcome = react_past_resets(connection, 0, ping_too=True)
+    return outcome, connection
 
 
 @case("ping-flood", "floods", "100000 PINGs without reading the ACKs: the server must stay up; it may end the connection (ENHANCE_YOUR_CALM) "
@@ -989,6 +1035,7 @@ class Probe:
         self.host = arguments.host
         self.port = arguments.port
         self.path = arguments.path
+        self.slow_path = arguments.slow_path or arguments.path
         self.timeout = arguments.read_timeout
         self.stall_wait = arguments.stall_wait
 
@@ -1122,6 +1169,7 @@ def parser():
     probe.add_argument("--host", default="127.0.0.1")
     probe.add_argument("--port", type=int, required=True)
     probe.add_argument("--path", default="/", help="what the liveness checks and the cases request (any status is an answer)")
+    probe.add_argument("--slow-path", help="a path the server answers after a pause (a request in flight beside a malformed one); --path by default")
     probe.add_argument("--group", action="append", help="repeatable: only these groups (see `list`)")
     probe.add_argument("--case", action="append", help="repeatable: only these cases")
     probe.add_argument("--read-timeout", type=float, default=30.0, help="seconds a read may wait: longer is the server stalling (a hang guard)")

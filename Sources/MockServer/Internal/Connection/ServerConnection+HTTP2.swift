@@ -11,7 +11,8 @@ extension ServerConnection {
     /// HTTP/2 (``HTTPVersionDetector`` decided): SwiftNIO's `NIOHTTP2Handler`, whose multiplexer
     /// gives each stream a child channel; an ``HTTP2IdleHandler``, which closes the connection with
     /// `GOAWAY` once it has had no stream for the idle timeout; an
-    /// ``HTTP2ConnectionErrorHandler``, which closes it after a protocol error; and on each stream,
+    /// ``HTTP2ConnectionErrorHandler``, which closes it after a protocol error (a malformed request
+    /// ends only its stream); and on each stream,
     /// `HTTP2FramePayloadToHTTP1ServerCodec` in front of the same ``RequestHandler`` an HTTP/1.1
     /// connection has — so that a stream is served like a request: the same registry, stubs,
     /// journal, admin API and traffic page.
