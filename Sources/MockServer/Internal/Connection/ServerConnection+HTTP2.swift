@@ -11,7 +11,8 @@ extension ServerConnection {
     /// HTTP/2 (``HTTPVersionDetector`` decided): SwiftNIO's `NIOHTTP2Handler`, whose multiplexer
     /// gives each stream a child channel; an ``HTTP2IdleHandler``, which closes the connection with
     /// `GOAWAY` once it has had no stream for the idle timeout; an
-    /// ``HTTP2ConnectionErrorHandler``, which closes it after a protocol error; and on each stream,
+    /// ``HTTP2ConnectionErrorHandler``, which closes it after a protocol error (a malformed request
+    /// ends only its stream); and on each stream,
     /// `HTTP2FramePayloadToHTTP1ServerCodec` in front of the same ``RequestHandler`` an HTTP/1.1
     /// connection has — so that a stream is served like a request: the same registry, stubs,
     /// journal, admin API and traffic page.
@@ -19,9 +20,10 @@ extension ServerConnection {
     /// What belongs to an HTTP/1.1 connection goes: the decoder, encoder and pipelining handler,
     /// the ``ByteArrivalObserver`` (its header and idle timers: HTTP/2 frames a request's head
     /// itself, and the idle handler times the connection) and the `400` responder. Each stream has a
-    /// ``ServerConnection`` of its own for the body cap; its timers are never set (no byte
-    /// observer), and a stream ends with its response, never the connection
-    /// (see ``ExchangeDelivery``).
+    /// ``ServerConnection`` of its own, for the body cap and for the timers, fed by an
+    /// ``HTTP2StreamObserver`` in front of the codec: a request whose body pauses longer than the
+    /// idle timeout gets `408` on its stream, which closes. A stream ends with its response, never
+    /// the connection (see ``ExchangeDelivery``).
     ///
     /// - Parameters:
     ///   - context: The detector's context.
@@ -62,6 +64,7 @@ extension ServerConnection {
             stream.eventLoop.makeCompletedFuture {
                 let streamPipeline = stream.pipeline.syncOperations
                 let connection = ServerConnection(limits: limits, activity: ConnectionActivity(), now: stream.eventLoop.now)
+                try streamPipeline.addHandler(HTTP2StreamObserver(connection))
                 try streamPipeline.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
                 try streamPipeline.addHandler(RequestHandler(server: server, connection: connection))
             }

@@ -19,15 +19,30 @@ final class ConnectionActivity: Sendable {
 ///
 /// Two handlers feed it: ``ByteArrivalObserver``, in front of the HTTP decoder (behind TLS),
 /// which sees bytes as they arrive, and ``RequestHandler``, behind SwiftNIO's pipelining
-/// handler, which sees requests and writes responses.
+/// handler, which sees requests and writes responses. An HTTP/2 stream has one of its own, fed by
+/// an ``HTTP2StreamObserver`` (frames instead of bytes) and its ``RequestHandler``: the same
+/// timers hold for a stream as for a request on HTTP/1.1.
 final class ServerConnection {
+    /// How the connection's requests are framed, which decides how a `408` is written.
+    enum Framing {
+        /// An HTTP/1.1 connection: the `408` goes out as raw bytes below the encoder, and the
+        /// connection closes.
+        case http1
+        /// One HTTP/2 stream: the `408` goes out through the stream's codec, and the stream
+        /// closes (the connection's other streams go on).
+        case http2Stream
+    }
+
     /// Only touched on the channel's event loop, one event at a time: Swift's run-time
     /// exclusivity check (per request, on every access) is skipped.
     @exclusivity(unchecked) private var machine: StateMachine
     /// What the server reads about this connection from other threads.
     let activity: ConnectionActivity
-    /// Where a `408` is written from: in front of the HTTP decoder and encoder, behind TLS.
+    /// Where a `408` is written from: in front of the HTTP decoder and encoder, behind TLS (an
+    /// HTTP/2 stream's: in front of its codec).
     private var byteContext: ChannelHandlerContext?
+    /// How the observer that attached frames the connection's requests.
+    private var framing = Framing.http1
     private var timer: Scheduled<Void>?
 
     init(limits: StateMachine.Limits, activity: ConnectionActivity, now: NIODeadline) {
@@ -46,12 +61,18 @@ final class ServerConnection {
 
     // MARK: Events from the byte observer
 
-    fileprivate func attached(_ context: ChannelHandlerContext) {
+    /// The observer joined the pipeline, or the channel became active: the timers start.
+    /// - Parameters:
+    ///   - context: The observer's context, where a timeout's answer is written from.
+    ///   - framing: How the requests are framed.
+    func attached(_ context: ChannelHandlerContext, framing: Framing = .http1) {
         byteContext = context
+        self.framing = framing
         if context.channel.isActive { perform(update { $0.activated(now: context.eventLoop.now) }) }
     }
 
-    fileprivate func detached() {
+    /// The observer left, or the channel closed: the timer is cancelled.
+    func detached() {
         timer?.cancel()
         timer = nil
         machine.timerCancelled()
@@ -59,11 +80,12 @@ final class ServerConnection {
     }
 
     /// What becomes of the bytes that just arrived: on to the decoder, or dropped.
-    fileprivate func bytesArrived(now: NIODeadline) -> StateMachine.ReadAction {
+    func bytesArrived(now: NIODeadline) -> StateMachine.ReadAction {
         update { $0.bytesArrived(now: now) }
     }
 
-    fileprivate func readProcessed() {
+    /// What arrived has gone through the pipeline: the timer is set for the state's deadline.
+    func readProcessed() {
         perform(update { $0.readProcessed() })
     }
 
@@ -158,8 +180,12 @@ final class ServerConnection {
         case .armTimer(let deadline):
             arm(at: deadline)
         case .answerTimeout(let message):
-            if let byteContext {
+            guard let byteContext else { break }
+            switch framing {
+            case .http1:
                 GracefulClose.writeRawThenClose(GracefulClose.rawResponse(status: "408 Request Timeout", message: message), from: byteContext)
+            case .http2Stream:
+                HTTP2StreamObserver.answerTimeoutThenClose(message: message, from: byteContext)
             }
         case .close:
             byteContext?.close(promise: nil)
