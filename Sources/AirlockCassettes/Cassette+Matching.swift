@@ -112,7 +112,7 @@ extension HTTPArchive {
                         status: MockResponse.Status(code: recorded.status ?? 200),
                         lifetime: repeats ? .eternal : .single,
                         headerFields: recorded.headerFields.removing(names: Cassette.framingFields.union(["content-encoding"]))
-                    )
+                    ).withTrailersIfAny(recorded.trailerFields)
                 }
                 return MockResponse(
                     replaying: recorded.body,
@@ -120,10 +120,17 @@ extension HTTPArchive {
                     lifetime: repeats ? .eternal : .single,
                     headerFields: recorded.headerFields.removing(names: Cassette.framingFields),
                     bodyIsDecoded: !recorded.bodyIsEncoded
-                )
+                ).withTrailersIfAny(recorded.trailerFields)
             }
         }
         return registrations
+    }
+}
+
+extension MockResponse {
+    /// The response followed by the recorded trailers (gRPC's status), when there were any.
+    fileprivate func withTrailersIfAny(_ trailers: HTTPFields) -> MockResponse {
+        trailers.isEmpty ? self : with(trailerFields: trailers)
     }
 }
 

@@ -105,7 +105,8 @@ extension Cassette {
                     body: response.body,
                     bodyIsEncoded: response.bodyIsEncoded,
                     duration: Date().timeIntervalSince(started),
-                    stream: response.stream
+                    stream: response.stream,
+                    trailerFields: response.trailerFields
                 )
                 var drifts = recorded.response.map { comparison.drifts(recorded: $0, live: response) } ?? []
                 if let check = options.exchangeCheck {
@@ -187,7 +188,8 @@ extension Cassette {
                 body: response.body,
                 bodyIsEncoded: response.bodyIsEncoded,
                 duration: response.duration,
-                stream: response.stream
+                stream: response.stream,
+                trailers: response.trailerFields
             )
         }
         return clean

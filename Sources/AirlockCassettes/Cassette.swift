@@ -272,7 +272,8 @@ public final class Cassette: Sendable {
                 body: response.body,
                 bodyIsEncoded: response.bodyIsEncoded,
                 duration: response.duration,
-                stream: response.stream
+                stream: response.stream,
+                trailers: response.trailerFields
             )
         }
         // One queued write at a time, which writes every entry recorded by the time it runs: a

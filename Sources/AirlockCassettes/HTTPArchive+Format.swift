@@ -185,11 +185,15 @@ enum HARFormat {
         var headersSize: Int
         var bodySize: Int
         var _error: String?
+        /// Airlock's own field: the fields that followed the body (an HTTP/2 stream's closing
+        /// `HEADERS`, an HTTP/1.1 body's last chunk), in order; gRPC's status rides there.
+        var _trailers: [NameValue]?
 
-        init(status: Int, headers: [NameValue], content: Content, redirectURL: String, error: String?) {
+        init(status: Int, httpVersion: String = "HTTP/1.1", headers: [NameValue], content: Content, redirectURL: String, error: String?, trailers: [NameValue]? = nil) {
             self.status = status
             statusText = HTTPURLStatusText.text(for: status)
-            httpVersion = "HTTP/1.1"
+            self.httpVersion = httpVersion
+            _trailers = trailers
             cookies = []
             self.headers = headers
             self.content = content
@@ -211,6 +215,7 @@ enum HARFormat {
             headersSize = try container.decodeIfPresent(Int.self, forKey: .headersSize) ?? -1
             bodySize = try container.decodeIfPresent(Int.self, forKey: .bodySize) ?? -1
             _error = try container.decodeIfPresent(String.self, forKey: ._error)
+            _trailers = try container.decodeIfPresent([NameValue].self, forKey: ._trailers)
         }
     }
 

@@ -182,13 +182,25 @@ public struct HTTPArchive: Sendable {
         if !headers.contains(.contentType), !content.mimeType.isEmpty, !body.isEmpty {
             headers[.contentType] = content.mimeType
         }
+        var trailers = HTTPFields()
+        for (position, field) in (entry.response._trailers ?? []).enumerated() {
+            let place = "\(place).response._trailers[\(position)]"
+            if let problem = ResponseLimits.headerProblem(name: field.name, value: field.value) {
+                throw StubFileError(.invalidHeader, file: source, location: place, problem: problem, expected: ResponseLimits.headerFix)
+            }
+            guard let name = HTTPField.Name(field.name) else {
+                throw StubFileError(.invalidHeader, file: source, location: "\(place).name", problem: "is \"\(field.name)\"", expected: "a header name (an RFC 9110 token)")
+            }
+            trailers.append(HTTPField(name: name, value: field.value))
+        }
         recorded.response = RecordedResponse(
             outcome: .response(status: entry.response.status),
             headers: headers,
             body: body,
             bodyIsEncoded: bodyIsEncoded,
             duration: max(0, entry.time) / 1000,
-            stream: try stream(content.parts, end: content.end, headers: headers, at: "\(place).response.content", source: source)
+            stream: try stream(content.parts, end: content.end, headers: headers, at: "\(place).response.content", source: source),
+            trailers: trailers
         )
         recorded.webSocketFrames = try webSocketFrames(entry.webSocketMessages, at: "\(place)._webSocketMessages", source: source)
         return recorded
@@ -283,6 +295,8 @@ public struct HTTPArchive: Sendable {
             request: request,
             response: HARFormat.Response(
                 status: response?.status ?? 0,
+                // The answer came back over the protocol the request went with.
+                httpVersion: request.httpVersion,
                 headers: headers.map { .init(name: $0.name.rawName, value: $0.value) },
                 content: .init(
                     size: body.count,
@@ -296,7 +310,8 @@ public struct HTTPArchive: Sendable {
                     end: end
                 ),
                 redirectURL: location.map(redaction.url) ?? "",
-                error: response?.error
+                error: response?.error,
+                trailers: response.flatMap { $0.trailerFields.isEmpty ? nil : $0.trailerFields.map { .init(name: $0.name.rawName, value: $0.value) } }
             ),
             cache: .init(),
             timings: .init(send: 0, wait: milliseconds, receive: 0),

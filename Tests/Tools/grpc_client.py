@@ -3,6 +3,7 @@
 messages made from a descriptor set (no generated code), for the tests of Airlock's gRPC mocks.
 
     python3 Tests/Tools/grpc_client.py call --target 127.0.0.1:PORT --descriptor-set SET.pb --calls CALLS.json
+    python3 Tests/Tools/grpc_client.py serve --descriptor-set SET.pb
     python3 Tests/Tools/grpc_client.py install
 
 It installs what it needs itself, once, into a virtual environment under `.build/grpc-client/`
@@ -16,6 +17,13 @@ streaming kinds come from the descriptor set. For each call the result line's "c
 {"name", "code" (e.g. "OK", "NOT_FOUND"), "details", "initial_metadata", "trailing_metadata",
 "messages" (each response as `MessageToJson` text), "arrivals" (seconds from the call's start to
 each response)}.
+
+`serve`: a real gRPC server (grpcio) of the fixture's OrderService on a free loopback port, for
+recording through `airlock record`: it prints `listening on 127.0.0.1:PORT` and serves until it
+is stopped. GetOrder answers an order made from the request's id with metadata
+`x-upstream: grpcio` and trailing metadata `x-upstream-cost: 7` (the id "missing": NOT_FOUND "no
+such order"); WatchOrders streams three events 0.3 s apart; UploadItems counts the items; Chat
+answers each message with one (after it arrives).
 
 Made for a test to drive as a child process, like the other scripts of Tests/Tools: a line at least
 every 15 seconds while it works, and the last line one JSON object:
@@ -147,6 +155,72 @@ def command_call(arguments):
     return report.finish()
 
 
+def command_serve(arguments):
+    """Serves OrderService from messages made by the descriptor set, until stopped."""
+    import grpc
+    from concurrent import futures
+    from google.protobuf import json_format, message_factory
+
+    _, pool = message_classes(arguments.descriptor_set)
+    service = pool.FindServiceByName("airlock.test.orders.OrderService")
+
+    def classes(name):
+        method = service.methods_by_name[name]
+        return message_factory.GetMessageClass(method.input_type), message_factory.GetMessageClass(method.output_type)
+
+    def message(cls, text):
+        return json_format.Parse(text, cls(), descriptor_pool=pool)
+
+    def get_order(request, context):
+        _, output = classes("GetOrder")
+        if request.id == "missing":
+            context.abort(grpc.StatusCode.NOT_FOUND, "no such order")
+        context.send_initial_metadata((("x-upstream", "grpcio"),))
+        context.set_trailing_metadata((("x-upstream-cost", "7"),))
+        return message(output, json.dumps({"id": request.id, "status": "STATUS_SHIPPED", "items": [{"sku": "U-1", "quantity": 3}]}))
+
+    def watch_orders(request, context):
+        _, output = classes("WatchOrders")
+        for index, status in enumerate(["STATUS_OPEN", "STATUS_SHIPPED", "STATUS_CANCELLED"]):
+            if index:
+                time.sleep(0.3)
+            yield message(output, json.dumps({"orderId": request.id, "status": status}))
+
+    def upload_items(requests, context):
+        _, output = classes("UploadItems")
+        count = sum(1 for _ in requests)
+        return message(output, json.dumps({"count": count}))
+
+    def chat(requests, context):
+        _, output = classes("Chat")
+        for request in requests:
+            yield message(output, json.dumps({"orderId": "re-" + request.order_id}))
+
+    def handler(name, kind, function):
+        input_class, output_class = classes(name)
+        make = {
+            "unary": grpc.unary_unary_rpc_method_handler,
+            "server": grpc.unary_stream_rpc_method_handler,
+            "client": grpc.stream_unary_rpc_method_handler,
+            "bidi": grpc.stream_stream_rpc_method_handler,
+        }[kind]
+        return make(function, request_deserializer=input_class.FromString, response_serializer=lambda message: message.SerializeToString())
+
+    handlers = grpc.method_handlers_generic_handler("airlock.test.orders.OrderService", {
+        "GetOrder": handler("GetOrder", "unary", get_order),
+        "WatchOrders": handler("WatchOrders", "server", watch_orders),
+        "UploadItems": handler("UploadItems", "client", upload_items),
+        "Chat": handler("Chat", "bidi", chat),
+    })
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
+    server.add_generic_rpc_handlers((handlers,))
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    toolenv.say(f"listening on 127.0.0.1:{port}")
+    server.wait_for_termination()
+    return 0
+
+
 def command_install(arguments):
     report = Report("install")
     import grpc
@@ -163,6 +237,9 @@ def parser():
     call.add_argument("--descriptor-set", required=True)
     call.add_argument("--calls", required=True)
     call.set_defaults(run=command_call)
+    serve = commands.add_parser("serve")
+    serve.add_argument("--descriptor-set", required=True)
+    serve.set_defaults(run=command_serve)
     install = commands.add_parser("install")
     install.set_defaults(run=command_install)
     return root

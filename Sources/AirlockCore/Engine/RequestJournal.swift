@@ -312,6 +312,7 @@ package struct ExchangeRecorder: Sendable {
     ///   - bodyIsEncoded: Whether `body` is still in the content coding the fields name (a
     ///     server relaying what it received); `false` when it was decoded or has no coding.
     ///   - stream: The body's parts and pauses, when it is a stream.
+    ///   - trailers: The fields that followed the body.
     ///   - holdsRecording: Whether a recording cassette waits for the rest of the exchange (a
     ///     relayed WebSocket's frames: ``recordConversation(_:frames:)`` hands it over when the
     ///     conversation ends); the journal has the outcome at once either way.
@@ -319,9 +320,11 @@ package struct ExchangeRecorder: Sendable {
     @discardableResult
     package func record(
         _ outcome: RecordedResponse.Outcome, headers: HTTPFields = HTTPFields(), body: Data = Data(), bodyIsEncoded: Bool = false, stream: ResponseStream? = nil,
-        holdsRecording: Bool = false
+        trailers: HTTPFields = HTTPFields(), holdsRecording: Bool = false
     ) -> RecordedResponse {
-        let response = RecordedResponse(outcome: outcome, headers: headers, body: body, bodyIsEncoded: bodyIsEncoded, duration: Date().timeIntervalSince(started), stream: stream)
+        let response = RecordedResponse(
+            outcome: outcome, headers: headers, body: body, bodyIsEncoded: bodyIsEncoded, duration: Date().timeIntervalSince(started), stream: stream, trailers: trailers
+        )
         // The observers look before the response goes out: a failure they report lands while
         // the client still waits for it.
         var operationID: String?

@@ -406,7 +406,9 @@ package struct ExchangeStateMachine<Kind: TransportKind>: Sendable {
 
     /// Records the response and sends it: whole, or in the dribble's pieces.
     private mutating func respond(_ response: MockResponse, body wireBody: Data, redirect: RedirectRule?) -> Action {
-        recorder.record(.response(status: response.status.code), headers: response.headerFields, body: wireBody, bodyIsEncoded: !response.bodyIsDecoded)
+        recorder.record(
+            .response(status: response.status.code), headers: response.headerFields, body: wireBody, bodyIsEncoded: !response.bodyIsDecoded, trailers: response.trailerFields
+        )
         if let redirect {
             state = .finished
             return .deliver(.follow(redirect, after: response))
@@ -436,7 +438,10 @@ package struct ExchangeStateMachine<Kind: TransportKind>: Sendable {
     /// Records the whole stream (its parts and pauses) and sends its head, then the parts that
     /// have no pause.
     private mutating func respond(_ response: MockResponse, streaming stream: ResponseStream, redirect: RedirectRule?) -> Action {
-        recorder.record(.response(status: response.status.code), headers: response.headerFields, body: stream.body, bodyIsEncoded: !response.bodyIsDecoded, stream: stream)
+        recorder.record(
+            .response(status: response.status.code), headers: response.headerFields, body: stream.body, bodyIsEncoded: !response.bodyIsDecoded, stream: stream,
+            trailers: response.trailerFields
+        )
         if let redirect {
             state = .finished
             return .deliver(.follow(redirect, after: response))

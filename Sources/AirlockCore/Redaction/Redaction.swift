@@ -364,7 +364,13 @@ public struct Redaction: Sendable, Hashable {
                 body: body,
                 bodyIsEncoded: isEncoded,
                 duration: response.duration,
-                stream: stream
+                stream: stream,
+                // Trailers are redacted as the head's fields are (a secret may ride in either).
+                trailers: HTTPFields(response.trailerFields.map { field in
+                    var redacted = field
+                    redacted.value = responseHeaderValue(name: field.name.rawName, value: field.value, names: names, secrets: secrets)
+                    return redacted
+                })
             )
         }
         copy.webSocketFrames = request.webSocketFrames.map { redacted($0, names: names, secrets: secrets) }

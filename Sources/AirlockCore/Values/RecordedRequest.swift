@@ -344,6 +344,9 @@ public struct RecordedResponse: Sendable {
     /// NDJSON, any chunked body relayed as it arrived); ``body`` is then every part, one after
     /// the other.
     public let stream: ResponseStream?
+    /// The trailer fields that followed the body (an HTTP/2 stream's closing `HEADERS`, the last
+    /// chunk of an HTTP/1.1 one): gRPC's `grpc-status`, say. Empty for most responses.
+    public let trailerFields: HTTPFields
 
     /// The HTTP status; `nil` when the request failed or a fault was acted out instead.
     public let status: Int?
@@ -366,13 +369,22 @@ public struct RecordedResponse: Sendable {
     ///   - duration: How long the exchange took, in seconds.
     ///   - stream: The body's parts and pauses, when it was a stream; `body` is then ignored and
     ///     the parts, one after the other, are the body.
-    public init(status: Int, headerFields: HTTPFields, body: Data, bodyIsEncoded: Bool = false, duration: TimeInterval = 0, stream: ResponseStream? = nil) {
-        self.init(outcome: .response(status: status), headers: headerFields, body: body, bodyIsEncoded: bodyIsEncoded, duration: duration, stream: stream)
+    ///   - trailerFields: The fields that followed the body, if any.
+    public init(
+        status: Int, headerFields: HTTPFields, body: Data, bodyIsEncoded: Bool = false, duration: TimeInterval = 0, stream: ResponseStream? = nil,
+        trailerFields: HTTPFields = HTTPFields()
+    ) {
+        self.init(
+            outcome: .response(status: status), headers: headerFields, body: body, bodyIsEncoded: bodyIsEncoded, duration: duration, stream: stream, trailers: trailerFields
+        )
     }
 
-    package init(outcome: Outcome, headers: HTTPFields, body: Data, bodyIsEncoded: Bool = false, duration: TimeInterval, stream: ResponseStream? = nil) {
+    package init(
+        outcome: Outcome, headers: HTTPFields, body: Data, bodyIsEncoded: Bool = false, duration: TimeInterval, stream: ResponseStream? = nil, trailers: HTTPFields = HTTPFields()
+    ) {
         let body = stream?.body ?? body
         self.stream = stream
+        trailerFields = trailers
         self.outcome = outcome
         switch outcome {
         case .response(let status):

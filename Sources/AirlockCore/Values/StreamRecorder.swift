@@ -55,6 +55,8 @@ package struct StreamRecorder: Sendable {
         package let isOverLimit: Bool
         /// Whether the owner relayed the body as a stream (it had no length).
         let isStream: Bool
+        /// The fields that followed the body (gRPC's status, say).
+        package let trailers: HTTPFields
 
         /// The whole body: every part, one after the other.
         package var body: Data {
@@ -91,6 +93,7 @@ package struct StreamRecorder: Sendable {
     /// When the head or the last part arrived.
     private var last: DispatchTime
     private var hasEnded = false
+    private var trailers = HTTPFields()
 
     /// A recorder for one response.
     /// - Parameters:
@@ -134,6 +137,11 @@ package struct StreamRecorder: Sendable {
         parts.append(StreamPart(bytes: Data(bytes), after: pause))
     }
 
+    /// The fields that followed the body arrived, before its end.
+    package mutating func trailers(_ fields: HTTPFields) {
+        trailers = fields
+    }
+
     /// The response ended: what to record, once (`nil` when no head arrived, or it ended already).
     /// - Parameters:
     ///   - end: How it ended.
@@ -144,7 +152,7 @@ package struct StreamRecorder: Sendable {
         defer { parts = [] }
         return Recording(
             status: status, headers: headers, parts: parts, end: end, wait: Self.seconds(from: last, to: time),
-            bodyIsEncoded: bodyIsEncoded, isOverLimit: isOverLimit, isStream: isStream
+            bodyIsEncoded: bodyIsEncoded, isOverLimit: isOverLimit, isStream: isStream, trailers: trailers
         )
     }
 
@@ -159,6 +167,6 @@ extension StreamRecorder.Recording {
     /// - Returns: The response as recorded.
     @discardableResult
     package func record(with recorder: ExchangeRecorder) -> RecordedResponse {
-        recorder.record(.response(status: status), headers: headers, body: body, bodyIsEncoded: bodyIsEncoded, stream: stream)
+        recorder.record(.response(status: status), headers: headers, body: body, bodyIsEncoded: bodyIsEncoded, stream: stream, trailers: trailers)
     }
 }

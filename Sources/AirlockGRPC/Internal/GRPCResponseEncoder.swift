@@ -13,7 +13,8 @@ import HTTPTypes
 /// gRPC extension), its message `grpc-message` or `grpc-status-reason`; a stub that gives none
 /// gets one from its HTTP status (`200`: `OK`; `404`: `NOT_FOUND`, or `UNIMPLEMENTED` for a method
 /// the descriptor set does not have; the others as `google.rpc.Code` maps them), with its body as
-/// the message.
+/// the message. A response whose `Content-Type` is gRPC's already (a recording kept as bytes) is
+/// sent as it is.
 struct GRPCResponseEncoder: Sendable {
     let codec: MessageCodec
     /// The method called, when the descriptor set has it.
@@ -40,6 +41,11 @@ struct GRPCResponseEncoder: Sendable {
     }
 
     func encode(_ response: MockResponse) -> MockResponse {
+        // Already on the wire's form — a recording of a real server, kept as its bytes — and sent
+        // as it is: its framed messages, its fields and trailers as recorded.
+        if let type = response.headerFields[.contentType]?.lowercased(), type.hasPrefix("application/grpc") {
+            return response
+        }
         let body: Data
         switch response.body {
         case .data(let data):

@@ -60,7 +60,7 @@ extension ExchangeDelivery {
         )
         let forward = server.forwarder.execute(
             method: head.method, url: url, headers: target.map { Self.sent($0.headers) } ?? forwardedFields(recording: recording), body: incoming.body, limit: limit,
-            timeout: Self.forwardTimeout, streams: true, on: eventLoop,
+            timeout: Self.forwardTimeout, streams: true, upstream: upstreamProtocol, on: eventLoop,
             relayTo: { pipeline in try pipeline.addHandlers(stages.value.recording, stages.value.writing, stages.value.ended) },
             unreachable: { failure in
                 stages.value.recording.record(.failed(failure))
@@ -72,10 +72,28 @@ extension ExchangeDelivery {
         context.channel.closeFuture.whenComplete { _ in forward.cancel() }
     }
 
-    /// Sends an answer the relay has whole (recorded already): the real host's, or a `502`.
-    func relayAnswer(status: Int, headers: HTTPFields, body: ByteBuffer, recorder: ExchangeRecorder) {
+    /// The protocol the real host is asked in: HTTP/2 for a client that spoke it — by ALPN for an
+    /// `https` host; with prior knowledge for gRPC, which has no HTTP/1.1 form — else HTTP/1.1.
+    private var upstreamProtocol: Forwarder.UpstreamProtocol {
+        guard isHTTP2 else { return .http1 }
+        let contentType = head.headers["content-type"].first?.lowercased() ?? ""
+        return contentType.hasPrefix("application/grpc") ? .http2 : .http2IfOffered
+    }
+
+    /// Sends an answer the relay has whole (recorded already): the real host's, or a `502`. With
+    /// trailers, the body goes with no length (chunked on HTTP/1.1) so that they can follow it.
+    func relayAnswer(status: Int, headers: HTTPFields, body: ByteBuffer, trailers: HTTPHeaders? = nil, recorder: ExchangeRecorder) {
         report(status: status, fault: nil, recorder: recorder)
-        respond(status: status, headers: headers, body: body)
+        guard let trailers, !trailers.isEmpty else { return respond(status: status, headers: headers, body: body) }
+        let keepAlive = keepsAlive(streaming: true)
+        context.write(NIOAny(HTTPServerResponsePart.head(responseHead(status: status, headers: headers, bodySize: nil, keepAlive: keepAlive))), promise: nil)
+        writeBody(body, status: status)
+        connection.endResponse(keepAlive: keepAlive, trailers: Self.relayedTrailers(trailers), in: context)
+    }
+
+    /// Trailer fields as relayed: every one in order but those of the connection.
+    static func relayedTrailers(_ trailers: HTTPHeaders) -> HTTPHeaders {
+        HTTPHeaders(trailers.filter { !hopByHop.contains($0.name.lowercased()) && $0.name.lowercased() != "content-length" }.map { ($0.name, $0.value) })
     }
 
     /// The request's fields as sent on: every one in order but the connection's own, and — when

@@ -3,8 +3,10 @@ import AirlockCore
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOPosix
 import NIOSSL
+import NIOTLS
 
 /// Sends a request on to its real host — the `.passthrough` policy and recording — over SwiftNIO's
 /// own HTTP/1.1 client pipeline: one connection per request, TLS with the system's trust roots for
@@ -19,14 +21,32 @@ import NIOSSL
 /// (`autoRead` off: ``RelayWritingHandler``), so a slow client never makes the server hold the
 /// stream.
 ///
-/// A mock server forwards a few requests, one at a time, to hosts that differ: a pool, HTTP/2 and
+/// A request its client sent over HTTP/2 goes on over HTTP/2 when the real host speaks it: an
+/// `https` host that picks `h2` by ALPN, or — for gRPC, which has no HTTP/1.1 form — an `http`
+/// host with prior knowledge. The stream's channel carries SwiftNIO's HTTP/1 view of it
+/// (`HTTP2FramePayloadToHTTP1ClientCodec`), so the relay behind it is the same, trailers included.
+///
+/// A mock server forwards a few requests, one at a time, to hosts that differ: a pool and
 /// redirects would buy nothing, and a full HTTP client would cost every build of the server.
 final class Forwarder: Sendable {
+    /// Which protocol a forward speaks to the real host.
+    enum UpstreamProtocol: Sendable {
+        /// HTTP/1.1.
+        case http1
+        /// HTTP/2 where the host picks it by ALPN (`https`); HTTP/1.1 otherwise.
+        case http2IfOffered
+        /// HTTP/2: by ALPN for `https` (HTTP/1.1 if the host does not pick it), with prior
+        /// knowledge for `http` (gRPC).
+        case http2
+    }
+
     /// What the real host answered, whole.
     struct Response: Sendable {
         let status: HTTPResponseStatus
         let headers: HTTPHeaders
         let body: ByteBuffer
+        /// The fields that followed the body, if any (gRPC's status).
+        var trailers: HTTPHeaders? = nil
     }
 
     /// What arrives from the real host, in order, each on the forwarding connection's event loop;
@@ -44,8 +64,8 @@ final class Forwarder: Sendable {
         case streamHead(HTTPResponseHead)
         /// A piece of a stream's body, as it arrived.
         case piece(ByteBuffer)
-        /// The stream ended.
-        case end
+        /// The stream ended, with the fields that followed its body, if any (gRPC's status).
+        case end(trailers: HTTPHeaders?)
         /// Forwarding failed: before the head, or in the middle of a stream.
         case failed(Failure)
         /// ``Forward/cancel()`` stopped it (the client went away).
@@ -91,8 +111,10 @@ final class Forwarder: Sendable {
         }
     }
 
-    /// Made on first use (reading the system's trust roots takes a moment), then shared.
+    /// Made on first use (reading the system's trust roots takes a moment), then shared: one
+    /// offering HTTP/1.1 alone, one offering h2 first.
     private let clientTLS = Locked<NIOSSLContext?>(nil)
+    private let clientTLSOfferingHTTP2 = Locked<NIOSSLContext?>(nil)
 
     /// A forwarder; each forward runs on the event loop its caller names.
     init() {}
@@ -111,6 +133,7 @@ final class Forwarder: Sendable {
     ///     whole, as any other).
     ///   - eventLoop: The loop the forward runs on: the client's, so that nothing a relay hands
     ///     on crosses threads or takes a lock.
+    ///   - upstream: Which protocol to speak to the real host.
     ///   - relayTo: Adds the handlers that take the ``Event``s, on the connection's event loop.
     ///   - unreachable: Told, on `eventLoop`, why no connection could be made (no handler is then
     ///     added).
@@ -124,6 +147,7 @@ final class Forwarder: Sendable {
         limit: Int,
         timeout: TimeAmount,
         streams: Bool,
+        upstream: UpstreamProtocol = .http1,
         on eventLoop: any EventLoop,
         relayTo: @escaping @Sendable (ChannelPipeline.SynchronousOperations) throws -> Void,
         unreachable: @escaping @Sendable (Failure) -> Void
@@ -150,18 +174,35 @@ final class Forwarder: Sendable {
         head.headers.add(name: "Connection", value: "close")
         let requestHead = head
         let origin = endpoint.origin
+        let wantsHTTP2 = upstream == .http2 || (upstream == .http2IfOffered && endpoint.isSecure)
 
-        connect(to: endpoint, on: eventLoop, timeout: timeout) { channel in
-            let pipeline = channel.pipeline.syncOperations
-            try pipeline.addHTTPClientHandlers()
+        let addRelay: @Sendable (ChannelPipeline.SynchronousOperations) throws -> Void = { pipeline in
             try pipeline.addHandler(relay.value)
             try relayTo(pipeline)
+        }
+        connect(to: endpoint, on: eventLoop, timeout: timeout, offeringHTTP2: wantsHTTP2) { channel, negotiatedHTTP2 in
+            guard negotiatedHTTP2 ?? (wantsHTTP2 && !endpoint.isSecure) else {
+                let pipeline = channel.pipeline.syncOperations
+                try pipeline.addHTTPClientHandlers()
+                try addRelay(pipeline)
+                return channel.eventLoop.makeSucceededFuture(channel)
+            }
+            return try Self.openStream(on: channel, secure: endpoint.isSecure, addRelay: addRelay)
         }.whenComplete { result in
             switch result {
             case .failure(let error):
                 unreachable(Failure(description: "could not connect to \(origin): \(error)"))
             case .success(let channel):
-                channel.write(HTTPClientRequestPart.head(requestHead), promise: nil)
+                var head = requestHead
+                if channel.parent != nil {
+                    // An HTTP/2 stream: no connection-specific fields (RFC 9113 §8.2.2); gRPC's
+                    // `TE: trailers` is the one `TE` allowed, and gRPC servers ask for it.
+                    head.headers.remove(name: "Connection")
+                    if head.headers["content-type"].first?.lowercased().hasPrefix("application/grpc") == true {
+                        head.headers.replaceOrAdd(name: "te", value: "trailers")
+                    }
+                }
+                channel.write(HTTPClientRequestPart.head(head), promise: nil)
                 if let body, !body.isEmpty {
                     channel.write(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: body))), promise: nil)
                 }
@@ -173,6 +214,30 @@ final class Forwarder: Sendable {
         return forward
     }
 
+    /// Puts SwiftNIO's HTTP/2 client handler on a connection and opens the one stream a forward
+    /// sends its request on, its relay behind SwiftNIO's HTTP/1 view of the stream. The
+    /// connection closes when the stream does.
+    private static func openStream(
+        on connection: any Channel, secure: Bool, addRelay: @escaping @Sendable (ChannelPipeline.SynchronousOperations) throws -> Void
+    ) throws -> EventLoopFuture<any Channel> {
+        let multiplexer = try connection.pipeline.syncOperations.configureHTTP2Pipeline(
+            mode: .client, connectionConfiguration: .init(), streamConfiguration: .init()
+        ) { pushed in
+            // A server's pushed or opened stream is never read.
+            pushed.close()
+        }
+        let stream = connection.eventLoop.makePromise(of: (any Channel).self)
+        multiplexer.createStreamChannel(promise: stream) { channel in
+            channel.eventLoop.makeCompletedFuture {
+                let pipeline = channel.pipeline.syncOperations
+                try pipeline.addHandler(HTTP2FramePayloadToHTTP1ClientCodec(httpProtocol: secure ? .https : .http))
+                try addRelay(pipeline)
+                channel.closeFuture.whenComplete { _ in connection.close(promise: nil) }
+            }
+        }
+        return stream.futureResult
+    }
+
     /// Connects to `endpoint` on `eventLoop`, TLS first for `https` (the system's trust roots, the
     /// host's name verified), then the handlers `initialize` adds.
     func connect(
@@ -181,37 +246,70 @@ final class Forwarder: Sendable {
         timeout: TimeAmount,
         initialize: @escaping @Sendable (any Channel) throws -> Void
     ) -> EventLoopFuture<any Channel> {
+        connect(to: endpoint, on: eventLoop, timeout: timeout, offeringHTTP2: false) { channel, _ in
+            try initialize(channel)
+            return channel.eventLoop.makeSucceededFuture(channel)
+        }
+    }
+
+    /// Connects as ``connect(to:on:timeout:initialize:)`` does; with `offeringHTTP2`, TLS offers
+    /// `h2` first, and `initialize` is told — once the handshake is done — whether the host picked
+    /// it (`nil` without TLS). Its future's channel is the one to send the request on.
+    private func connect(
+        to endpoint: Endpoint,
+        on eventLoop: any EventLoop,
+        timeout: TimeAmount,
+        offeringHTTP2: Bool,
+        initialize: @escaping @Sendable (any Channel, Bool?) throws -> EventLoopFuture<any Channel>
+    ) -> EventLoopFuture<any Channel> {
         let tls: NIOSSLContext?
         do {
-            tls = endpoint.isSecure ? try clientContext() : nil
+            tls = endpoint.isSecure ? try clientContext(offeringHTTP2: offeringHTTP2) : nil
         } catch {
             return eventLoop.makeFailedFuture(Failure(description: "TLS could not be set up: \(error)"))
         }
         let serverName = endpoint.serverName
+        let ready = eventLoop.makePromise(of: (any Channel).self)
         let bootstrap = ClientBootstrap(group: eventLoop)
             .connectTimeout(timeout)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    if let tls {
-                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverName))
+                    let pipeline = channel.pipeline.syncOperations
+                    guard let tls else {
+                        return ready.completeWith(try initialize(channel, nil))
                     }
-                    try initialize(channel)
+                    try pipeline.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverName))
+                    guard offeringHTTP2 else {
+                        return ready.completeWith(try initialize(channel, nil))
+                    }
+                    // What the host picked is known once the handshake is done.
+                    try pipeline.addHandler(ApplicationProtocolNegotiationHandler { result, channel in
+                        let picked = if case .negotiated("h2") = result { true } else { false }
+                        do {
+                            let initialized = try initialize(channel, picked)
+                            ready.completeWith(initialized)
+                            return initialized.map { _ in }
+                        } catch {
+                            ready.fail(error)
+                            return channel.eventLoop.makeFailedFuture(error)
+                        }
+                    })
                 }
             }
         // An address needs no resolving: connecting by name would ask getaddrinfo on another
         // thread for every forward (a recorder in front of `127.0.0.1` paid that per request).
         let literal = endpoint.host.hasPrefix("[") && endpoint.host.hasSuffix("]") ? String(endpoint.host.dropFirst().dropLast()) : endpoint.host
-        if let address = try? SocketAddress(ipAddress: literal, port: endpoint.port) {
-            return bootstrap.connect(to: address)
-        }
-        return bootstrap.connect(host: endpoint.host, port: endpoint.port)
+        let connected = (try? SocketAddress(ipAddress: literal, port: endpoint.port)).map { bootstrap.connect(to: $0) }
+            ?? bootstrap.connect(host: endpoint.host, port: endpoint.port)
+        connected.whenFailure { ready.fail($0) }
+        return ready.futureResult
     }
 
-    private func clientContext() throws -> NIOSSLContext {
-        try clientTLS.withLock { context in
+    private func clientContext(offeringHTTP2: Bool) throws -> NIOSSLContext {
+        try (offeringHTTP2 ? clientTLSOfferingHTTP2 : clientTLS).withLock { context in
             if let context { return context }
             var configuration = TLSConfiguration.makeClientConfiguration()
-            configuration.applicationProtocols = ["http/1.1"]
+            configuration.applicationProtocols = offeringHTTP2 ? ["h2", "http/1.1"] : ["http/1.1"]
             let made = try NIOSSLContext(configuration: configuration)
             context = made
             return made
@@ -340,11 +438,11 @@ final class ResponseRelay: ChannelInboundHandler, RemovableChannelHandler {
             }
             collected.writeBuffer(&part)
             body = collected
-        case .end:
+        case .end(let trailers):
             if isStream {
-                finish(.end)
+                finish(.end(trailers: trailers))
             } else if let head, let body {
-                finish(.whole(Forwarder.Response(status: head.status, headers: head.headers, body: body)))
+                finish(.whole(Forwarder.Response(status: head.status, headers: head.headers, body: body, trailers: trailers)))
             }
         }
     }

@@ -22,8 +22,9 @@ extension ServerConnection {
     /// itself, and the idle handler times the connection) and the `400` responder. Each stream has a
     /// ``ServerConnection`` of its own, for the body cap and for the timers, fed by an
     /// ``HTTP2StreamObserver`` in front of the codec: a request whose body pauses longer than the
-    /// idle timeout gets `408` on its stream, which closes. A stream ends with its response, never
-    /// the connection (see ``ExchangeDelivery``).
+    /// idle timeout gets `408` on its stream, which closes. An ``HTTP2EmptyBodyHandler`` behind the
+    /// codec ends a response with no body on its `HEADERS` frame (gRPC's trailers-only answers). A
+    /// stream ends with its response, never the connection (see ``ExchangeDelivery``).
     ///
     /// - Parameters:
     ///   - context: The detector's context.
@@ -65,6 +66,7 @@ extension ServerConnection {
                 let streamPipeline = stream.pipeline.syncOperations
                 let connection = ServerConnection(limits: limits, activity: ConnectionActivity(), now: stream.eventLoop.now)
                 try streamPipeline.addHandler(HTTP2StreamObserver(connection))
+                try streamPipeline.addHandler(HTTP2EmptyBodyHandler())
                 try streamPipeline.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
                 try streamPipeline.addHandler(RequestHandler(server: server, connection: connection))
             }

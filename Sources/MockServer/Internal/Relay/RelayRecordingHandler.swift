@@ -35,12 +35,14 @@ final class RelayRecordingHandler: ChannelInboundHandler {
         case .whole(let response):
             stream.head(status: Int(response.status.code), headers: ExchangeDelivery.relayedFields(response.headers), isStream: false, bodyIsEncoded: true)
             if response.body.readableBytes > 0 { stream.piece(response.body.readableBytesView) }
+            if let trailers = response.trailers { stream.trailers(ExchangeDelivery.relayedFields(trailers)) }
             finish(.closed)
         case .streamHead(let head):
             stream.head(status: Int(head.status.code), headers: ExchangeDelivery.relayedFields(head.headers), isStream: true, bodyIsEncoded: true)
         case .piece(let buffer):
             stream.piece(buffer.readableBytesView)
-        case .end:
+        case .end(let trailers):
+            if let trailers { stream.trailers(ExchangeDelivery.relayedFields(trailers)) }
             finish(.closed)
         case .cancelled:
             // A stream the client left is recorded as far as the client saw it, with when it left.

@@ -4,9 +4,10 @@ import NIOCore
 import NIOHTTP1
 
 /// Writes what a forward relays onto the client's connection, as it arrives: the whole answer (or
-/// a `502` saying why forwarding failed), or a stream's head, each piece flushed at once — the
-/// `ByteBuffer` read from the real host, not a copy — and its end; a stream that breaks after its
-/// head closes the connection, the only way the client can tell.
+/// a `502` saying why forwarding failed), or a stream's head, each piece — the `ByteBuffer` read
+/// from the real host, not a copy — flushed at the end of the read that brought it, and its end
+/// with any trailers; a stream that breaks after its head closes the connection, the only way the
+/// client can tell.
 ///
 /// Back-pressure: a piece that leaves the client's connection unwritable (the client reads slower
 /// than the real host sends) turns reading off on the forwarding connection (`autoRead`) until
@@ -38,6 +39,13 @@ final class RelayWritingHandler: ChannelInboundHandler {
         context.fireChannelRead(data)
     }
 
+    /// What one read from the real host brought goes out together: a stream's head and its end,
+    /// read from one HTTP/2 `HEADERS` frame (a gRPC error with no message), leave as one frame.
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if streamStatus != nil, delivery.context.channel.isActive { delivery.context.flush() }
+        context.fireChannelReadComplete()
+    }
+
     /// Writes one event to the client (also called without a connection to the real host: it
     /// could not be reached).
     /// - Parameter upstream: The forwarding connection, paused while the client is not reading.
@@ -45,18 +53,19 @@ final class RelayWritingHandler: ChannelInboundHandler {
         let client = delivery.context
         switch event {
         case .whole(let response):
-            delivery.relayAnswer(status: Int(response.status.code), headers: ExchangeDelivery.relayedFields(response.headers), body: response.body, recorder: recorder)
+            delivery.relayAnswer(
+                status: Int(response.status.code), headers: ExchangeDelivery.relayedFields(response.headers), body: response.body, trailers: response.trailers, recorder: recorder
+            )
         case .streamHead(let head):
             let status = Int(head.status.code)
             streamStatus = status
             guard client.channel.isActive else { return }
             let fields = ExchangeDelivery.relayedFields(head.headers)
             let responseHead = delivery.responseHead(status: status, headers: fields, bodySize: nil, keepAlive: delivery.keepsAlive(streaming: true))
+            // Flushed at the end of the read that brought it (channelReadComplete).
             client.write(NIOAny(HTTPServerResponsePart.head(responseHead)), promise: nil)
-            client.flush()
         case .piece(let piece):
             guard client.channel.isActive, let written = delivery.writeBody(piece, status: 200) else { return }
-            client.flush()
             // Back-pressure: no more is read from the real host until the client has taken this.
             if let upstream, !client.channel.isWritable {
                 upstream.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in }
@@ -65,7 +74,12 @@ final class RelayWritingHandler: ChannelInboundHandler {
                     upstream.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in }
                 }
             }
-        case .end, .cancelled:
+        case .end(let trailers):
+            guard let status = streamStatus else { return }
+            delivery.report(status: status, fault: nil, recorder: recorder)
+            guard client.channel.isActive else { return }
+            delivery.connection.endResponse(keepAlive: delivery.keepsAlive(streaming: true), trailers: trailers.map(ExchangeDelivery.relayedTrailers), in: client)
+        case .cancelled:
             guard let status = streamStatus else { return }
             delivery.report(status: status, fault: nil, recorder: recorder)
             guard client.channel.isActive else { return }
