@@ -90,6 +90,12 @@ let package = Package(
         // Protocol Buffers for AirlockGRPCCore only (its `SwiftProtobuf` library: the descriptor
         // types that read a `FileDescriptorSet`; never the protoc plugin). No other target names it.
         .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
+        // GRPCCore: a gRPC client no one here wrote, for AirlockGRPCTests only (no product builds it).
+        .package(url: "https://github.com/grpc/grpc-swift-2.git", from: "2.4.3"),
+        // HTTP2ClientTransport.Posix: that client's HTTP/2 to MockServer, for AirlockGRPCTests only.
+        .package(url: "https://github.com/grpc/grpc-swift-nio-transport.git", from: "2.9.2"),
+        // GRPCProtobuf: the generated client's message codec, for AirlockGRPCTests only.
+        .package(url: "https://github.com/grpc/grpc-swift-protobuf.git", from: "2.4.1"),
         // `swift package generate-documentation --target <Product>` builds the DocC catalogs.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -288,11 +294,23 @@ let package = Package(
         // The codec checked against Google's Python protobuf (Tests/Tools/protobuf_tools.py, run as
         // a child) with the descriptor set of Tests/Fixtures/GRPC.
         .testTarget(name: "AirlockGRPCCoreTests", dependencies: ["AirlockBase", "AirlockGRPCCore", "ProcessSupport"]),
-        // gRPC mocked over a real socket, checked with clients no one here wrote: grpcio from PyPI
-        // (Tests/Tools/grpc_client.py, run as a child).
+        // gRPC mocked over a real socket and in-process, checked with clients no one here wrote:
+        // grpcio from PyPI (Tests/Tools/grpc_client.py, run as a child) and a grpc-swift 2 client
+        // (code generated from Tests/Fixtures/GRPC's protos, committed: its README says how).
         .testTarget(
             name: "AirlockGRPCTests",
-            dependencies: ["AirlockBase", "AirlockGRPC", "MockServer", "ProcessSupport", .product(name: "HTTPTypes", package: "swift-http-types")]
+            dependencies: [
+                "AirlockBase",
+                "AirlockGRPC",
+                "MockServer",
+                "ProcessSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport"),
+                .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            exclude: ["Generated/README.md"]
         ),
         // Test support, not a product: children started with posix_spawn (TestProcess), because
         // Foundation's Process.run() crashes with many descriptors open (see TestProcess.swift).
