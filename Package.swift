@@ -47,6 +47,9 @@ let package = Package(
         // written in JSON, on any mock (MockServer over HTTP/2, `airlock serve --grpc`). Apart,
         // so that only its users build SwiftProtobuf.
         .library(name: "AirlockGRPC", targets: ["AirlockGRPC"]),
+        // AirlockGRPCTransport: grpc-swift 2's ClientTransport answered by a mock in-process.
+        // Apart, so that AirlockGRPC's users (and `airlock`) never build grpc-swift's GRPCCore.
+        .library(name: "AirlockGRPCInProcess", targets: ["AirlockGRPCInProcess"]),
         .executable(name: "airlock", targets: ["AirlockCLI"]),
     ],
     traits: [
@@ -90,7 +93,9 @@ let package = Package(
         // Protocol Buffers for AirlockGRPCCore only (its `SwiftProtobuf` library: the descriptor
         // types that read a `FileDescriptorSet`; never the protoc plugin). No other target names it.
         .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
-        // GRPCCore: a gRPC client no one here wrote, for AirlockGRPCTests only (no product builds it).
+        // GRPCCore: the ClientTransport protocol AirlockGRPCInProcess implements (about 20 s of
+        // CPU on a first build: GRPCCore and swift-collections' DequeModule), and a gRPC client no
+        // one here wrote for AirlockGRPCTests.
         .package(url: "https://github.com/grpc/grpc-swift-2.git", from: "2.4.3"),
         // HTTP2ClientTransport.Posix: that client's HTTP/2 to MockServer, for AirlockGRPCTests only.
         .package(url: "https://github.com/grpc/grpc-swift-nio-transport.git", from: "2.9.2"),
@@ -255,6 +260,16 @@ let package = Package(
             name: "AirlockGRPC",
             dependencies: ["AirlockBase", "AirlockCore", "AirlockGRPCCore", .product(name: "HTTPTypes", package: "swift-http-types")]
         ),
+        // grpc-swift 2's ClientTransport over the mock's registry: a generated client's calls
+        // answered in-process, as AirlockTransport does for swift-openapi-generator clients.
+        .target(
+            name: "AirlockGRPCInProcess",
+            dependencies: [
+                "AirlockBase", "AirlockCore", "AirlockGRPC", "AirlockGRPCCore", "URLProtocolSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+            ]
+        ),
         // Airgap: a guard URLProtocol plus a C layer interposing every libc route to the network.
         .target(name: "CAirgap"),
         .target(name: "Airgap", dependencies: ["CAirgap", "AirlockBase"]),
@@ -302,6 +317,8 @@ let package = Package(
             dependencies: [
                 "AirlockBase",
                 "AirlockGRPC",
+                "AirlockGRPCInProcess",
+                "HTTPMock",
                 "MockServer",
                 "ProcessSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -404,6 +421,8 @@ let package = Package(
                 "MockServerHTTPClient",
                 "Airgap",
                 "AirlockGRPC",
+                "AirlockGRPCInProcess",
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
                 "ProcessSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

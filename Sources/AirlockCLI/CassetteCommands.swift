@@ -1,3 +1,4 @@
+import AirlockGRPC
 import ArgumentParser
 import Foundation
 import MockServer
@@ -51,6 +52,9 @@ struct Record: AsyncParsableCommand {
 
     @Flag(help: "Do not print a line per request.")
     var quiet = false
+
+    @Option(name: .customLong("grpc"), help: ArgumentHelp("A descriptor set (protoc --descriptor_set_out=FILE --include_imports): gRPC calls to its methods are recorded with their request messages as JSON (replay them with `airlock serve CASSETTE --grpc FILE`); repeat for more. Without it a call's messages are kept as their bytes.", valueName: "file"), completion: .file(extensions: ["pb", "dsc", "desc"]))
+    var grpc: [String] = []
 
     @OptionGroup var tlsOptions: TLSOptions
 
@@ -114,6 +118,14 @@ struct Record: AsyncParsableCommand {
         )
         // The cassette gets every exchange; the journal need not keep them all.
         server.journalCapacity = .server
+        for descriptorSet in grpc {
+            do {
+                server.serveGRPC(try GRPCServices(descriptorSetAt: URL(fileURLWithPath: descriptorSet)))
+            } catch {
+                printError("airlock: \(error)")
+                throw ExitCode.badInput
+            }
+        }
         try await startServer(server)
         let page = String(server.inspectorURL.absoluteString.dropFirst(server.baseURL.absoluteString.count))
         if let upstream {

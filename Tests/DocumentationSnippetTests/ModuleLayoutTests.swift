@@ -84,6 +84,7 @@ struct ModuleLayoutTests {
         ("AirlockWireMockXML", Set(["AirlockStubFiles", "AirlockWireMock", "CLibXML2", "Foundation"])),
         ("AirlockGRPCCore", Set(["AirlockBase", "CZlib", "Foundation", "SwiftProtobuf"])),
         ("AirlockGRPC", Set(["AirlockBase", "AirlockCore", "AirlockGRPCCore", "Foundation", "HTTPTypes"])),
+        ("AirlockGRPCInProcess", Set(["AirlockBase", "AirlockCore", "AirlockGRPCCore", "Foundation", "FoundationNetworking", "GRPCCore", "HTTPTypes", "URLProtocolSupport"])),
     ])
     func eachLayerImportsOnlyWhatIsBelowIt(target: String, allowed: Set<String>) throws {
         let imported = try imports(of: target)
@@ -97,7 +98,7 @@ struct ModuleLayoutTests {
         )
         let graph = try #require(article.components(separatedBy: "## Modules").dropFirst().first, "Architecture.md has no Modules section")
         for module in ["AirlockBase", "AirlockCore", "AirlockStubFiles", "AirlockCassettes", "AirlockWireMock", "AirlockWireMockXML", "AirlockJSONSchema", "URLProtocolSupport", "HTTPMock",
-                       "HTTPMockTesting", "HTTPLogging", "MockServer", "MockServerHTTPClient", "AirlockOpenAPICore", "AirlockOpenAPI", "Airgap", "AirlockGRPC", "AirlockGRPCCore"] {
+                       "HTTPMockTesting", "HTTPLogging", "MockServer", "MockServerHTTPClient", "AirlockOpenAPICore", "AirlockOpenAPI", "Airgap", "AirlockGRPC", "AirlockGRPCCore", "AirlockGRPCInProcess"] {
             #expect(graph.contains(module), "Architecture.md's module graph leaves out \(module)")
         }
     }
@@ -110,7 +111,7 @@ struct ModuleLayoutTests {
 struct DocumentationTopicsTests {
     static let modules = [
         "AirlockCore", "AirlockStubFiles", "AirlockCassettes", "AirlockWireMock", "HTTPMock", "HTTPMockTesting", "HTTPLogging",
-        "MockServer", "MockServerHTTPClient", "Airgap", "AirlockOpenAPI", "AirlockOpenAPICore", "AirlockWireMockXML", "AirlockGRPC",
+        "MockServer", "MockServerHTTPClient", "Airgap", "AirlockOpenAPI", "AirlockOpenAPICore", "AirlockWireMockXML", "AirlockGRPC", "AirlockGRPCInProcess",
     ]
 
     @Test(arguments: modules)

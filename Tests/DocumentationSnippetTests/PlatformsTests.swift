@@ -121,7 +121,7 @@ struct PlatformsTests {
     static let appleSources = [
         "AirlockBase", "AirlockCore", "AirlockStubFiles", "AirlockCassettes", "AirlockWireMock", "HTTPMock", "HTTPMockTesting",
         "HTTPLogging", "MockServer", "MockServerHTTPClient", "AirlockOpenAPI", "AirlockOpenAPICore", "URLProtocolSupport",
-        "AirlockGRPC", "AirlockGRPCCore", "AirlockCLI", "AirlockDemo",
+        "AirlockGRPC", "AirlockGRPCCore", "AirlockGRPCInProcess", "AirlockCLI", "AirlockDemo",
     ]
 
     @Test func productSourcesCallNoAPIAboveTheFloor() throws {

@@ -3,7 +3,7 @@ import Testing
 
 /// gRPC's own Python client (PyPI's grpcio, `Tests/Tools/grpc_client.py`) calling a server: each
 /// call with its messages as JSON, its status, its metadata and when each response arrived.
-package enum GRPCClient {
+package enum GRPCIOClient {
     /// One call to make.
     package struct Call: Encodable {
         package var name: String
