@@ -109,11 +109,11 @@ public final class MockRegistry: Sendable {
     /// unlocking (most specific first, each at most once) and the pick is made again with their
     /// answers. The journal entry is made after unlocking, and the unmatched-request diagnosis
     /// from a snapshot taken under the lock.
-    // The transports call it through one concrete entry point per kind
-    // (`ExchangeStateMachine+Transports.swift`), into which this body is specialized.
     ///
     /// A request an installed ``BodyTranscoder`` takes is decided in its transcoded form, and
     /// every response the exchange sends goes through the transcoding's encoder.
+    // The transports call it through one concrete entry point per kind
+    // (`ExchangeStateMachine+Transports.swift`), into which this body is specialized.
     func resolving<Kind>(_ request: IncomingRequest, for transport: Transport<Kind>, at date: Date = Date()) -> ExchangeStateMachine<Kind> {
         if let transcoding = transcoders.transcoding(of: request) {
             return resolving(transcoding, for: transport, at: date)
