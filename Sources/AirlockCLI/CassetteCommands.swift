@@ -53,7 +53,7 @@ struct Record: AsyncParsableCommand {
     @Flag(help: "Do not print a line per request.")
     var quiet = false
 
-    @Option(name: .customLong("grpc"), help: ArgumentHelp("A descriptor set (protoc --descriptor_set_out=FILE --include_imports): gRPC calls to its methods are recorded with their request messages as JSON (replay them with `airlock serve CASSETTE --grpc FILE`); repeat for more. Without it a call's messages are kept as their bytes.", valueName: "file"), completion: .file(extensions: ["pb", "dsc", "desc"]))
+    @Option(name: .customLong("grpc"), help: ArgumentHelp("A descriptor set (protoc --descriptor_set_out=FILE --include_imports): gRPC calls to its methods are recorded with their messages as JSON both ways and their status among the answer's fields (replay them with `airlock serve CASSETTE --grpc FILE`); repeat for more. Without it a call's messages are kept as their bytes.", valueName: "file"), completion: .file(extensions: ["pb", "dsc", "desc"]))
     var grpc: [String] = []
 
     @OptionGroup var tlsOptions: TLSOptions

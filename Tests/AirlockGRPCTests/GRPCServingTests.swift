@@ -79,6 +79,10 @@ struct GRPCServingTests {
             let calls = server.requests.filter { $0.path == Self.getOrder }
             #expect(calls.count == 4)
             #expect(calls.first.map { String(decoding: $0.body ?? Data(), as: UTF8.self) } == #"{"id":"42"}"#)
+            // … and each answer as JSON too, its status among the fields.
+            let answer = try #require(calls.first?.response)
+            #expect(String(decoding: answer.body, as: UTF8.self).hasPrefix(#"{"id":"42","status":"STATUS_OPEN""#), "\(String(decoding: answer.body, as: UTF8.self))")
+            #expect(answer.headerFields[HTTPField.Name("grpc-status")!] == "0")
             #expect(calls.allSatisfy { $0.httpVersion == "HTTP/2" })
         }
     }

@@ -79,7 +79,8 @@ struct GRPCRecordingTests {
         let errors = String(decoding: recorderErrors.fileHandleForReading.availableData, as: UTF8.self)
         try #require(FileManager.default.fileExists(atPath: cassette.path), "airlock record wrote no cassette; it printed \(stopped.printed) and \(errors)")
 
-        // The cassette: each call over HTTP/2, its request as JSON, its trailers kept.
+        // The cassette: each call over HTTP/2, its messages as JSON both ways, its status and
+        // trailing metadata kept.
         let har = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: cassette)) as? [String: Any])
         let entries = try #require((har["log"] as? [String: Any])?["entries"] as? [[String: Any]])
         #expect(entries.count == 5)
@@ -87,12 +88,17 @@ struct GRPCRecordingTests {
         let responses = entries.compactMap { $0["response"] as? [String: Any] }
         #expect(requests.allSatisfy { $0["httpVersion"] as? String == "HTTP/2" })
         #expect((requests.first?["postData"] as? [String: Any])?["text"] as? String == #"{"id":"42"}"#)
-        let trailers = (responses.first?["_trailers"] as? [[String: String]])?.map { "\($0["name"] ?? ""): \($0["value"] ?? "")" }
-        #expect(trailers?.contains("grpc-status: 0") == true, "\(String(describing: trailers))")
-        #expect(trailers?.contains("x-upstream-cost: 7") == true, "\(String(describing: trailers))")
-        let missingHeaders = (responses.dropFirst().first?["headers"] as? [[String: String]])?.map { "\($0["name"] ?? ""): \($0["value"] ?? "")" }
-        #expect(missingHeaders?.contains("grpc-status: 5") == true, "\(String(describing: missingHeaders))")
-        #expect(((responses.dropFirst(2).first?["content"] as? [String: Any])?["_parts"] as? [Any])?.count == 3)
+        let order = (responses.first?["content"] as? [String: Any])?["text"] as? String
+        #expect(order == #"{"id":"42","status":"STATUS_SHIPPED","items":[{"sku":"U-1","quantity":3}]}"#, "\(String(describing: order))")
+        let fields = { (response: [String: Any]?, key: String) in
+            (response?[key] as? [[String: String]])?.map { "\($0["name"] ?? ""): \($0["value"] ?? "")" } ?? []
+        }
+        #expect(fields(responses.first, "headers").contains("grpc-status: 0"), "\(fields(responses.first, "headers"))")
+        #expect(fields(responses.first, "_trailers") == ["x-upstream-cost: 7"])
+        #expect(fields(responses.dropFirst().first, "headers").contains("grpc-status: 5"))
+        #expect(fields(responses.dropFirst().first, "headers").contains("grpc-message: no such order"))
+        let parts = ((responses.dropFirst(2).first?["content"] as? [String: Any])?["_parts"] as? [[String: Any]])?.compactMap { $0["text"] as? String }
+        #expect(parts == [#"{"orderId":"9","status":"STATUS_OPEN"}"#, #"{"orderId":"9","status":"STATUS_SHIPPED"}"#, #"{"orderId":"9","status":"STATUS_CANCELLED"}"#])
 
         // Replayed by `airlock serve` with the real server gone.
         upstream.stop()

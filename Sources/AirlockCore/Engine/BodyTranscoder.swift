@@ -29,12 +29,20 @@ package struct Transcoding: Sendable {
     /// be read in the protocol's form (a broken message). The request is journalled as
     /// ``request`` says.
     package let refusal: MockResponse?
+    /// The response as the journal and a recording keep it, from the response as the wire had it
+    /// (a stub's answer or a real server's): in the stubs' form, so that a cassette replays it
+    /// through ``encode``; `nil` keeps the wire's form.
+    package let record: (@Sendable (RecordedResponse) -> RecordedResponse)?
 
     /// A transcoding.
-    package init(request: IncomingRequest, encode: @escaping @Sendable (MockResponse) -> MockResponse, refusal: MockResponse? = nil) {
+    package init(
+        request: IncomingRequest, encode: @escaping @Sendable (MockResponse) -> MockResponse, refusal: MockResponse? = nil,
+        record: (@Sendable (RecordedResponse) -> RecordedResponse)? = nil
+    ) {
         self.request = request
         self.encode = encode
         self.refusal = refusal
+        self.record = record
     }
 }
 

@@ -278,5 +278,16 @@ extension MockRegistry {
         case record(recorder: ExchangeRecorder)
         /// The recording does not record and has no entry for the request: fail it (a replay miss).
         case replayMiss(any UnmatchedRequestHandler, snapshot: DiagnosisSnapshot, recorder: ExchangeRecorder)
+
+        /// The same decision, its recorder keeping responses as `form` makes them.
+        func keeping(responsesAs form: (@Sendable (RecordedResponse) -> RecordedResponse)?) -> Decision {
+            guard let form else { return self }
+            switch self {
+            case .matched(let response, let stub, let recorder): return .matched(response, stub: stub, recorder: recorder.keeping(responsesAs: form))
+            case .unmatched(let policy, let snapshot, let recorder): return .unmatched(policy, snapshot: snapshot, recorder: recorder.keeping(responsesAs: form))
+            case .record(let recorder): return .record(recorder: recorder.keeping(responsesAs: form))
+            case .replayMiss(let recording, let snapshot, let recorder): return .replayMiss(recording, snapshot: snapshot, recorder: recorder.keeping(responsesAs: form))
+            }
+        }
     }
 }

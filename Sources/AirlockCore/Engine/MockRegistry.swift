@@ -133,7 +133,7 @@ public final class MockRegistry: Sendable {
             decision = decide(request, at: date)
         }
         return ExchangeStateMachine(
-            decision, request: request, transport: transport, redaction: journal.redaction, webhookPolicy: webhookPolicy, encoding: transcoding.encode
+            decision.keeping(responsesAs: transcoding.record), request: request, transport: transport, redaction: journal.redaction, webhookPolicy: webhookPolicy, encoding: transcoding.encode
         )
     }
 

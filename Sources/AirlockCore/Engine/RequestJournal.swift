@@ -290,6 +290,17 @@ package struct ExchangeRecorder: Sendable {
     /// The request whole (before the journal cuts its body), and who looks at the exchange when
     /// it ends.
     private let observed: (request: RecordedRequest, observers: [any ExchangeObserver])?
+    /// A transcoded request's: the response as it is kept, from the response as the wire had it
+    /// (``Transcoding/record``).
+    private var responseForm: (@Sendable (RecordedResponse) -> RecordedResponse)?
+
+    /// The same recorder, keeping each response in the form `form` makes of it: the journal, the
+    /// observers and a recording cassette get that form.
+    package func keeping(responsesAs form: (@Sendable (RecordedResponse) -> RecordedResponse)?) -> ExchangeRecorder {
+        var copy = self
+        copy.responseForm = form
+        return copy
+    }
 
     fileprivate init(
         journal: RequestJournal, generation: Int, sequence: Int, started: Date, recording: (any UnmatchedRequestHandler)?, request: RecordedRequest?,
@@ -322,9 +333,10 @@ package struct ExchangeRecorder: Sendable {
         _ outcome: RecordedResponse.Outcome, headers: HTTPFields = HTTPFields(), body: Data = Data(), bodyIsEncoded: Bool = false, stream: ResponseStream? = nil,
         trailers: HTTPFields = HTTPFields(), holdsRecording: Bool = false
     ) -> RecordedResponse {
-        let response = RecordedResponse(
+        let wire = RecordedResponse(
             outcome: outcome, headers: headers, body: body, bodyIsEncoded: bodyIsEncoded, duration: Date().timeIntervalSince(started), stream: stream, trailers: trailers
         )
+        let response = responseForm.map { $0(wire) } ?? wire
         // The observers look before the response goes out: a failure they report lands while
         // the client still waits for it.
         var operationID: String?

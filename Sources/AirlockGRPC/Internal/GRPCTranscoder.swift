@@ -32,7 +32,7 @@ struct GRPCTranscoder: BodyTranscoder {
         case .failure(let problem):
             refusal = GRPCResponseEncoder.status(problem.code, message: problem.message)
         }
-        return Transcoding(request: transcoded, encode: { encoder.encode($0) }, refusal: refusal)
+        return Transcoding(request: transcoded, encode: { encoder.encode($0) }, refusal: refusal, record: { encoder.kept($0) })
     }
 
     /// Why a request's messages cannot be read: the status to answer with, and what to say.
