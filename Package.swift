@@ -277,6 +277,9 @@ let package = Package(
         .target(name: "AirgapPreload"),
         // C helpers that take each network route the C library offers, for the escape tests.
         .target(name: "CAirgapRoutes", path: "Tests/CAirgapRoutes"),
+        // ThreadSanitizer's suppressions for the test binary: grpc-swift-nio-transport's state
+        // under Synchronization's Mutex, which TSan on Linux cannot see (suppressions.c says why).
+        .target(name: "CTSanSuppressions", path: "Tests/CTSanSuppressions"),
         // A small program that links Airgap and tries connections, for whole-run-mode tests and
         // the escape suite (one subcommand per route).
         .executableTarget(
@@ -318,6 +321,7 @@ let package = Package(
                 "AirlockBase",
                 "AirlockGRPC",
                 "AirlockGRPCInProcess",
+                "CTSanSuppressions",
                 "HTTPMock",
                 "MockServer",
                 "ProcessSupport",

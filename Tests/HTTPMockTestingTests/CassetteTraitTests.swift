@@ -267,6 +267,9 @@ struct CassetteThroughTheSharedSessionTests {
     /// server stopped — the trait does exactly this with the test's own file.
     @Test func recordsThroughTheSharedSessionThenReplaysWithTheServerStopped() async throws {
         let folder = TemporaryFolder("airlock-shared-cassette")
+        // Kept to the end: Swift may release a local after its last use, which would remove the
+        // folder before the cassette is written into it (and leave the file behind).
+        defer { withExtendedLifetime(folder) {} }
         let file = folder.url.appendingPathComponent("greeting.har")
         let server = try await LoopbackServer.start()
         let client = GreetingClient(base: "http://127.0.0.1:\(server.port)")

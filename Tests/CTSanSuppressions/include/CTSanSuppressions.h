@@ -1,0 +1,1 @@
+// The ThreadSanitizer suppressions of the test binary (see suppressions.c). Nothing to call.
