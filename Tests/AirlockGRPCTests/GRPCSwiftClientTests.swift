@@ -8,8 +8,8 @@ import XCTest
 /// plugins generated from Tests/Fixtures/GRPC's protos, committed in Generated/) calling MockServer
 /// on its plain port (h2c with prior knowledge).
 final class GRPCSwiftClientTests: XCTestCase {
-    /// The server serves no gRPC yet: a call is a miss, answered `404`, which grpc-swift maps to
-    /// UNIMPLEMENTED (gRPC's HTTP-to-status mapping). The journal has the request as the client
+    /// A server given no gRPC services (no `serveGRPC`) answers a call as any miss, `404`, which
+    /// grpc-swift maps to UNIMPLEMENTED (gRPC's HTTP-to-status mapping). The journal has the request as the client
     /// sent it, over HTTP/2 on the method's path. It proves the generated client and its HTTP/2
     /// reach the server and come back.
     func testAUnaryCallTheServerCannotAnswerIsUnimplemented() async throws {
