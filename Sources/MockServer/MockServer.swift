@@ -182,7 +182,11 @@ public final class MockServer: Mocking {
         }
         // A stopped server sends no more webhooks (each is recorded as not sent).
         waitingWebhooks.cancelAll()
-        try await channel?.close()
+        do {
+            try await channel?.close()
+        } catch ChannelError.ioOnClosedChannel, ChannelError.alreadyClosed {
+            // Closed already (an error on the listening socket closes it): what shutdown wants.
+        }
         for connection in connections {
             try? await connection.close()
         }

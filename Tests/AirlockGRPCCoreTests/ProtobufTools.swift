@@ -15,7 +15,7 @@ struct ProtobufToolsRun {
     /// Runs `python3 protobuf_tools.py <arguments>`; a run that outlives `limit` (a hang guard,
     /// not a performance limit: pip's first install included) is stopped.
     static func run(_ arguments: [String], limit: Duration = .seconds(1500)) async throws -> ProtobufToolsRun {
-        let run = try await ToolScriptRun.run("protobuf_tools.py", arguments, limit: limit)
+        let run = try await ToolRun.run("protobuf_tools.py", arguments, limit: limit)
         return ProtobufToolsRun(lines: run.lines, status: run.status, result: run.result)
     }
 

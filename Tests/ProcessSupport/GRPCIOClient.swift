@@ -57,7 +57,7 @@ package enum GRPCIOClient {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("grpc-calls-\(UUID().uuidString).json")
         try JSONEncoder().encode(calls).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let run = try await ToolScriptRun.run("grpc_client.py", ["call", "--target", "127.0.0.1:\(port)", "--descriptor-set", descriptorSet.path, "--calls", file.path])
+        let run = try await ToolRun.run("grpc_client.py", ["call", "--target", "127.0.0.1:\(port)", "--descriptor-set", descriptorSet.path, "--calls", file.path])
         #expect(run.ok, "grpc_client.py \(run.failureReport)", sourceLocation: sourceLocation)
         struct Line: Decodable { var calls: [Result]? }
         let results = try JSONDecoder().decode(Line.self, from: Data((run.resultText ?? "{}").utf8)).calls ?? []

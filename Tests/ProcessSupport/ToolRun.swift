@@ -1,8 +1,10 @@
 import Foundation
 
 /// One run of a script of `Tests/Tools` (`python3 Tests/Tools/<name>.py …`) as a child process:
-/// its output lines, its exit status, and its closing JSON result line (see Tests/Tools/README.md).
-public struct ToolScriptRun: Sendable {
+/// its output lines, its exit status, and its closing JSON result line (see Tests/Tools/README.md),
+/// for the test targets beyond MockServerTests (whose `ToolScriptRun` reads the output line by
+/// line with its `LineReader`; the two are to become one once that reader moves here).
+public struct ToolRun: Sendable {
     /// Every line it printed (standard error joined to standard output).
     public let lines: [String]
     /// Its exit status; `nil` when the hang guard stopped it.
@@ -31,7 +33,7 @@ public struct ToolScriptRun: Sendable {
 
     /// Runs `python3 Tests/Tools/<script> <arguments>`; a run that outlives `limit` (a hang
     /// guard, not a performance limit: pip's first install included) is stopped.
-    public static func run(_ script: String, _ arguments: [String], limit: Duration = .seconds(1500)) async throws -> ToolScriptRun {
+    public static func run(_ script: String, _ arguments: [String], limit: Duration = .seconds(1500)) async throws -> ToolRun {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("tool-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: log) }
@@ -56,6 +58,6 @@ public struct ToolScriptRun: Sendable {
             return first
         }
         let lines = (try? String(contentsOf: log, encoding: .utf8))?.split(separator: "\n").map(String.init) ?? []
-        return ToolScriptRun(lines: lines, status: status, resultText: lines.last { $0.hasPrefix("{") })
+        return ToolRun(lines: lines, status: status, resultText: lines.last { $0.hasPrefix("{") })
     }
 }
