@@ -269,6 +269,9 @@ final class Forwarder: Sendable {
             return eventLoop.makeFailedFuture(Failure(description: "TLS could not be set up: \(error)"))
         }
         let serverName = endpoint.serverName
+        // The channel to send on once its handlers are in (right away, or once TLS has said which
+        // protocol the host picked); handed on only once the connection is made, so that nothing
+        // is written to a socket still connecting.
         let ready = eventLoop.makePromise(of: (any Channel).self)
         let bootstrap = ClientBootstrap(group: eventLoop)
             .connectTimeout(timeout)
@@ -302,7 +305,7 @@ final class Forwarder: Sendable {
         let connected = (try? SocketAddress(ipAddress: literal, port: endpoint.port)).map { bootstrap.connect(to: $0) }
             ?? bootstrap.connect(host: endpoint.host, port: endpoint.port)
         connected.whenFailure { ready.fail($0) }
-        return ready.futureResult
+        return connected.flatMap { _ in ready.futureResult }
     }
 
     private func clientContext(offeringHTTP2: Bool) throws -> NIOSSLContext {
