@@ -181,6 +181,7 @@ struct Serve: AsyncParsableCommand {
             limits: connectionOptions.limits
         )
         configuration.wireMockRoot = mappings?.rootDirectory
+        configuration.upstreamTrustedCertificates = tlsOptions.upstreamTrustedCertificates
         configuration.wireMockVersion = WireMockVersion(rawValue: wiremockVersion) ?? .wireMock2
         configuration.shutdownRequestHandler = { InterruptSignals.request() }
         let server = MockServer(configuration: configuration)
@@ -304,7 +305,7 @@ func startServer(_ server: MockServer) async throws {
         printError("airlock: \(error.description)")
         switch error.code {
         case .nonLoopbackBindingRefused, .adminTokenRequired, .invalidLimits: throw ExitCode.usage
-        case .certificateAuthorityInvalid: throw ExitCode.badInput
+        case .certificateAuthorityInvalid, .upstreamTrustUnusable: throw ExitCode.badInput
         default: throw ExitCode.unavailable
         }
     }

@@ -104,18 +104,17 @@ struct Record: AsyncParsableCommand {
             printExchange = { exchange in printStatus(exchange.description) }
         }
         let group = connectionOptions.makeEventLoopGroup()
-        let server = MockServer(
-            cassette: cassette,
-            configuration: .init(
-                host: host,
-                port: port,
-                exchangeHandler: printExchange,
-                eventLoopGroup: group,
-                upstream: upstream,
-                tls: tlsOptions.configuration,
-                limits: connectionOptions.limits
-            )
+        var configuration = MockServer.Configuration(
+            host: host,
+            port: port,
+            exchangeHandler: printExchange,
+            eventLoopGroup: group,
+            upstream: upstream,
+            tls: tlsOptions.configuration,
+            limits: connectionOptions.limits
         )
+        configuration.upstreamTrustedCertificates = tlsOptions.upstreamTrustedCertificates
+        let server = MockServer(cassette: cassette, configuration: configuration)
         // The cassette gets every exchange; the journal need not keep them all.
         server.journalCapacity = .server
         for descriptorSet in grpc {

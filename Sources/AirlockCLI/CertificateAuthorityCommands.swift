@@ -2,13 +2,21 @@ import ArgumentParser
 import Foundation
 import MockServer
 
-/// `--tls` and `--ca-dir`, shared by `serve` and `record`.
+/// `--tls`, `--ca-dir` and `--upstream-ca`, shared by `serve` and `record`.
 struct TLSOptions: ParsableArguments {
     @Flag(help: "Serve HTTPS too: origin mode at an https:// base URL, and TLS inside CONNECT tunnels (proxy mode), with certificates from the Airlock CA. Needs the package's HTTPS trait (swift run --traits HTTPS airlock …).")
     var tls = false
 
     @Option(help: "The folder the Airlock CA is kept in (made on first use). Defaults to $AIRLOCK_CA_DIR, or .build/airlock-ca in the current folder.")
     var caDir: String?
+
+    @Option(help: ArgumentHelp("A PEM file of certificates to trust, besides the system's, when forwarding to https hosts (a staging server's private CA); repeat for more.", valueName: "file"), completion: .file(extensions: ["pem", "crt"]))
+    var upstreamCa: [String] = []
+
+    /// The files of `--upstream-ca`.
+    var upstreamTrustedCertificates: [URL] {
+        upstreamCa.map { URL(fileURLWithPath: $0) }
+    }
 
     /// The folder the CA is kept in.
     var directory: URL {

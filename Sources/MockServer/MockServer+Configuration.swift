@@ -55,6 +55,14 @@ extension MockServer {
         /// How long a client may take to send a request, how long an idle connection stays open,
         /// and how many connections the server holds. See ``ConnectionLimits``.
         public var limits: ConnectionLimits
+        /// PEM files of certificates to trust, besides the system's roots, when the server
+        /// forwards to an `https` host (the `.passthrough` policy, recording, a reverse proxy's
+        /// ``upstream``): the private CA of a staging server, or of a test's own. Each file may
+        /// hold several certificates; a file that cannot be read or holds none stops
+        /// ``MockServer/start()`` with ``MockServerError/Code-swift.struct/upstreamTrustUnusable``.
+        /// Empty (the default): only the system's roots. `airlock serve` and `airlock record
+        /// --upstream-ca FILE` set it.
+        public var upstreamTrustedCertificates: [URL] = []
 
         /// Creates a configuration; every argument has a default.
         /// - Parameters:

@@ -131,7 +131,8 @@ public final class MockServer: Mocking {
     /// - Throws: ``MockServerError`` when asked to bind beyond loopback without
     ///   ``Configuration/allowsNonLoopbackBinding``, or without an admin token then, or when the
     ///   address cannot be bound, or (with ``Configuration/tls``) when the certificate authority's
-    ///   folder cannot be used.
+    ///   folder cannot be used, or when a file of ``Configuration/upstreamTrustedCertificates``
+    ///   cannot be used.
     public func start() async throws {
         if let problem = configuration.limits.problem { throw MockServerError.invalidLimits(problem) }
         // The check is on the address the name resolves to, not on its spelling: a name such as
@@ -147,7 +148,8 @@ public final class MockServer: Mocking {
             guard configuration.adminToken?.isEmpty == false else { throw MockServerError.adminTokenRequired(host: configuration.host) }
         }
         let tls = try configuration.tls.map { TLSTermination(authority: try CertificateAuthority.loadOrCreate(in: $0.certificateAuthorityDirectory)) }
-        let context = ServerContext(server: self, forwarder: Forwarder(), tls: tls)
+        let forwarder = Forwarder(trusting: try Forwarder.certificates(in: configuration.upstreamTrustedCertificates))
+        let context = ServerContext(server: self, forwarder: forwarder, tls: tls)
         let channel: any Channel
         do {
             channel = try await ServerBootstrap(group: configuration.eventLoopGroup)
@@ -232,7 +234,8 @@ public final class MockServer: Mocking {
     /// made: tests drive the server's real pipeline on an `EmbeddedChannel`. Call it on the
     /// channel's event loop; passthrough requests are forwarded on that loop.
     package func acceptConnection(_ channel: any Channel) throws {
-        let context = ServerContext(server: self, forwarder: Forwarder(), tls: state.withLock { $0.tls })
+        let forwarder = Forwarder(trusting: try Forwarder.certificates(in: configuration.upstreamTrustedCertificates))
+        let context = ServerContext(server: self, forwarder: forwarder, tls: state.withLock { $0.tls })
         try Self.accept(channel, server: context)
     }
 

@@ -17,6 +17,7 @@ public struct MockServerError: Error, Hashable, Sendable, CustomStringConvertibl
         private enum Base: Hashable, Sendable {
             case nonLoopbackBindingRefused, adminTokenRequired, addressInUse, bindFailed
             case certificateAuthorityUnavailable, certificateAuthorityInvalid, invalidLimits, httpsUnavailable
+            case upstreamTrustUnusable
         }
 
         private let base: Base
@@ -41,6 +42,10 @@ public struct MockServerError: Error, Hashable, Sendable, CustomStringConvertibl
         /// A timeout or the connection limit is not usable (``MockServer/ConnectionLimits``).
         public static let invalidLimits = Code(base: .invalidLimits)
 
+        /// A file of ``MockServer/Configuration/upstreamTrustedCertificates`` (`airlock …
+        /// --upstream-ca`) cannot be read or holds no PEM certificate.
+        public static let upstreamTrustUnusable = Code(base: .upstreamTrustUnusable)
+
         /// The code's name, such as `addressInUse`.
         public var description: String { "\(base)" }
     }
@@ -53,7 +58,8 @@ public struct MockServerError: Error, Hashable, Sendable, CustomStringConvertibl
     public var code: Code
     /// The input the failure concerns, as the configuration gave it: the host or `host:port` to
     /// listen on, the certificate authority's file, the limit that is not usable
-    /// (`ConnectionLimits.maxConnections`), or `tls` for HTTPS in a build without it.
+    /// (`ConnectionLimits.maxConnections`), `tls` for HTTPS in a build without it, or the file of
+    /// upstream certificates that cannot be used.
     public let input: String
     /// What went wrong and how to fix it.
     public let description: String
@@ -119,6 +125,15 @@ public struct MockServerError: Error, Hashable, Sendable, CustomStringConvertibl
             description: "\(file) is not a usable Airlock CA: \(reason). Delete the folder \(directory) to have a new CA made "
                 + "(clients that trusted the old one must then trust the new one), or point the CA folder elsewhere "
                 + "(MockServer.TLS(certificateAuthorityDirectory:), airlock --ca-dir, AIRLOCK_CA_DIR)."
+        )
+    }
+
+    static func upstreamTrustUnusable(file: String, reason: String) -> MockServerError {
+        MockServerError(
+            .upstreamTrustUnusable,
+            input: file,
+            description: "cannot trust the certificates of \(file) for upstreams: \(reason). Give a PEM file of the certificates "
+                + "to trust, such as the private CA of the server forwarded to (MockServer.Configuration.upstreamTrustedCertificates, airlock --upstream-ca)."
         )
     }
 

@@ -163,6 +163,17 @@ struct CLITests {
         }
     }
 
+    @Test(arguments: ["serve", "record"])
+    func anUpstreamCAFileThatCannotBeReadIsBadInputNamingIt(_ command: String) throws {
+        let cassette = FileManager.default.temporaryDirectory.appendingPathComponent("airlock-never-\(UUID().uuidString).har")
+        defer { try? FileManager.default.removeItem(at: cassette) }
+        let source = command == "serve" ? [Self.packageRoot.appendingPathComponent("Examples/stubs.json").path] : ["--cassette", cassette.path]
+        let (status, errors) = try run([command] + source + ["--upstream-ca", "/no/such/ca.pem", "--port", "0"])
+        #expect(status == 65)
+        #expect(errors.contains("cannot trust the certificates of /no/such/ca.pem for upstreams: it cannot be read"), "\(errors)")
+        #expect(errors.contains("airlock --upstream-ca"), "\(errors)")
+    }
+
     @Test func bindingBeyondLoopbackWithoutTheFlagIsAUsageError() throws {
         let (status, errors) = try run(["serve", Self.packageRoot.appendingPathComponent("Examples/stubs.json").path, "--host", "0.0.0.0", "--port", "0"])
         #expect(status == 64)

@@ -41,29 +41,36 @@ struct GRPCRecordingTests {
         #expect(results["chat"]?.objects.map { $0["orderId"] as? String } == ["re-1", "re-2"], "\(what)", sourceLocation: sourceLocation)
     }
 
+    /// The real server (`grpc_client.py serve`), under TLS with a CA of its own made for the run
+    /// when given a folder for the CA's certificate; its `127.0.0.1:PORT`.
+    func startUpstream(tls: URL? = nil) async throws -> (process: TestProcess, address: String) {
+        let upstream = TestProcess()
+        upstream.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        upstream.arguments = ["python3", Repository.root.appendingPathComponent("Tests/Tools/grpc_client.py").path, "serve", "--descriptor-set", GRPCIOClient.descriptorSet.path]
+            + (tls.map { ["--tls", $0.path] } ?? [])
+        let output = Pipe()
+        upstream.standardOutput = output
+        _ = try ChildProcess(running: upstream)
+        let lines = LineReader(output.fileHandleForReading)
+        var address: String?
+        while let line = await lines.next() {
+            if let range = line.range(of: "listening on ") {
+                address = line[range.upperBound...].split(separator: " ").first.map(String.init)
+                break
+            }
+        }
+        if address == nil { upstream.stop() }
+        return (upstream, try #require(address, "grpc_client.py serve printed no address"))
+    }
+
     @Test func recordsEveryKindOfCallAndReplaysIt() async throws {
         try FileManager.default.createDirectory(at: folder.url, withIntermediateDirectories: true)
         let cassette = folder.url.appendingPathComponent("orders.har")
         let descriptorSet = GRPCIOClient.descriptorSet.path
 
         // The real server.
-        let upstream = TestProcess()
-        upstream.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        upstream.arguments = ["python3", Repository.root.appendingPathComponent("Tests/Tools/grpc_client.py").path, "serve", "--descriptor-set", descriptorSet]
-        let output = Pipe()
-        upstream.standardOutput = output
-        let upstreamExit = try ChildProcess(running: upstream)
+        let (upstream, target) = try await startUpstream()
         defer { upstream.stop() }
-        let lines = LineReader(output.fileHandleForReading)
-        var address: String?
-        while let line = await lines.next() {
-            if let range = line.range(of: "listening on ") {
-                address = String(line[range.upperBound...])
-                break
-            }
-        }
-        let target = try #require(address, "grpc_client.py serve printed no address")
-        _ = upstreamExit
 
         // Recorded through `airlock record`, requests as JSON by the descriptor set.
         let recorderErrors = Pipe()
@@ -108,5 +115,42 @@ struct GRPCRecordingTests {
         let replayPort = try #require(URL(string: replayBase)?.port)
         try Self.expectTheServersAnswers(try await GRPCIOClient.call(port: replayPort, Self.calls), "replayed by airlock serve")
         #expect(await replay.interrupt().status == 0)
+    }
+
+    /// A real gRPC server under TLS, its certificate from a CA no system trusts: `airlock record
+    /// --upstream-ca` trusts that CA and speaks h2 to it through ALPN; the client calls the
+    /// recorder over h2c, and the cassette keeps the calls under their `https` URLs.
+    @Test func recordsFromAnUpstreamUnderTLSTrustingItsCA() async throws {
+        try FileManager.default.createDirectory(at: folder.url, withIntermediateDirectories: true)
+        let cassette = folder.url.appendingPathComponent("orders.har")
+        let descriptorSet = GRPCIOClient.descriptorSet.path
+        let (upstream, target) = try await startUpstream(tls: folder.url)
+        defer { upstream.stop() }
+        let caFile = folder.url.appendingPathComponent("ca.pem").path
+
+        // Without the CA, the upstream's certificate is refused, and nothing is recorded.
+        let refusing = try LaunchedAirlock(["record", "--target", "https://\(target)", "--cassette", folder.url.appendingPathComponent("refused.har").path, "--port", "0", "--grpc", descriptorSet, "--quiet"])
+        defer { refusing.stopIfRunning() }
+        let refusingPort = try #require(URL(string: try await refusing.banner().0.components(separatedBy: ": call ").last?.split(separator: " ").first.map(String.init) ?? "")?.port)
+        let refused = try #require(try await GRPCIOClient.call(port: refusingPort, [Self.calls[0]])["get"])
+        // The recorder's `502` (its body says why), which gRPC's clients read as UNAVAILABLE.
+        #expect(refused.code == "UNAVAILABLE", "\(refused.details)")
+        #expect(refused.messages.isEmpty)
+        #expect(await refusing.interrupt().status == 0)
+
+        let recorder = try LaunchedAirlock(["record", "--target", "https://\(target)", "--upstream-ca", caFile, "--cassette", cassette.path, "--port", "0", "--grpc", descriptorSet, "--quiet"])
+        defer { recorder.stopIfRunning() }
+        let (banner, _) = try await recorder.banner()
+        let recorderPort = try #require(URL(string: banner.components(separatedBy: ": call ").last?.split(separator: " ").first.map(String.init) ?? "")?.port, "\(banner)")
+        try Self.expectTheServersAnswers(try await GRPCIOClient.call(port: recorderPort, Self.calls), "through airlock record --upstream-ca")
+        #expect(await recorder.interrupt().status == 0)
+
+        let har = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: cassette)) as? [String: Any])
+        let entries = try #require((har["log"] as? [String: Any])?["entries"] as? [[String: Any]])
+        #expect(entries.count == 5)
+        let requests = entries.compactMap { $0["request"] as? [String: Any] }
+        #expect(requests.allSatisfy { $0["httpVersion"] as? String == "HTTP/2" })
+        #expect(requests.allSatisfy { ($0["url"] as? String)?.hasPrefix("https://\(target)/airlock.test.orders.OrderService/") == true }, "\(requests.map { $0["url"] ?? "" })")
+        #expect(entries.compactMap { ($0["response"] as? [String: Any])?["httpVersion"] as? String }.allSatisfy { $0 == "HTTP/2" })
     }
 }

@@ -22,7 +22,17 @@ struct MockServerErrorTests {
         Case(configuration: .init(host: "0.0.0.0", allowsNonLoopbackBinding: true), code: .adminTokenRequired, says: "set an adminToken", input: "0.0.0.0"),
         Case(configuration: .init(limits: .init(maxConnections: 0)), code: .invalidLimits, says: "the connection limit 0", input: "ConnectionLimits.maxConnections"),
         Case(configuration: .init(limits: .init(idleTimeout: 0)), code: .invalidLimits, says: "the idle timeout is 0 seconds", input: "ConnectionLimits.idleTimeout"),
+        Case(configuration: trusting("/no/such/ca.pem"), code: .upstreamTrustUnusable, says: "cannot trust the certificates of /no/such/ca.pem for upstreams: it cannot be read", input: "/no/such/ca.pem"),
+        // A file that is not PEM: this test's own source.
+        Case(configuration: trusting(#filePath), code: .upstreamTrustUnusable, says: "it holds no PEM certificate (a block from -----BEGIN CERTIFICATE-----", input: #filePath),
     ]
+
+    /// A configuration trusting the certificates of `file` for upstreams.
+    static func trusting(_ file: String) -> MockServer.Configuration {
+        var configuration = MockServer.Configuration()
+        configuration.upstreamTrustedCertificates = [URL(fileURLWithPath: file)]
+        return configuration
+    }
 
     @Test(arguments: cases)
     func aServerThatCannotStartSaysWhyInItsCode(_ bad: Case) async throws {

@@ -52,12 +52,14 @@ package enum GRPCIOClient {
     package static let descriptorSet = Repository.fixture("GRPC/orders.pb")
 
     /// Makes `calls` one after the other on one channel to `127.0.0.1:port`, with the fixture's
-    /// descriptor set; fails the test when the client could not make them.
-    package static func call(port: Int, _ calls: [Call], sourceLocation: SourceLocation = #_sourceLocation) async throws -> [String: Result] {
+    /// descriptor set — over TLS (h2 by ALPN) when given the CA file to trust; fails the test when
+    /// the client could not make them.
+    package static func call(port: Int, trusting caFile: String? = nil, _ calls: [Call], sourceLocation: SourceLocation = #_sourceLocation) async throws -> [String: Result] {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("grpc-calls-\(UUID().uuidString).json")
         try JSONEncoder().encode(calls).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let run = try await ToolRun.run("grpc_client.py", ["call", "--target", "127.0.0.1:\(port)", "--descriptor-set", descriptorSet.path, "--calls", file.path])
+        let tls = caFile.map { ["--tls-ca", $0] } ?? []
+        let run = try await ToolRun.run("grpc_client.py", ["call", "--target", "127.0.0.1:\(port)", "--descriptor-set", descriptorSet.path, "--calls", file.path] + tls)
         #expect(run.ok, "grpc_client.py \(run.failureReport)", sourceLocation: sourceLocation)
         struct Line: Decodable { var calls: [Result]? }
         let results = try JSONDecoder().decode(Line.self, from: Data((run.resultText ?? "{}").utf8)).calls ?? []

@@ -4,7 +4,7 @@
     python3 Tests/Tools/browser_clients.py eventsource --page URL
     python3 Tests/Tools/browser_clients.py inspector --server URL [--screenshots DIR]
     python3 Tests/Tools/browser_clients.py bodies --server URL
-    python3 Tests/Tools/browser_clients.py page-results --page URL
+    python3 Tests/Tools/browser_clients.py page-results --page URL [--trust-ca CA.pem]
     python3 Tests/Tools/browser_clients.py install
 
 (`--help` lists every subcommand; Tests/Tools/README.md says what each one checks.)
@@ -37,7 +37,10 @@ order, the JSON tree's folds and leaves, the form's fields, the multipart parts,
 with their times and the frames with theirs.
 
 `page-results` opens PAGE (served by the test), waits for `window.finished`, and prints
-`window.results`.
+`window.results`. With `--trust-ca`, Chromium trusts the certificates of CA.pem as a user's
+browser would once told to: they go into an NSS database (Chromium's store on Linux) made with
+`certutil` (Debian's `libnss3-tools`) in the browser's own temporary HOME, and certificate errors
+stay errors.
 
 Made for a test to drive as a child process: everything goes to standard output (standard error
 is joined to it), a line at least every 15 seconds while it works, and the last line is one JSON
@@ -103,13 +106,33 @@ def browser_paths():
     return (chromium, driver) if chromium and driver else None
 
 
-def open_browser(chromium, driver):
+def trust_store(scratch, ca_file):
+    """An NSS database under `scratch`/.pki/nssdb (where Chromium on Linux reads the certificates
+    its user trusts) that trusts the certificates of `ca_file` to identify servers."""
+    import subprocess
+
+    database = "sql:" + os.path.join(scratch, ".pki", "nssdb")
+    os.makedirs(os.path.join(scratch, ".pki", "nssdb"))
+    for command in (["-N", "--empty-password"], ["-A", "-t", "C,,", "-n", "Airlock test CA", "-i", ca_file]):
+        subprocess.run(["certutil", "-d", database, *command], check=True, capture_output=True, timeout=60)
+
+
+def open_browser(chromium, driver, trust_ca=None):
     """Chromium under chromedriver, with a temporary directory of its own (its profile, its
-    singleton socket): `quit()` removes it, so a run leaves nothing in the system's."""
+    singleton socket, and — as its HOME — the NSS database that trusts `trust_ca`, if given):
+    `quit()` removes it, so a run leaves nothing in the system's."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
     scratch = tempfile.mkdtemp(prefix="airlock-chromium-")
+    environment = {**os.environ, "TMPDIR": scratch}
+    if trust_ca:
+        try:
+            trust_store(scratch, trust_ca)
+        except BaseException:
+            shutil.rmtree(scratch, ignore_errors=True)
+            raise
+        environment["HOME"] = scratch
     options = webdriver.ChromeOptions()
     options.binary_location = chromium
     for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--no-proxy-server"):
@@ -117,7 +140,7 @@ def open_browser(chromium, driver):
     options.add_argument(f"--user-data-dir={os.path.join(scratch, 'profile')}")
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     try:
-        browser = webdriver.Chrome(service=Service(driver, env={**os.environ, "TMPDIR": scratch}), options=options)
+        browser = webdriver.Chrome(service=Service(driver, env=environment), options=options)
     except BaseException:
         shutil.rmtree(scratch, ignore_errors=True)
         raise
@@ -145,15 +168,19 @@ def without_browser(report, key):
     return report.finish()
 
 
-def finished_page(report, page, variable, key):
+def finished_page(report, page, variable, key, trust_ca=None):
     """Opens `page`, waits for its `window.finished`, and puts `window.<variable>` and the
     console's errors in the result (under `key` and `console`); returns the variable's value, or
-    None without a browser."""
+    None without a browser (or, with `trust_ca`, without `certutil`)."""
     paths = browser_paths()
     if paths is None:
         note_no_browser(report, key)
         return None
-    browser = open_browser(*paths)
+    if trust_ca and shutil.which("certutil") is None:
+        report.finding("certutil is not installed here (Debian: libnss3-tools): Chromium could not be told to trust the CA, so the browser was not opened (CI installs it)")
+        report.extra[key] = None
+        return None
+    browser = open_browser(*paths, trust_ca=trust_ca)
     try:
         browser.set_page_load_timeout(PAGE_LIMIT)
         browser.get(page)
@@ -527,7 +554,7 @@ def bodies(arguments):
 
 def page_results(arguments):
     report = toolenv.Report(TOOL, "page-results")
-    finished_page(report, arguments.page, "results", "results")
+    finished_page(report, arguments.page, "results", "results", trust_ca=arguments.trust_ca)
     return report.finish()
 
 
@@ -554,6 +581,7 @@ def parser():
     views.set_defaults(run=bodies)
     results = commands.add_parser("page-results", help="open a page, wait for window.finished, and print window.results")
     results.add_argument("--page", required=True)
+    results.add_argument("--trust-ca", help="a PEM file of certificates Chromium trusts (in an NSS database of its own)")
     results.set_defaults(run=page_results)
     commands.add_parser("install", help="install Selenium and stop").set_defaults(run=install)
     return top

@@ -2,15 +2,16 @@
 """gRPC's own Python client (PyPI's `grpcio`, a client no one here wrote) calling a server, with
 messages made from a descriptor set (no generated code), for the tests of Airlock's gRPC mocks.
 
-    python3 Tests/Tools/grpc_client.py call --target 127.0.0.1:PORT --descriptor-set SET.pb --calls CALLS.json
-    python3 Tests/Tools/grpc_client.py serve --descriptor-set SET.pb
+    python3 Tests/Tools/grpc_client.py call --target 127.0.0.1:PORT --descriptor-set SET.pb --calls CALLS.json [--tls-ca CA.pem]
+    python3 Tests/Tools/grpc_client.py serve --descriptor-set SET.pb [--tls DIR]
     python3 Tests/Tools/grpc_client.py install
 
 It installs what it needs itself, once, into a virtual environment under `.build/grpc-client/`
-(grpcio and protobuf at the versions pinned below), then runs again inside it.
+(grpcio, protobuf and trustme at the versions pinned below), then runs again inside it.
 
 `call`: CALLS.json is a list of calls, made one after the other on one channel (HTTP/2 with prior
-knowledge, plaintext), each {"name", "method": "/package.Service/Method", "requests": [JSON text,
+knowledge, plaintext; with `--tls-ca`, h2 through TLS's ALPN, trusting only the certificates of
+CA.pem), each {"name", "method": "/package.Service/Method", "requests": [JSON text,
 …], "metadata": [[key, value], …]?, "timeout": seconds?, "compression": "gzip"?, "raw": hex?}
 ("raw": bytes sent as the one request message as they are). The method's
 streaming kinds come from the descriptor set. For each call the result line's "calls" has
@@ -23,7 +24,9 @@ recording through `airlock record`: it prints `listening on 127.0.0.1:PORT` and 
 is stopped. GetOrder answers an order made from the request's id with metadata
 `x-upstream: grpcio` and trailing metadata `x-upstream-cost: 7` (the id "missing": NOT_FOUND "no
 such order"); WatchOrders streams three events 0.3 s apart; UploadItems counts the items; Chat
-answers each message with one (after it arrives).
+answers each message with one (after it arrives). With `--tls DIR` it serves h2 under TLS instead,
+its certificate (for `localhost` and `127.0.0.1`) from a CA made for the run by PyPI's `trustme`,
+whose certificate it writes to DIR/ca.pem before it prints the line.
 
 Made for a test to drive as a child process, like the other scripts of Tests/Tools: a line at least
 every 15 seconds while it works, and the last line one JSON object:
@@ -47,8 +50,15 @@ TOOL = "grpc_client"
 
 # The versions this script was verified with: grpcio as PyPI's grpcio-tools 1.85.1 (which made
 # the fixture's descriptor set) pairs it, and the protobuf the codec's tests use.
-REQUIREMENTS = ["grpcio==1.85.1", "protobuf==7.36.2"]
-CONSTRAINTS = "typing-extensions==4.15.0\n"
+# trustme 1.2.1 makes `serve --tls`'s CA and certificate (with cryptography and what it pulled in).
+REQUIREMENTS = ["grpcio==1.85.1", "protobuf==7.36.2", "trustme==1.2.1"]
+CONSTRAINTS = """\
+cffi==2.1.1
+cryptography==50.0.2
+idna==3.20
+pycparser==3.12
+typing-extensions==4.15.0
+"""
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import toolenv  # noqa: E402  (Tests/Tools' shared installation and result line)
@@ -141,7 +151,12 @@ def command_call(arguments):
     report = Report("call")
     specs = json.loads(Path(arguments.calls).read_text())
     results = []
-    with grpc.insecure_channel(arguments.target) as channel:
+    if arguments.tls_ca:
+        credentials = grpc.ssl_channel_credentials(root_certificates=Path(arguments.tls_ca).read_bytes())
+        channel = grpc.secure_channel(arguments.target, credentials)
+    else:
+        channel = grpc.insecure_channel(arguments.target)
+    with channel:
         for spec in specs:
             report.section = spec.get("name", spec["method"])
             try:
@@ -214,9 +229,21 @@ def command_serve(arguments):
     })
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
     server.add_generic_rpc_handlers((handlers,))
-    port = server.add_insecure_port("127.0.0.1:0")
-    server.start()
-    toolenv.say(f"listening on 127.0.0.1:{port}")
+    if arguments.tls:
+        import trustme
+
+        authority = trustme.CA()
+        issued = authority.issue_cert("localhost", "127.0.0.1")
+        credentials = grpc.ssl_server_credentials([(issued.private_key_pem.bytes(), b"".join(blob.bytes() for blob in issued.cert_chain_pems))])
+        port = server.add_secure_port("127.0.0.1:0", credentials)
+        ca_file = Path(arguments.tls) / "ca.pem"
+        authority.cert_pem.write_to_path(str(ca_file))
+        server.start()
+        toolenv.say(f"listening on 127.0.0.1:{port} (TLS; clients trust {ca_file})")
+    else:
+        port = server.add_insecure_port("127.0.0.1:0")
+        server.start()
+        toolenv.say(f"listening on 127.0.0.1:{port}")
     server.wait_for_termination()
     return 0
 
@@ -236,9 +263,11 @@ def parser():
     call.add_argument("--target", required=True)
     call.add_argument("--descriptor-set", required=True)
     call.add_argument("--calls", required=True)
+    call.add_argument("--tls-ca", help="call over TLS (h2 by ALPN), trusting the certificates of this PEM file")
     call.set_defaults(run=command_call)
     serve = commands.add_parser("serve")
     serve.add_argument("--descriptor-set", required=True)
+    serve.add_argument("--tls", help="serve h2 under TLS with a certificate from a CA made for the run; its certificate goes to DIR/ca.pem")
     serve.set_defaults(run=command_serve)
     install = commands.add_parser("install")
     install.set_defaults(run=command_install)

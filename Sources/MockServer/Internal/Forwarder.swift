@@ -9,8 +9,9 @@ import NIOSSL
 import NIOTLS
 
 /// Sends a request on to its real host — the `.passthrough` policy and recording — over SwiftNIO's
-/// own HTTP/1.1 client pipeline: one connection per request, TLS with the system's trust roots for
-/// `https` (the host's certificate and name verified), and the answer handed on as it arrives
+/// own HTTP/1.1 client pipeline: one connection per request, TLS with the system's trust roots —
+/// and any certificates the server was told to trust besides (``init(trusting:)``) — for `https`
+/// (the host's certificate and name verified), and the answer handed on as it arrives
 /// (status, every field in order, the body's bytes in any content coding the server applied).
 ///
 /// A body with a `Content-Length` (or none at all) is collected and handed on whole. A body
@@ -115,9 +116,37 @@ final class Forwarder: Sendable {
     /// offering HTTP/1.1 alone, one offering h2 first.
     private let clientTLS = Locked<NIOSSLContext?>(nil)
     private let clientTLSOfferingHTTP2 = Locked<NIOSSLContext?>(nil)
+    /// Trusted for `https` hosts besides the system's roots.
+    private let additionalTrustRoots: [NIOSSLCertificate]
 
     /// A forwarder; each forward runs on the event loop its caller names.
-    init() {}
+    /// - Parameter certificates: Trusted for `https` hosts besides the system's roots (a staging
+    ///   server's private CA).
+    init(trusting certificates: [NIOSSLCertificate] = []) {
+        additionalTrustRoots = certificates
+    }
+
+    /// The certificates of PEM files, to trust besides the system's roots; each file must hold at
+    /// least one.
+    /// - Throws: ``MockServerError/Code-swift.struct/upstreamTrustUnusable``, naming the file that
+    ///   cannot be read or holds no certificate.
+    static func certificates(in files: [URL]) throws(MockServerError) -> [NIOSSLCertificate] {
+        var certificates: [NIOSSLCertificate] = []
+        for file in files {
+            let bytes: [UInt8]
+            do {
+                bytes = Array(try Data(contentsOf: file))
+            } catch {
+                throw MockServerError.upstreamTrustUnusable(file: file.path, reason: "it cannot be read (\(error.localizedDescription))")
+            }
+            let found = (try? NIOSSLCertificate.fromPEMBytes(bytes)) ?? []
+            guard !found.isEmpty else {
+                throw MockServerError.upstreamTrustUnusable(file: file.path, reason: "it holds no PEM certificate (a block from -----BEGIN CERTIFICATE----- to -----END CERTIFICATE-----)")
+            }
+            certificates += found
+        }
+        return certificates
+    }
 
     /// Sends `method` `url` with `headers` (the connection's own fields already removed) and
     /// `body` from `eventLoop`, and fires what arrives, as it arrives, down the forwarding
@@ -285,7 +314,9 @@ final class Forwarder: Sendable {
                     guard offeringHTTP2 else {
                         return ready.completeWith(try initialize(channel, nil))
                     }
-                    // What the host picked is known once the handshake is done.
+                    // What the host picked is known once the handshake is done; one that fails
+                    // or never ends fails the forward (no relay is there yet to report it).
+                    try pipeline.addHandler(TLSHandshakeWatch(timeout: timeout) { ready.fail($0) })
                     try pipeline.addHandler(ApplicationProtocolNegotiationHandler { result, channel in
                         let picked = if case .negotiated("h2") = result { true } else { false }
                         do {
@@ -313,6 +344,9 @@ final class Forwarder: Sendable {
             if let context { return context }
             var configuration = TLSConfiguration.makeClientConfiguration()
             configuration.applicationProtocols = offeringHTTP2 ? ["h2", "http/1.1"] : ["http/1.1"]
+            if !additionalTrustRoots.isEmpty {
+                configuration.additionalTrustRoots = [.certificates(additionalTrustRoots)]
+            }
             let made = try NIOSSLContext(configuration: configuration)
             context = made
             return made
