@@ -10,7 +10,7 @@ struct TLSOptions: ParsableArguments {
     @Option(help: "The folder the Airlock CA is kept in (made on first use). Defaults to $AIRLOCK_CA_DIR, or .build/airlock-ca in the current folder.")
     var caDir: String?
 
-    @Option(help: ArgumentHelp("A PEM file of certificates to trust, besides the system's, when forwarding to https hosts (a staging server's private CA); repeat for more.", valueName: "file"), completion: .file(extensions: ["pem", "crt"]))
+    @Option(help: ArgumentHelp("A PEM file of certificates to trust, besides the system's, when forwarding to https hosts (a staging server's private CA); repeat for more (none by default).", valueName: "file"), completion: .file(extensions: ["pem", "crt"]))
     var upstreamCa: [String] = []
 
     /// The files of `--upstream-ca`.

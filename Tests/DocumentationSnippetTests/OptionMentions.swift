@@ -30,7 +30,7 @@ struct OptionMention: Sendable, CustomStringConvertible {
 enum OptionMentions {
     /// Programs whose flags are not airlock's.
     static let otherPrograms: Set<String> = [
-        "swift", "curl", "bash", "sh", "env", "git", "python3", "wrk", "nginx", "AirlockBenchmarks", "unshare", "protoc",
+        "swift", "curl", "bash", "sh", "env", "git", "python3", "wrk", "nginx", "AirlockBenchmarks", "unshare", "protoc", "certutil",
     ]
 
     /// Every option mention of the README and the DocC articles, given the command paths

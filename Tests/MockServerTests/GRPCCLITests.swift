@@ -78,4 +78,31 @@ struct GRPCCLITests {
         #expect(status == 65)
         #expect(errors.hasPrefix("airlock: \(broken.path): "), "\(errors)")
     }
+
+    #if HTTPS
+    /// `airlock serve --tls --grpc`: gRPC's Python client calls over TLS, h2 picked by ALPN,
+    /// trusting the Airlock CA.
+    @Test func gRPCUnderTLSTrustingTheAirlockCA() async throws {
+        try FileManager.default.createDirectory(at: folder.url, withIntermediateDirectories: true)
+        let stubs = folder.url.appendingPathComponent("grpc-stubs.json")
+        try Data(#"""
+            {"stubs": [{"path": "/airlock.test.orders.OrderService/GetOrder", "method": "POST", "responses": [
+              {"json": {"id": "7", "status": "STATUS_OPEN"}, "trailers": {"x-over": "tls"}}]}]}
+            """#.utf8).write(to: stubs)
+        let authority = folder.url.appendingPathComponent("ca")
+        let airlock = try LaunchedAirlock(["serve", stubs.path, "--grpc", GRPCIOClient.descriptorSet.path, "--tls", "--ca-dir", authority.path, "--port", "0"])
+        defer { airlock.stopIfRunning() }
+        let (_, base) = try await airlock.banner(scheme: "https")
+        let port = try #require(URL(string: base)?.port)
+        let results = try await GRPCIOClient.call(
+            port: port, trusting: authority.appendingPathComponent("airlock-ca.pem").path,
+            [.init(name: "get", method: Self.getOrder, requests: [#"{"id": "7"}"#])]
+        )
+        let get = try #require(results["get"])
+        #expect(get.code == "OK", "\(get.details)")
+        #expect(get.objects.first?["status"] as? String == "STATUS_OPEN")
+        #expect(get.metadata("x-over", trailing: true) == "tls")
+        #expect(await airlock.interrupt().status == 0)
+    }
+    #endif
 }

@@ -377,5 +377,100 @@ extension HTTP2Tests {
             }
         }
     }
+
+    /// Chromium under TLS, trusting the Airlock CA as a user's browser is told to (an NSS database
+    /// of its own; certificate errors stay errors): it picks h2 by ALPN for the page, a `fetch` and
+    /// an `EventSource`, whose events come over DATA frames at the stub's pace.
+    @Test func chromiumPicksH2ByALPNTrustingTheCA() async throws {
+        let page = #"""
+            <!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>h2</title><script>
+            window.finished = false;
+            fetch('/data').then((response) => response.json()).then((answer) => {
+              const events = []; const opened = performance.now();
+              const source = new EventSource('/events');
+              const keep = (event) => events.push({data: event.data, at: performance.now() - opened});
+              source.onmessage = keep;
+              source.addEventListener('done', (event) => {
+                keep(event); source.close();
+                window.results = {
+                  page: performance.getEntriesByType('navigation')[0].nextHopProtocol,
+                  data: performance.getEntriesByName(location.origin + '/data')[0].nextHopProtocol,
+                  answer: JSON.stringify(answer), events: JSON.stringify(events)};
+                window.finished = true;
+              });
+            }).catch((error) => { window.results = {error: String(error)}; window.finished = true; });
+            </script>
+            """#
+        let stubs: [String: Any] = ["stubs": [
+            ["path": "/page", "responses": [["body": page, "headers": ["Content-Type": "text/html; charset=utf-8"]]]],
+            ["path": "/data", "responses": [["json": ["over": "h2"]]]],
+            ["path": "/events", "responses": [["events": [
+                ["data": "one"], ["data": "two", "delay": 0.3], ["data": "bye", "event": "done", "delay": 0.3],
+            ]]]],
+        ]]
+        let mock = HTTPMock()
+        #expect(mock.registerStubs(try StubFile(data: try JSONSerialization.data(withJSONObject: stubs), source: "h2-page.json", baseDirectory: URL(fileURLWithPath: "/"))).isEmpty)
+        try await TLSTests.withCAFolder { folder in
+            try await withServer(mock, configuration: .init(tls: .init(certificateAuthorityDirectory: folder))) { server in
+                let caFile = try #require(server.certificateAuthority).certificateFile.path
+                #expect(server.baseURL.scheme == "https")
+                let run = try await ToolScriptRun.run(["page-results", "--page", "\(server.baseURL.absoluteString)/page", "--trust-ca", caFile], script: "browser_clients.py")
+                run.expectSuccess()
+                let result = try #require(run.resultLine.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] })
+                guard let results = result["results"] as? [String: Any] else {
+                    // No Chromium or certutil here: the script says so as a finding (CI installs them).
+                    #expect(run.findings.contains { $0.contains("Chromium") || $0.contains("certutil") }, "\(run.lines.suffix(20))")
+                    return
+                }
+                #expect(results["error"] == nil, "\(results)")
+                #expect(results["page"] as? String == "h2", "\(results)")
+                #expect(results["data"] as? String == "h2", "\(results)")
+                #expect(results["answer"] as? String == #"{"over":"h2"}"#)
+                let events = try #require(try JSONSerialization.jsonObject(with: Data(((results["events"] as? String) ?? "[]").utf8)) as? [[String: Any]])
+                #expect(events.map { $0["data"] as? String } == ["one", "two", "bye"])
+                let times = events.compactMap { $0["at"] as? Double }
+                if times.count == 3 {
+                    // Lower bounds from the moment the page opened the source (some slack for timers).
+                    #expect(times[1] >= 250, "\(times)")
+                    #expect(times[2] >= 550, "\(times)")
+                }
+                #expect((result["console"] as? [String]) == [], "the page logged errors")
+                #expect(mock.requests.map(\.httpVersion) == ["HTTP/2", "HTTP/2", "HTTP/2"], "\(mock.requests.map { String(describing: $0.url) + " " + String(describing: $0.httpVersion) })")
+            }
+        }
+    }
+
+    /// `airlock record` in front of an `https` upstream (this server with TLS on, its CA given by
+    /// `--upstream-ca`): a client that spoke h2 to the recorder is forwarded over h2, picked by
+    /// ALPN, one that spoke HTTP/1.1 over HTTP/1.1; the cassette keeps each protocol.
+    @Test(.enabled(if: curlIsHere, "curl is not installed at /usr/bin/curl (Debian: apt-get install curl)"))
+    func recordingForwardsH2ToAnHTTPSUpstreamThatPicksItByALPN() async throws {
+        let mock = HTTPMock()
+        mock.addResponses(forPath: "/users", host: "**") { MockResponse.plaintext(#"{"name":"Ada"}"#, lifetime: .eternal) }
+        let folder = TemporaryFolder("airlock-h2-record")
+        try FileManager.default.createDirectory(at: folder.url, withIntermediateDirectories: true)
+        let cassette = folder.url.appendingPathComponent("h2.har")
+        try await withServer(mock, configuration: .init(tls: .init(certificateAuthorityDirectory: folder.url.appendingPathComponent("ca")))) { upstream in
+            let caFile = try #require(upstream.certificateAuthority).certificateFile.path
+            let recorder = try LaunchedAirlock(["record", "--target", upstream.baseURL.absoluteString, "--upstream-ca", caFile, "--cassette", cassette.path, "--port", "0", "--quiet"])
+            defer { recorder.stopIfRunning() }
+            let (banner, _) = try await recorder.banner()
+            let base = try #require(banner.components(separatedBy: ": call ").last?.split(separator: " ").first.map(String.init), "\(banner)")
+            let h2 = try await Self.curl(["--http2-prior-knowledge", "--write-out", "\n%{http_version}", "\(base)/users"])
+            #expect(h2.status == 0, "\(h2.errors)")
+            #expect(h2.output == #"{"name":"Ada"}"# + "\n2")
+            let h1 = try await Self.curl(["--http1.1", "--write-out", "\n%{http_version}", "\(base)/users"])
+            #expect(h1.status == 0, "\(h1.errors)")
+            #expect(h1.output == #"{"name":"Ada"}"# + "\n1.1")
+            #expect(await recorder.interrupt().status == 0)
+            #expect(mock.requests.map(\.httpVersion) == ["HTTP/2", "HTTP/1.1"])
+            let har = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: cassette)) as? [String: Any])
+            let entries = try #require((har["log"] as? [String: Any])?["entries"] as? [[String: Any]])
+            #expect(entries.compactMap { ($0["request"] as? [String: Any])?["httpVersion"] as? String } == ["HTTP/2", "HTTP/1.1"])
+            #expect(entries.compactMap { ($0["response"] as? [String: Any])?["httpVersion"] as? String } == ["HTTP/2", "HTTP/1.1"])
+            #expect(entries.allSatisfy { (($0["request"] as? [String: Any])?["url"] as? String)?.hasPrefix(upstream.baseURL.absoluteString) == true })
+        }
+        withExtendedLifetime(folder) {}
+    }
 }
 #endif
