@@ -189,7 +189,8 @@ extension Cassette {
                 bodyIsEncoded: response.bodyIsEncoded,
                 duration: response.duration,
                 stream: response.stream,
-                trailers: response.trailerFields
+                trailers: response.trailerFields,
+                httpVersion: response.httpVersion
             )
         }
         return clean

@@ -262,20 +262,9 @@ public final class Cassette: Sendable {
         guard case .response = exchange.response?.outcome, let exchange = beforeRecord.map({ $0(exchange) }) ?? exchange else { return }
         // Redaction also hides a secret the request carried wherever else it shows: echoed in the
         // response, in a body that is not JSON, in a redirect's Location.
-        var clean = redaction.apply(to: exchange)
-        if let response = clean.response {
-            // The body is kept as received, and every field with it but those that described
-            // one connection's transfer.
-            clean.response = RecordedResponse(
-                outcome: response.outcome,
-                headers: response.headerFields.removing(names: Self.connectionFields),
-                body: response.body,
-                bodyIsEncoded: response.bodyIsEncoded,
-                duration: response.duration,
-                stream: response.stream,
-                trailers: response.trailerFields
-            )
-        }
+        // The body is kept as received, and every field with it but those that described one
+        // connection's transfer.
+        let clean = Self.cleaned(exchange, redaction: redaction)
         // One queued write at a time, which writes every entry recorded by the time it runs: a
         // write per exchange rewrote the whole file once per exchange (a recording of n
         // exchanges cost n² entries' work, and `airlock record` slowed as the cassette grew).

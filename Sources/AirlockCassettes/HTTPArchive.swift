@@ -200,7 +200,8 @@ public struct HTTPArchive: Sendable {
             bodyIsEncoded: bodyIsEncoded,
             duration: max(0, entry.time) / 1000,
             stream: try stream(content.parts, end: content.end, headers: headers, at: "\(place).response.content", source: source),
-            trailers: trailers
+            trailers: trailers,
+            httpVersion: entry.response.httpVersion
         )
         recorded.webSocketFrames = try webSocketFrames(entry.webSocketMessages, at: "\(place)._webSocketMessages", source: source)
         return recorded
@@ -295,8 +296,9 @@ public struct HTTPArchive: Sendable {
             request: request,
             response: HARFormat.Response(
                 status: response?.status ?? 0,
-                // The answer came back over the protocol the request went with.
-                httpVersion: request.httpVersion,
+                // The protocol the answer came over: the real server's, when it differs from the
+                // client's (a recording proxy's upstream); otherwise the request's.
+                httpVersion: response?.httpVersion ?? request.httpVersion,
                 headers: headers.map { .init(name: $0.name.rawName, value: $0.value) },
                 content: .init(
                     size: body.count,

@@ -44,23 +44,7 @@ struct GRPCRecordingTests {
     /// The real server (`grpc_client.py serve`), under TLS with a CA of its own made for the run
     /// when given a folder for the CA's certificate; its `127.0.0.1:PORT`.
     func startUpstream(tls: URL? = nil) async throws -> (process: TestProcess, address: String) {
-        let upstream = TestProcess()
-        upstream.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        upstream.arguments = ["python3", Repository.root.appendingPathComponent("Tests/Tools/grpc_client.py").path, "serve", "--descriptor-set", GRPCIOClient.descriptorSet.path]
-            + (tls.map { ["--tls", $0.path] } ?? [])
-        let output = Pipe()
-        upstream.standardOutput = output
-        _ = try ChildProcess(running: upstream)
-        let lines = LineReader(output.fileHandleForReading)
-        var address: String?
-        while let line = await lines.next() {
-            if let range = line.range(of: "listening on ") {
-                address = line[range.upperBound...].split(separator: " ").first.map(String.init)
-                break
-            }
-        }
-        if address == nil { upstream.stop() }
-        return (upstream, try #require(address, "grpc_client.py serve printed no address"))
+        try await startListeningTool("grpc_client.py", ["serve", "--descriptor-set", GRPCIOClient.descriptorSet.path] + (tls.map { ["--tls", $0.path] } ?? []))
     }
 
     @Test func recordsEveryKindOfCallAndReplaysIt() async throws {

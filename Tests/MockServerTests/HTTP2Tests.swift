@@ -334,6 +334,37 @@ enum HostileHTTP2: String, CaseIterable, CustomTestStringConvertible {
     }
 }
 
+extension HTTP2Tests {
+    /// `airlock record` offers h2 to an `https` upstream for a client that spoke h2, and speaks
+    /// HTTP/1.1 when the upstream picks that by ALPN (Python's own server under TLS, its CA given
+    /// by `--upstream-ca`); the cassette keeps both sides' protocols: the client's in the request,
+    /// the upstream's in the response.
+    @Test(.enabled(if: curlIsHere, "curl is not installed at /usr/bin/curl (Debian: apt-get install curl)"))
+    func recordingFallsBackToHTTP1WhenTheHTTPSUpstreamPicksIt() async throws {
+        let folder = TemporaryFolder("airlock-h1-upstream")
+        try FileManager.default.createDirectory(at: folder.url, withIntermediateDirectories: true)
+        let (upstream, address) = try await startListeningTool("http2_clients.py", ["serve-http1", "--tls", folder.url.path])
+        defer { upstream.stop() }
+        let cassette = folder.url.appendingPathComponent("h1.har")
+        let recorder = try LaunchedAirlock([
+            "record", "--target", "https://\(address)", "--upstream-ca", folder.url.appendingPathComponent("ca.pem").path, "--cassette", cassette.path, "--port", "0", "--quiet",
+        ])
+        defer { recorder.stopIfRunning() }
+        let (banner, _) = try await recorder.banner()
+        let base = try #require(banner.components(separatedBy: ": call ").last?.split(separator: " ").first.map(String.init), "\(banner)")
+        let answer = try await Self.curl(["--http2-prior-knowledge", "--write-out", "\n%{http_version}", "\(base)/who"])
+        #expect(answer.status == 0, "\(answer.errors)")
+        // The upstream says what its connection negotiated; the client still got HTTP/2.
+        #expect(answer.output == #"{"protocol": "HTTP/1.1", "alpn": "http/1.1"}"# + "\n2")
+        #expect(await recorder.interrupt().status == 0)
+        let har = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: cassette)) as? [String: Any])
+        let entry = try #require(((har["log"] as? [String: Any])?["entries"] as? [[String: Any]])?.first)
+        #expect((entry["request"] as? [String: Any])?["httpVersion"] as? String == "HTTP/2")
+        #expect((entry["response"] as? [String: Any])?["httpVersion"] as? String == "HTTP/1.1")
+        withExtendedLifetime(folder) {}
+    }
+}
+
 #if HTTPS
 extension HTTP2Tests {
     /// Under TLS, ALPN decides: curl offering h2 gets HTTP/2, curl offering only http/1.1 gets

@@ -5,6 +5,7 @@ import MockServer
 import NIOCore
 import NIOPosix
 import NIOHTTP1
+import ProcessSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -183,4 +184,26 @@ private final class ReadUntilClose: ChannelInboundHandler {
         received.fail(error)
         context.close(promise: nil)
     }
+}
+
+/// Starts a server script of `Tests/Tools` (`grpc_client.py serve`, `http2_clients.py
+/// serve-http1`) and waits for its `listening on 127.0.0.1:PORT` line; returns the process (for
+/// the caller to stop) and the address. Fails the test when the script printed no address.
+func startListeningTool(_ script: String, _ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) async throws -> (process: TestProcess, address: String) {
+    let process = TestProcess()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["python3", Repository.root.appendingPathComponent("Tests/Tools/\(script)").path] + arguments
+    let output = Pipe()
+    process.standardOutput = output
+    _ = try ChildProcess(running: process)
+    let lines = LineReader(output.fileHandleForReading)
+    var address: String?
+    while let line = await lines.next() {
+        if let range = line.range(of: "listening on ") {
+            address = line[range.upperBound...].split(separator: " ").first.map(String.init)
+            break
+        }
+    }
+    if address == nil { process.stop() }
+    return (process, try #require(address, "\(script) printed no address", sourceLocation: sourceLocation))
 }

@@ -324,6 +324,7 @@ package struct ExchangeRecorder: Sendable {
     ///     server relaying what it received); `false` when it was decoded or has no coding.
     ///   - stream: The body's parts and pauses, when it is a stream.
     ///   - trailers: The fields that followed the body.
+    ///   - httpVersion: The protocol a real server answered over (``RecordedResponse/httpVersion``).
     ///   - holdsRecording: Whether a recording cassette waits for the rest of the exchange (a
     ///     relayed WebSocket's frames: ``recordConversation(_:frames:)`` hands it over when the
     ///     conversation ends); the journal has the outcome at once either way.
@@ -331,10 +332,11 @@ package struct ExchangeRecorder: Sendable {
     @discardableResult
     package func record(
         _ outcome: RecordedResponse.Outcome, headers: HTTPFields = HTTPFields(), body: Data = Data(), bodyIsEncoded: Bool = false, stream: ResponseStream? = nil,
-        trailers: HTTPFields = HTTPFields(), holdsRecording: Bool = false
+        trailers: HTTPFields = HTTPFields(), httpVersion: String? = nil, holdsRecording: Bool = false
     ) -> RecordedResponse {
         let wire = RecordedResponse(
-            outcome: outcome, headers: headers, body: body, bodyIsEncoded: bodyIsEncoded, duration: Date().timeIntervalSince(started), stream: stream, trailers: trailers
+            outcome: outcome, headers: headers, body: body, bodyIsEncoded: bodyIsEncoded, duration: Date().timeIntervalSince(started), stream: stream, trailers: trailers,
+            httpVersion: httpVersion
         )
         let response = responseForm.map { $0(wire) } ?? wire
         // The observers look before the response goes out: a failure they report lands while

@@ -370,7 +370,8 @@ public struct Redaction: Sendable, Hashable {
                     var redacted = field
                     redacted.value = responseHeaderValue(name: field.name.rawName, value: field.value, names: names, secrets: secrets)
                     return redacted
-                })
+                }),
+                httpVersion: response.httpVersion
             )
         }
         copy.webSocketFrames = request.webSocketFrames.map { redacted($0, names: names, secrets: secrets) }

@@ -347,6 +347,10 @@ public struct RecordedResponse: Sendable {
     /// The trailer fields that followed the body (an HTTP/2 stream's closing `HEADERS`, the last
     /// chunk of an HTTP/1.1 one): gRPC's `grpc-status`, say. Empty for most responses.
     public let trailerFields: HTTPFields
+    /// The protocol the answer came over (`HTTP/1.1`, `HTTP/2`) when a real server sent it — a
+    /// recording proxy's upstream may answer over HTTP/1.1 a request its client sent over HTTP/2
+    /// — or as a cassette recorded it. `nil` for a mock's own answer: the request's protocol.
+    public var httpVersion: String?
 
     /// The HTTP status; `nil` when the request failed or a fault was acted out instead.
     public let status: Int?
@@ -380,9 +384,11 @@ public struct RecordedResponse: Sendable {
     }
 
     package init(
-        outcome: Outcome, headers: HTTPFields, body: Data, bodyIsEncoded: Bool = false, duration: TimeInterval, stream: ResponseStream? = nil, trailers: HTTPFields = HTTPFields()
+        outcome: Outcome, headers: HTTPFields, body: Data, bodyIsEncoded: Bool = false, duration: TimeInterval, stream: ResponseStream? = nil, trailers: HTTPFields = HTTPFields(),
+        httpVersion: String? = nil
     ) {
         let body = stream?.body ?? body
+        self.httpVersion = httpVersion
         self.stream = stream
         trailerFields = trailers
         self.outcome = outcome

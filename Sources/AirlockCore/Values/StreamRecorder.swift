@@ -57,6 +57,8 @@ package struct StreamRecorder: Sendable {
         let isStream: Bool
         /// The fields that followed the body (gRPC's status, say).
         package let trailers: HTTPFields
+        /// The protocol the response came over, as its owner gave it with its head.
+        package let httpVersion: String?
 
         /// The whole body: every part, one after the other.
         package var body: Data {
@@ -94,6 +96,7 @@ package struct StreamRecorder: Sendable {
     private var last: DispatchTime
     private var hasEnded = false
     private var trailers = HTTPFields()
+    private var httpVersion: String?
 
     /// A recorder for one response.
     /// - Parameters:
@@ -111,9 +114,11 @@ package struct StreamRecorder: Sendable {
     ///   - headers: Its fields, as they are to be recorded.
     ///   - isStream: Whether its body is relayed as a stream (it has no length).
     ///   - bodyIsEncoded: Whether the body stays in the content coding its fields name.
+    ///   - httpVersion: The protocol it came over (a real server's), if it is to be recorded.
     ///   - time: When the head arrived.
-    package mutating func head(status: Int, headers: HTTPFields, isStream: Bool, bodyIsEncoded: Bool, at time: DispatchTime = .now()) {
+    package mutating func head(status: Int, headers: HTTPFields, isStream: Bool, bodyIsEncoded: Bool, httpVersion: String? = nil, at time: DispatchTime = .now()) {
         self.status = status
+        self.httpVersion = httpVersion
         self.headers = headers
         self.isStream = isStream
         self.bodyIsEncoded = bodyIsEncoded
@@ -152,7 +157,7 @@ package struct StreamRecorder: Sendable {
         defer { parts = [] }
         return Recording(
             status: status, headers: headers, parts: parts, end: end, wait: Self.seconds(from: last, to: time),
-            bodyIsEncoded: bodyIsEncoded, isOverLimit: isOverLimit, isStream: isStream, trailers: trailers
+            bodyIsEncoded: bodyIsEncoded, isOverLimit: isOverLimit, isStream: isStream, trailers: trailers, httpVersion: httpVersion
         )
     }
 
@@ -167,6 +172,6 @@ extension StreamRecorder.Recording {
     /// - Returns: The response as recorded.
     @discardableResult
     package func record(with recorder: ExchangeRecorder) -> RecordedResponse {
-        recorder.record(.response(status: status), headers: headers, body: body, bodyIsEncoded: bodyIsEncoded, stream: stream, trailers: trailers)
+        recorder.record(.response(status: status), headers: headers, body: body, bodyIsEncoded: bodyIsEncoded, stream: stream, trailers: trailers, httpVersion: httpVersion)
     }
 }

@@ -41,7 +41,7 @@ extension GRPCResponseEncoder {
             guard case .finished = reader.end() else { return wire }
             return RecordedResponse(
                 outcome: wire.outcome, headers: headers, body: Data(), duration: wire.duration,
-                stream: ResponseStream(kind: .chunks, parts: parts, ending: stream.ending), trailers: trailers
+                stream: ResponseStream(kind: .chunks, parts: parts, ending: stream.ending), trailers: trailers, httpVersion: wire.httpVersion
             )
         }
         reader.append(wire.body)
@@ -53,7 +53,7 @@ extension GRPCResponseEncoder {
         } else {
             body = messages.first ?? Data()
         }
-        return RecordedResponse(outcome: wire.outcome, headers: headers, body: body, duration: wire.duration, trailers: trailers)
+        return RecordedResponse(outcome: wire.outcome, headers: headers, body: body, duration: wire.duration, trailers: trailers, httpVersion: wire.httpVersion)
     }
 
     /// The whole messages the reader holds, each as compact JSON; `nil` when one cannot be read.

@@ -43,6 +43,8 @@ final class Forwarder: Sendable {
 
     /// What the real host answered, whole.
     struct Response: Sendable {
+        /// The protocol the host answered over.
+        let version: HTTPVersion
         let status: HTTPResponseStatus
         let headers: HTTPHeaders
         let body: ByteBuffer
@@ -479,7 +481,7 @@ final class ResponseRelay: ChannelInboundHandler, RemovableChannelHandler {
             if isStream {
                 finish(.end(trailers: trailers))
             } else if let head, let body {
-                finish(.whole(Forwarder.Response(status: head.status, headers: head.headers, body: body, trailers: trailers)))
+                finish(.whole(Forwarder.Response(version: head.version, status: head.status, headers: head.headers, body: body, trailers: trailers)))
             }
         }
     }

@@ -33,12 +33,18 @@ final class RelayRecordingHandler: ChannelInboundHandler {
     func record(_ event: Forwarder.Event) {
         switch event {
         case .whole(let response):
-            stream.head(status: Int(response.status.code), headers: ExchangeDelivery.relayedFields(response.headers), isStream: false, bodyIsEncoded: true)
+            stream.head(
+                status: Int(response.status.code), headers: ExchangeDelivery.relayedFields(response.headers), isStream: false, bodyIsEncoded: true,
+                httpVersion: IncomingRequest.protocolName(response.version)
+            )
             if response.body.readableBytes > 0 { stream.piece(response.body.readableBytesView) }
             if let trailers = response.trailers { stream.trailers(ExchangeDelivery.relayedFields(trailers)) }
             finish(.closed)
         case .streamHead(let head):
-            stream.head(status: Int(head.status.code), headers: ExchangeDelivery.relayedFields(head.headers), isStream: true, bodyIsEncoded: true)
+            stream.head(
+                status: Int(head.status.code), headers: ExchangeDelivery.relayedFields(head.headers), isStream: true, bodyIsEncoded: true,
+                httpVersion: IncomingRequest.protocolName(head.version)
+            )
         case .piece(let buffer):
             stream.piece(buffer.readableBytesView)
         case .end(let trailers):
