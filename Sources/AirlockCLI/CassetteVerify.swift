@@ -62,6 +62,9 @@ extension CassetteCommand {
         @Option(help: "Seconds each answer may take: a slower entry is reported as not verified, and a stream still open then is compared as far as it came.")
         var timeout: Double = 60
 
+        @Option(help: ArgumentHelp("A PEM file of certificates to trust, besides the system's, for an https service (a staging server's private CA); repeat for more (none by default).", valueName: "file"), completion: .file(extensions: ["pem", "crt"]))
+        var upstreamCa: [String] = []
+
         @OptionGroup(title: "Redaction") var redactionOptions: RedactionOptions
 
         /// The exit status when an entry drifted.
@@ -98,7 +101,9 @@ extension CassetteCommand {
             let opened: Cassette
             do {
                 opened = try Cassette(verifying: URL(fileURLWithPath: cassette), redaction: redactionOptions.redaction)
-                report = try await opened.verify(against: URL(string: baseURL)!, options: options(contract: contract), timeout: timeout)
+                report = try await opened.verify(
+                    against: URL(string: baseURL)!, options: options(contract: contract), timeout: timeout, trusting: upstreamCa.map { URL(fileURLWithPath: $0) }
+                )
             } catch {
                 // A CassetteError: the only error the cassette's initializer and verify throw.
                 printError("airlock: \(error.description)")

@@ -25,7 +25,7 @@ public struct CassetteError: Error, Hashable, Sendable, CustomStringConvertible 
         private enum Base: Hashable, Sendable {
             case invalidRecordMode, noCurrentCassette, invalidFile, writeFailed
             case unreadable, notAFolder, folderNotEmpty
-            case invalidRule, invalidBaseURL, expired, invalidMaxAge
+            case invalidRule, invalidBaseURL, expired, invalidMaxAge, upstreamTrustUnusable
         }
 
         private let base: Base
@@ -55,6 +55,9 @@ public struct CassetteError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let expired = Code(base: .expired)
         /// A maximum age (`_maxAge` in the file, `--max-age`) is not a duration such as `30d`.
         public static let invalidMaxAge = Code(base: .invalidMaxAge)
+        /// A file of certificates to trust for the live service (`verify(against:options:timeout:trusting:)`,
+        /// `airlock cassette verify --upstream-ca`) cannot be read or holds no PEM certificate.
+        public static let upstreamTrustUnusable = Code(base: .upstreamTrustUnusable)
 
         /// The code's name, such as `invalidFile`.
         public var description: String { "\(base)" }

@@ -8,7 +8,8 @@ import NIOPosix
 extension Cassette {
     /// Sends every recorded request to a live service over SwiftNIO (the client the server
     /// forwards with: one connection per request, `https` verified with the system's trust
-    /// roots) and reports what drifted, as `Cassette.verify(against:options:send:)` does.
+    /// roots and the certificates of `trusting`) and reports what drifted, as
+    /// `Cassette.verify(against:options:send:)` does.
     ///
     /// Run it where the service is reachable, such as in a nightly job — never under Airgap:
     ///
@@ -26,10 +27,23 @@ extension Cassette {
     ///   - timeout: How long each answer may take, in seconds: an entry whose answer takes longer
     ///     is reported as not verified, and a stream still open then (an event feed that never
     ///     ends) is compared as far as it came.
+    ///   - certificates: PEM files of certificates to trust besides the system's roots: a staging
+    ///     service's private CA.
     /// - Returns: The report, one entry per entry of the file.
-    /// - Throws: `CassetteError` when the file, a rule or the base URL cannot be used.
-    public func verify(against baseURL: URL, options: DriftOptions = DriftOptions(), timeout: TimeInterval = 60) async throws(CassetteError) -> DriftReport {
-        let forwarder = Forwarder()
+    /// - Throws: `CassetteError` when the file, a rule, the base URL or a file of `certificates`
+    ///   cannot be used.
+    public func verify(
+        against baseURL: URL, options: DriftOptions = DriftOptions(), timeout: TimeInterval = 60, trusting certificates: [URL] = []
+    ) async throws(CassetteError) -> DriftReport {
+        let forwarder: Forwarder
+        do {
+            forwarder = Forwarder(trusting: try Forwarder.certificates(in: certificates))
+        } catch {
+            throw CassetteError(
+                .upstreamTrustUnusable, file: nil, problem: "cannot trust the certificates of \(error.file) for the live service: \(error.reason)",
+                fix: "Give a PEM file of the certificates to trust, such as the service's private CA (airlock cassette verify --upstream-ca)."
+            )
+        }
         let seconds = timeout.isFinite && timeout > 0 ? min(timeout, ResponseLimits.maximumSeconds) : 60
         return try await verify(against: baseURL, options: options) { request in
             try await Self.send(request, with: forwarder, timeout: .nanoseconds(Int64(seconds * 1_000_000_000)))

@@ -59,7 +59,7 @@ extension MockServer {
         /// forwards to an `https` host (the `.passthrough` policy, recording, a reverse proxy's
         /// ``upstream``): the private CA of a staging server, or of a test's own. Each file may
         /// hold several certificates; a file that cannot be read or holds none stops
-        /// ``MockServer/start()`` with ``MockServerError/Code-swift.struct/upstreamTrustUnusable``.
+        /// ``MockServer/start()`` with ``MockServerError/Code/upstreamTrustUnusable``.
         /// Empty (the default): only the system's roots. `airlock serve` and `airlock record
         /// --upstream-ca FILE` set it.
         public var upstreamTrustedCertificates: [URL] = []

@@ -148,7 +148,7 @@ public final class MockServer: Mocking {
             guard configuration.adminToken?.isEmpty == false else { throw MockServerError.adminTokenRequired(host: configuration.host) }
         }
         let tls = try configuration.tls.map { TLSTermination(authority: try CertificateAuthority.loadOrCreate(in: $0.certificateAuthorityDirectory)) }
-        let forwarder = Forwarder(trusting: try Forwarder.certificates(in: configuration.upstreamTrustedCertificates))
+        let forwarder = try Self.forwarder(trusting: configuration.upstreamTrustedCertificates)
         let context = ServerContext(server: self, forwarder: forwarder, tls: tls)
         let channel: any Channel
         do {
@@ -234,9 +234,18 @@ public final class MockServer: Mocking {
     /// made: tests drive the server's real pipeline on an `EmbeddedChannel`. Call it on the
     /// channel's event loop; passthrough requests are forwarded on that loop.
     package func acceptConnection(_ channel: any Channel) throws {
-        let forwarder = Forwarder(trusting: try Forwarder.certificates(in: configuration.upstreamTrustedCertificates))
+        let forwarder = try Self.forwarder(trusting: configuration.upstreamTrustedCertificates)
         let context = ServerContext(server: self, forwarder: forwarder, tls: state.withLock { $0.tls })
         try Self.accept(channel, server: context)
+    }
+
+    /// The forwarder of a server that trusts the certificates of `files` for upstreams.
+    private static func forwarder(trusting files: [URL]) throws(MockServerError) -> Forwarder {
+        do {
+            return Forwarder(trusting: try Forwarder.certificates(in: files))
+        } catch {
+            throw MockServerError.upstreamTrustUnusable(file: error.file, reason: error.reason)
+        }
     }
 
     /// Answers a connection over the limit with `503` and closes it.

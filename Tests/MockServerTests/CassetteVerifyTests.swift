@@ -277,6 +277,30 @@ struct CassetteVerifyTests {
                           state: {type: string}
         """
 
+    /// A service under TLS whose certificate comes from a private CA (Python's own server,
+    /// `http2_clients.py serve-http1`, trustme's CA): recorded and verified with `--upstream-ca`;
+    /// without it every entry is not verified, saying why; a file that is no PEM stops the command.
+    @Test func anHTTPSServiceWithAPrivateCAIsVerifiedTrustingIt() async throws {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let (upstream, address) = try await startListeningTool("http2_clients.py", ["serve-http1", "--tls", folder.path])
+        defer { upstream.stop() }
+        let caFile = folder.appendingPathComponent("ca.pem").path
+        let service = "https://\(address)"
+        let cassette = try await record(["/who"], from: service, into: "private.har", arguments: ["--upstream-ca", caFile])
+
+        let trusting = try runAirlock(["cassette", "verify", cassette, "--against", service, "--upstream-ca", caFile, "--ignore-header", "Date"])
+        #expect(trusting.status == 0, "\(trusting.output)\(trusting.errors)")
+        #expect(trusting.output.contains("1 of 1 entry agrees, 0 drifted, 0 not verified"), "\(trusting.output)")
+
+        let refusing = try runAirlock(["cassette", "verify", cassette, "--against", service, "--ignore-header", "Date"])
+        #expect(refusing.status == 2, "\(refusing.output)\(refusing.errors)")
+        #expect(refusing.output.contains("CERTIFICATE_VERIFY_FAILED"), "\(refusing.output)")
+
+        let notPEM = try runAirlock(["cassette", "verify", cassette, "--against", service, "--upstream-ca", cassette])
+        #expect(notPEM.status == 2)
+        #expect(notPEM.errors.contains("cannot trust the certificates of \(cassette) for the live service: it holds no PEM certificate"), "\(notPEM.errors)")
+    }
+
     @Test(arguments: [
         (["--ignore", "id"], "\"id\" is not a JSON path: it does not start with $"),
         (["--compare-values", "$.items[x]"], "[ takes an index"),

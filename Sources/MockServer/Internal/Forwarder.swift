@@ -128,22 +128,27 @@ final class Forwarder: Sendable {
         additionalTrustRoots = certificates
     }
 
+    /// A file of certificates to trust that cannot be used: which, and why.
+    struct UnusableTrust: Error {
+        let file: String
+        let reason: String
+    }
+
     /// The certificates of PEM files, to trust besides the system's roots; each file must hold at
     /// least one.
-    /// - Throws: ``MockServerError/Code-swift.struct/upstreamTrustUnusable``, naming the file that
-    ///   cannot be read or holds no certificate.
-    static func certificates(in files: [URL]) throws(MockServerError) -> [NIOSSLCertificate] {
+    /// - Throws: ``UnusableTrust``, naming the file that cannot be read or holds no certificate.
+    static func certificates(in files: [URL]) throws(UnusableTrust) -> [NIOSSLCertificate] {
         var certificates: [NIOSSLCertificate] = []
         for file in files {
             let bytes: [UInt8]
             do {
                 bytes = Array(try Data(contentsOf: file))
             } catch {
-                throw MockServerError.upstreamTrustUnusable(file: file.path, reason: "it cannot be read (\(error.localizedDescription))")
+                throw UnusableTrust(file: file.path, reason: "it cannot be read (\(error.localizedDescription))")
             }
             let found = (try? NIOSSLCertificate.fromPEMBytes(bytes)) ?? []
             guard !found.isEmpty else {
-                throw MockServerError.upstreamTrustUnusable(file: file.path, reason: "it holds no PEM certificate (a block from -----BEGIN CERTIFICATE----- to -----END CERTIFICATE-----)")
+                throw UnusableTrust(file: file.path, reason: "it holds no PEM certificate (a block from -----BEGIN CERTIFICATE----- to -----END CERTIFICATE-----)")
             }
             certificates += found
         }
