@@ -113,7 +113,7 @@ final class Call: ExchangeSink, Sendable {
         case .fault(let fault, let webhooks):
             end(Status(code: .unavailable, message: "AirlockGRPCTransport: the stub's fault \(fault) broke the call"), metadata: [:])
             send(webhooks)
-        case .forward(_, let target, _, let webhooks):
+        case .forward(_, let target, _, let webhooks, _):
             let problem = "AirlockGRPCTransport answers from the mock alone and reaches no network; the mock would forward this call to \(target?.url ?? url)"
             machine.withLock { $0?.recorder }?.record(.failure(.forwardFailed(target: target?.url ?? url, error: problem)))
             end(Status(code: .unavailable, message: problem), metadata: [:])

@@ -182,7 +182,7 @@ extension AirlockTransport {
             case .fault(let fault, let webhooks):
                 end(with: fault.urlError(reportedBy: "AirlockTransport"))
                 sendWebhooks(webhooks)
-            case .forward(_, let target, _, let webhooks):
+            case .forward(_, let target, _, let webhooks, _):
                 guard let recorder = machine.withLock({ $0?.recorder }) else { return }
                 forward(to: target, recorder: recorder, then: webhooks)
             case .stop(let message):

@@ -210,7 +210,7 @@ struct ExchangeStateMachineTests {
         let registry = MockRegistry(snippetStyle: .swift)
         registry.unmockedPolicy = .passthrough
         var machine = registry.resolve(IncomingRequest(method: "GET", url: "https://a.test/x", host: "a.test", path: "/x", queryItems: []), for: .urlSession)
-        guard case .forward(recording: false, target: nil, inPieces: false, let webhooks)? = machine.start(idleTimeout: nil, takesBodyInPieces: false).delivery else {
+        guard case .forward(recording: false, target: nil, inPieces: false, let webhooks, _)? = machine.start(idleTimeout: nil, takesBodyInPieces: false).delivery else {
             Issue.record("the passthrough policy forwards, telling the transport how its client takes the body")
             return
         }

@@ -54,7 +54,7 @@ struct RegistryTests {
         let registry = MockRegistry(snippetStyle: .swift)
         registry.unmockedPolicy = .passthrough
         var exchange = registry.resolve(request("a.test", "/x"), for: .socket)
-        guard case .forward(recording: false, target: nil, _, _)? = exchange.start(idleTimeout: nil, takesBodyInPieces: true).delivery else {
+        guard case .forward(recording: false, target: nil, _, _, _)? = exchange.start(idleTimeout: nil, takesBodyInPieces: true).delivery else {
             Issue.record("expected the request to be forwarded")
             return
         }
@@ -78,7 +78,7 @@ struct RegistryTests {
         var incoming = request("a.test", "/v1/items")
         incoming.headers = [("Host", "a.test"), ("x-secret", "s"), ("X-Kept", "1"), ("x-added", "sent"), ("X-Kept", "2")]
         var exchange = registry.resolve(incoming, for: .socket)
-        guard case .forward(recording: false, let target?, _, _)? = exchange.start(idleTimeout: nil, takesBodyInPieces: true).delivery else {
+        guard case .forward(recording: false, let target?, _, _, _)? = exchange.start(idleTimeout: nil, takesBodyInPieces: true).delivery else {
             Issue.record("expected the request to be forwarded to the proxy's target")
             return
         }

@@ -49,7 +49,7 @@ struct WebhookPlanningTests {
             #"{"request": {"url": "/x"}, "response": {"proxyBaseUrl": "http://127.0.0.1:2"}, "postServeActions": [{"name": "webhook", "parameters": {"url": "http://127.0.0.1:1/{{originalRequest.query.id}}"}}]}"#
         ).registration.responses[0]
         var (forward, _) = exchange(proxying, url: "https://a.test/x?id=9")
-        guard case .forward(false, let target?, _, let sentAfterProxy)? = forward.start(idleTimeout: nil, takesBodyInPieces: true).delivery else {
+        guard case .forward(false, let target?, _, let sentAfterProxy, _)? = forward.start(idleTimeout: nil, takesBodyInPieces: true).delivery else {
             Issue.record("not forwarded")
             return
         }

@@ -117,8 +117,10 @@ struct GRPCRecordingTests {
         defer { refusing.stopIfRunning() }
         let refusingPort = try #require(URL(string: try await refusing.banner().0.components(separatedBy: ": call ").last?.split(separator: " ").first.map(String.init) ?? "")?.port)
         let refused = try #require(try await GRPCIOClient.call(port: refusingPort, [Self.calls[0]])["get"])
-        // The recorder's `502` (its body says why), which gRPC's clients read as UNAVAILABLE.
+        // The core's answer to a failed forward, in gRPC's form: UNAVAILABLE, saying why.
         #expect(refused.code == "UNAVAILABLE", "\(refused.details)")
+        #expect(refused.details.contains("passthrough to https://\(target)/airlock.test.orders.OrderService/GetOrder failed"), "\(refused.details)")
+        #expect(refused.details.contains("CERTIFICATE_VERIFY_FAILED"), "\(refused.details)")
         #expect(refused.messages.isEmpty)
         #expect(await refusing.interrupt().status == 0)
 

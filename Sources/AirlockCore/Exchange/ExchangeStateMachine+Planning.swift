@@ -23,7 +23,7 @@ extension ExchangeStateMachine {
                 planWebhooks(for: request, policy: webhookPolicy(), redaction: redaction())
             }
         case .record(let recorder):
-            self.init(.forward(recording: true, target: nil), delay: 0, recorder: recorder, stub: nil, request: request, transport: transport)
+            self.init(.forward(recording: true, target: nil, failed: FailedForwardAnswer(encoding: encoding)), delay: 0, recorder: recorder, stub: nil, request: request, transport: transport)
         case .replayMiss(let recording, let snapshot, let recorder):
             let diagnosis = snapshot.diagnosis(redaction: redaction())
             self.init(replayMiss: recording, diagnosis: diagnosis, request: request, recorder: recorder, transport: transport, encoding: encoding)
@@ -36,7 +36,7 @@ extension ExchangeStateMachine {
             case .mock(let response):
                 self.init(response, stub: nil, recorder: recorder, request: request, transport: transport, encoding: encoding)
             case .passthrough:
-                self.init(.forward(recording: false, target: nil), delay: 0, recorder: recorder, stub: nil, request: request, transport: transport)
+                self.init(.forward(recording: false, target: nil, failed: FailedForwardAnswer(encoding: encoding)), delay: 0, recorder: recorder, stub: nil, request: request, transport: transport)
             case .fatalError:
                 if let stop = transport.stopping(message + "\n(unmockedPolicy is .fatalError)") {
                     self.init(.stop(stop), delay: 0, recorder: recorder, stub: nil, request: request, transport: transport)
@@ -76,7 +76,7 @@ extension ExchangeStateMachine {
             // The forwarded request is decided here, once, for every transport.
             switch proxy.forwarding(request, recorded: RecordedRequest(sequence: recorder.sequence, request: request, date: recorder.started)) {
             case .success(let target):
-                plan = .forward(recording: false, target: target)
+                plan = .forward(recording: false, target: target, failed: FailedForwardAnswer(encoding: encoding))
             case .failure(let problem):
                 plan = .respond(Self.failure(problem.description, like: response, encoding: encoding), redirect: nil)
             }

@@ -27,7 +27,7 @@ package struct ExchangeStateMachine<Kind: TransportKind>: Sendable {
     enum Plan: Sendable {
         /// Send the request to the real network (after the delay): as it came, or as a proxying
         /// stub sends it on (`target`).
-        case forward(recording: Bool, target: ForwardTarget?)
+        case forward(recording: Bool, target: ForwardTarget?, failed: FailedForwardAnswer)
         /// Stop the process.
         case stop(Kind.Stop)
         /// Send this response (its body bytes, a file, a failure, a stream or a WebSocket).
@@ -110,8 +110,9 @@ package struct ExchangeStateMachine<Kind: TransportKind>: Sendable {
         /// and body; `recording`: a cassette records it (it wants bodies it can read);
         /// `inPieces`: the client takes the answer's body in pieces as they arrive; `webhooks`:
         /// a proxying stub's, to send once the answer has been relayed (or failed), each after
-        /// its delay.
-        case forward(recording: Bool, target: ForwardTarget?, inPieces: Bool, webhooks: [WebhookRequest])
+        /// its delay; `answeringFailure`: what to answer, in the request's form, when the forward
+        /// fails before the real host's answer began.
+        case forward(recording: Bool, target: ForwardTarget?, inPieces: Bool, webhooks: [WebhookRequest], answeringFailure: FailedForwardAnswer)
         /// Stop the process (the `.fatalError` policy, on a transport that may).
         case stop(Kind.Stop)
         /// Accept the WebSocket upgrade with this response and play the script (recorded by the
@@ -235,10 +236,10 @@ package struct ExchangeStateMachine<Kind: TransportKind>: Sendable {
         case .stop(let stop):
             state = .finished
             return .deliver(.stop(stop))
-        case .forward(let recording, let target):
+        case .forward(let recording, let target, let failed):
             guard delay > 0 else {
                 state = .finished
-                return .deliver(.forward(recording: recording, target: target, inPieces: self.takesBodyInPieces, webhooks: []))
+                return .deliver(.forward(recording: recording, target: target, inPieces: self.takesBodyInPieces, webhooks: [], answeringFailure: failed))
             }
             state = .delaying(plan)
             return .wait(.timer(delay))
@@ -256,9 +257,9 @@ package struct ExchangeStateMachine<Kind: TransportKind>: Sendable {
     private mutating func decidingTimerFired() -> Action {
         switch state {
         case .delaying(let plan):
-            if case .forward(let recording, let target) = plan {
+            if case .forward(let recording, let target, let failed) = plan {
                 state = .finished
-                return .deliver(.forward(recording: recording, target: target, inPieces: takesBodyInPieces, webhooks: []))
+                return .deliver(.forward(recording: recording, target: target, inPieces: takesBodyInPieces, webhooks: [], answeringFailure: failed))
             }
             return carryOut(plan)
         case .timingOut(let failure):
@@ -334,8 +335,8 @@ package struct ExchangeStateMachine<Kind: TransportKind>: Sendable {
             attached = .write(write)
         case .fault(let fault, _):
             attached = .fault(fault, webhooks: webhooks)
-        case .forward(let recording, let target, let inPieces, _):
-            attached = .forward(recording: recording, target: target, inPieces: inPieces, webhooks: webhooks)
+        case .forward(let recording, let target, let inPieces, _, let failed):
+            attached = .forward(recording: recording, target: target, inPieces: inPieces, webhooks: webhooks, answeringFailure: failed)
         case .write, .fail, .failCarrying, .stop, .openWebSocket, .follow:
             return action
         }
@@ -358,9 +359,9 @@ package struct ExchangeStateMachine<Kind: TransportKind>: Sendable {
 
     private mutating func carryOut(_ plan: Plan) -> Action {
         switch plan {
-        case .forward(let recording, let target):
+        case .forward(let recording, let target, let failed):
             state = .finished
-            return .deliver(.forward(recording: recording, target: target, inPieces: takesBodyInPieces, webhooks: []))
+            return .deliver(.forward(recording: recording, target: target, inPieces: takesBodyInPieces, webhooks: [], answeringFailure: failed))
         case .stop(let stop):
             state = .finished
             return .deliver(.stop(stop))

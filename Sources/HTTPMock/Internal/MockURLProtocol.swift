@@ -96,7 +96,7 @@ class MockURLProtocol: LoadingURLProtocol, RequestBodyReading {
         case .fault(let fault, let webhooks):
             fail(fault.urlError(reportedBy: "HTTPMock"))
             Self.sendWebhooks(webhooks, mock: load.mock, recorder: recorder)
-        case .forward(_, let target, let inPieces, let webhooks):
+        case .forward(_, let target, let inPieces, let webhooks, _):
             forward(load, to: target, inPieces: inPieces, recorder: recorder, then: webhooks)
         case .stop(let message):
             fatalError(message)

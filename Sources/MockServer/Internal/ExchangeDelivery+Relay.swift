@@ -42,7 +42,12 @@ extension ExchangeDelivery {
     ///     fields to send, as the core decided them.
     ///   - recorder: Where the exchange is recorded.
     ///   - webhooks: A proxying stub's webhooks, sent once the answer has been relayed (or failed).
-    func forward(_ incoming: IncomingRequest, recording: Bool, to target: ForwardTarget?, recorder: ExchangeRecorder, then webhooks: [WebhookRequest] = []) {
+    ///   - failed: What the core answers when the forward fails before the real host's answer
+    ///     began (a `502`, in the request's form).
+    func forward(
+        _ incoming: IncomingRequest, recording: Bool, to target: ForwardTarget?, recorder: ExchangeRecorder, then webhooks: [WebhookRequest] = [],
+        answeringFailure failed: FailedForwardAnswer
+    ) {
         let url = target?.url ?? incoming.url
         if WebSocketUpgrade.problem(with: head) == nil {
             // A WebSocket: relayed frame by frame, and recorded when the conversation ends; a
@@ -55,7 +60,7 @@ extension ExchangeDelivery {
         let eventLoop = context.eventLoop
         let ended = RelayEndHandler { [self] in sendWebhooks(webhooks, recorder: recorder) }
         let stages = NIOLoopBound(
-            (recording: RelayRecordingHandler(recorder: recorder, url: url, limit: limit), writing: RelayWritingHandler(self, url: url, recorder: recorder), ended: ended),
+            (recording: RelayRecordingHandler(recorder: recorder, url: url, limit: limit), writing: RelayWritingHandler(self, url: url, recorder: recorder, answeringFailure: failed), ended: ended),
             eventLoop: eventLoop
         )
         let forward = server.forwarder.execute(

@@ -48,8 +48,8 @@ struct ExchangeDelivery {
         case .fault(let fault, let webhooks):
             misbehave(fault, recorder: recorder)
             sendWebhooks(webhooks, recorder: recorder)
-        case .forward(let recording, let target, _, let webhooks):
-            forward(incoming, recording: recording, to: target, recorder: recorder, then: webhooks)
+        case .forward(let recording, let target, _, let webhooks, let failed):
+            forward(incoming, recording: recording, to: target, recorder: recorder, then: webhooks, answeringFailure: failed)
         case .openWebSocket(let response, let script):
             WebSocketUpgrade.open(response, playing: script, for: incoming, recorder: recorder, on: self)
         case .follow:

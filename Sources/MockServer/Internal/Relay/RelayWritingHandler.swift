@@ -1,10 +1,11 @@
-import AirlockCore
+@_spi(AirlockTransport) import AirlockCore
+import Foundation
 import HTTPTypes
 import NIOCore
 import NIOHTTP1
 
 /// Writes what a forward relays onto the client's connection, as it arrives: the whole answer (or
-/// a `502` saying why forwarding failed), or a stream's head, each piece — the `ByteBuffer` read
+/// the core's answer to a failed forward: a `502` saying why, in the request's form), or a stream's head, each piece — the `ByteBuffer` read
 /// from the real host, not a copy — flushed at the end of the read that brought it, and its end
 /// with any trailers; a stream that breaks after its head closes the connection, the only way the
 /// client can tell.
@@ -24,12 +25,15 @@ final class RelayWritingHandler: ChannelInboundHandler {
     /// Where the request went, for the `502`'s message.
     private let url: String
     private let recorder: ExchangeRecorder
+    /// What the core answers when the forward fails before the real host's answer began.
+    private let failed: FailedForwardAnswer
     /// The status of the stream whose head went out.
     private var streamStatus: Int?
 
     /// A handler writing onto `delivery`'s connection.
-    init(_ delivery: ExchangeDelivery, url: String, recorder: ExchangeRecorder) {
+    init(_ delivery: ExchangeDelivery, url: String, recorder: ExchangeRecorder, answeringFailure failed: FailedForwardAnswer) {
         self.delivery = delivery
+        self.failed = failed
         self.url = url
         self.recorder = recorder
     }
@@ -90,8 +94,9 @@ final class RelayWritingHandler: ChannelInboundHandler {
                 delivery.report(status: status, fault: nil, recorder: recorder)
                 client.channel.close(promise: nil)
             } else {
-                let message = failure.exchangeFailure(forwarding: url).description + "\n"
-                delivery.relayAnswer(status: 502, headers: [.contentType: "text/plain"], body: ByteBuffer(string: message), recorder: recorder)
+                let answer = failed.response(to: failure.exchangeFailure(forwarding: url))
+                let trailers = answer.trailerFields.isEmpty ? nil : HTTPHeaders(answer.trailerFields.map { ($0.name.rawName, $0.value) })
+                delivery.relayAnswer(status: answer.status.code, headers: answer.headerFields, body: ByteBuffer(bytes: answer.body.bytesInMemory ?? Data()), trailers: trailers, recorder: recorder)
             }
         }
     }
