@@ -3,6 +3,7 @@ import HTTPMock
 import HTTPTypes
 import MockServer
 import NIOCore
+import NIOPosix
 import ProcessSupport
 import Testing
 
@@ -361,6 +362,34 @@ extension HTTP2Tests {
         let entry = try #require(((har["log"] as? [String: Any])?["entries"] as? [[String: Any]])?.first)
         #expect((entry["request"] as? [String: Any])?["httpVersion"] as? String == "HTTP/2")
         #expect((entry["response"] as? [String: Any])?["httpVersion"] as? String == "HTTP/1.1")
+        withExtendedLifetime(folder) {}
+    }
+
+    /// An `https` upstream that accepts the connection and never answers TLS: the forward that
+    /// offered h2 fails at its timeout (60 s) with a `502` saying so, instead of waiting for ever
+    /// for ALPN's answer. The wait is a lower bound, never checked as an upper one.
+    @Test(.enabled(if: curlIsHere, "curl is not installed at /usr/bin/curl (Debian: apt-get install curl)"))
+    func aTLSHandshakeThatNeverEndsFailsTheForwardAtItsTimeout() async throws {
+        let silent = try await ServerBootstrap(group: testEventLoops)
+            .childChannelInitializer { $0.eventLoop.makeSucceededVoidFuture() }
+            .bind(host: "127.0.0.1", port: 0).get()
+        defer { silent.close(promise: nil) }
+        let port = try #require(silent.localAddress?.port)
+        let folder = TemporaryFolder("airlock-silent-upstream")
+        try FileManager.default.createDirectory(at: folder.url, withIntermediateDirectories: true)
+        let recorder = try LaunchedAirlock([
+            "record", "--target", "https://127.0.0.1:\(port)", "--cassette", folder.url.appendingPathComponent("never.har").path, "--port", "0", "--quiet",
+        ])
+        defer { recorder.stopIfRunning() }
+        let (banner, _) = try await recorder.banner()
+        let base = try #require(banner.components(separatedBy: ": call ").last?.split(separator: " ").first.map(String.init), "\(banner)")
+        let started = Date()
+        let answer = try await Self.curl(["--http2-prior-knowledge", "--write-out", "\n%{http_code}", "\(base)/never"])
+        #expect(answer.status == 0, "\(answer.errors)")
+        #expect(answer.output.hasSuffix("\n502"), "\(answer.output)")
+        #expect(answer.output.contains("the TLS handshake took longer than 60.0 s"), "\(answer.output)")
+        #expect(Date().timeIntervalSince(started) >= 59)
+        #expect(await recorder.interrupt().status == 0)
         withExtendedLifetime(folder) {}
     }
 }
