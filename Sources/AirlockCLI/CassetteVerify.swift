@@ -62,8 +62,7 @@ extension CassetteCommand {
         @Option(help: "Seconds each answer may take: a slower entry is reported as not verified, and a stream still open then is compared as far as it came.")
         var timeout: Double = 60
 
-        @Option(help: ArgumentHelp("A PEM file of certificates to trust, besides the system's, for an https service (a staging server's private CA); repeat for more (none by default).", valueName: "file"), completion: .file(extensions: ["pem", "crt"]))
-        var upstreamCa: [String] = []
+        @OptionGroup var upstreamTrust: UpstreamTrustOptions
 
         @OptionGroup(title: "Redaction") var redactionOptions: RedactionOptions
 
@@ -102,7 +101,7 @@ extension CassetteCommand {
             do {
                 opened = try Cassette(verifying: URL(fileURLWithPath: cassette), redaction: redactionOptions.redaction)
                 report = try await opened.verify(
-                    against: URL(string: baseURL)!, options: options(contract: contract), timeout: timeout, trusting: upstreamCa.map { URL(fileURLWithPath: $0) }
+                    against: URL(string: baseURL)!, options: options(contract: contract), timeout: timeout, trusting: upstreamTrust.files
                 )
             } catch {
                 // A CassetteError: the only error the cassette's initializer and verify throw.

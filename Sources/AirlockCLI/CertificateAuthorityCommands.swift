@@ -2,6 +2,18 @@ import ArgumentParser
 import Foundation
 import MockServer
 
+/// `--upstream-ca`, shared by `serve`, `record` and `cassette verify`: what the forwarder trusts
+/// besides the system's roots.
+struct UpstreamTrustOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("A PEM file of certificates to trust, besides the system's, for https upstreams (a staging server's private CA); repeat for more (none by default).", valueName: "file"), completion: .file(extensions: ["pem", "crt"]))
+    var upstreamCa: [String] = []
+
+    /// The files of `--upstream-ca`.
+    var files: [URL] {
+        upstreamCa.map { URL(fileURLWithPath: $0) }
+    }
+}
+
 /// `--tls`, `--ca-dir` and `--upstream-ca`, shared by `serve` and `record`.
 struct TLSOptions: ParsableArguments {
     @Flag(help: "Serve HTTPS too: origin mode at an https:// base URL, and TLS inside CONNECT tunnels (proxy mode), with certificates from the Airlock CA. Needs the package's HTTPS trait (swift run --traits HTTPS airlock …).")
@@ -10,13 +22,10 @@ struct TLSOptions: ParsableArguments {
     @Option(help: "The folder the Airlock CA is kept in (made on first use). Defaults to $AIRLOCK_CA_DIR, or .build/airlock-ca in the current folder.")
     var caDir: String?
 
-    @Option(help: ArgumentHelp("A PEM file of certificates to trust, besides the system's, when forwarding to https hosts (a staging server's private CA); repeat for more (none by default).", valueName: "file"), completion: .file(extensions: ["pem", "crt"]))
-    var upstreamCa: [String] = []
+    @OptionGroup var upstreamTrust: UpstreamTrustOptions
 
     /// The files of `--upstream-ca`.
-    var upstreamTrustedCertificates: [URL] {
-        upstreamCa.map { URL(fileURLWithPath: $0) }
-    }
+    var upstreamTrustedCertificates: [URL] { upstreamTrust.files }
 
     /// The folder the CA is kept in.
     var directory: URL {

@@ -181,18 +181,7 @@ extension Cassette {
     /// An exchange as a cassette keeps it: redacted, without the fields of one transfer.
     static func cleaned(_ exchange: RecordedRequest, redaction: Redaction) -> RecordedRequest {
         var clean = redaction.apply(to: exchange)
-        if let response = clean.response {
-            clean.response = RecordedResponse(
-                outcome: response.outcome,
-                headers: response.headerFields.removing(names: connectionFields),
-                body: response.body,
-                bodyIsEncoded: response.bodyIsEncoded,
-                duration: response.duration,
-                stream: response.stream,
-                trailers: response.trailerFields,
-                httpVersion: response.httpVersion
-            )
-        }
+        clean.response = clean.response?.removingFields(named: connectionFields)
         return clean
     }
 

@@ -325,7 +325,7 @@ public struct RecordedResponse: Sendable {
     public let outcome: Outcome
     /// The response header fields, in the order they were sent, repeated fields (two
     /// `Set-Cookie`) kept apart.
-    public let headerFields: HTTPFields
+    public private(set) var headerFields: HTTPFields
     /// The response headers as a dictionary: repeated fields appear once, their values joined
     /// with `, ` (as `HTTPURLResponse` shows them). ``headerFields`` keeps each field.
     public var headers: [String: String] { headerFields.joinedDictionary }
@@ -377,6 +377,14 @@ public struct RecordedResponse: Sendable {
 
     private var rare: Rare?
     private static let noFields = HTTPFields()
+
+    /// The same response without the fields named `names` (lowercase), every other value kept:
+    /// for fields that describe one transfer, not the body's coding.
+    package func removingFields(named names: Set<String>) -> RecordedResponse {
+        var copy = self
+        copy.headerFields = headerFields.removing(names: names)
+        return copy
+    }
 
     /// The HTTP status; `nil` when the request failed or a fault was acted out instead.
     public let status: Int?

@@ -59,6 +59,11 @@ struct ExchangeDelivery {
         return true
     }
 
+    /// A response's trailer fields as SwiftNIO writes them; `nil` when it has none.
+    static func trailers(of response: MockResponse) -> HTTPHeaders? {
+        response.trailerFields.isEmpty ? nil : HTTPHeaders(response.trailerFields.map { ($0.name.rawName, $0.value) })
+    }
+
     /// Writes a response's head and pieces; after the last, reports the exchange and ends the
     /// response. Returns `false` when the client has gone.
     private func write(_ write: Machine.Write, recorder: ExchangeRecorder) -> Bool {
@@ -67,7 +72,7 @@ struct ExchangeDelivery {
         let status = response.status.code
         // Trailers follow a body whose end the framing marks: a stream's end on HTTP/2, the last
         // chunk on HTTP/1.1 (so no `Content-Length`).
-        let trailers = response.trailerFields.isEmpty ? nil : HTTPHeaders(response.trailerFields.map { ($0.name.rawName, $0.value) })
+        let trailers = Self.trailers(of: response)
         if let (response, announcedSize) = write.head {
             let bodySize = trailers == nil ? announcedSize : nil
             if write.ends, let bodySize, let piece = write.pieces.only, piece.count == bodySize,

@@ -5,8 +5,9 @@ import NIOCore
 import NIOHTTP1
 
 /// Writes what a forward relays onto the client's connection, as it arrives: the whole answer (or
-/// the core's answer to a failed forward: a `502` saying why, in the request's form), or a stream's head, each piece — the `ByteBuffer` read
-/// from the real host, not a copy — flushed at the end of the read that brought it, and its end
+/// the core's answer to a failed forward: a `502` saying why, in the request's form), or a
+/// stream's head, each piece — the `ByteBuffer` read from the real host, not a copy — flushed at
+/// the end of the read that brought it, and its end
 /// with any trailers; a stream that breaks after its head closes the connection, the only way the
 /// client can tell.
 ///
@@ -95,8 +96,10 @@ final class RelayWritingHandler: ChannelInboundHandler {
                 client.channel.close(promise: nil)
             } else {
                 let answer = failed.response(to: failure.exchangeFailure(forwarding: url))
-                let trailers = answer.trailerFields.isEmpty ? nil : HTTPHeaders(answer.trailerFields.map { ($0.name.rawName, $0.value) })
-                delivery.relayAnswer(status: answer.status.code, headers: answer.headerFields, body: ByteBuffer(bytes: answer.body.bytesInMemory ?? Data()), trailers: trailers, recorder: recorder)
+                delivery.relayAnswer(
+                    status: answer.status.code, headers: answer.headerFields, body: ByteBuffer(bytes: answer.body.bytesInMemory ?? Data()),
+                    trailers: ExchangeDelivery.trailers(of: answer), recorder: recorder
+                )
             }
         }
     }
